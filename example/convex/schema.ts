@@ -1,0 +1,3 @@
+import { defineSchema } from "convex/server";
+
+export default defineSchema({});

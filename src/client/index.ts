@@ -1,0 +1,287 @@
+// The typed client: what apps import. It names limits, resolves their configs and calls the
+// component; the decisions themselves happen in the component.
+import {
+  mutationGeneric,
+  queryGeneric,
+  type GenericActionCtx,
+  type GenericDataModel,
+  type GenericMutationCtx,
+  type GenericQueryCtx,
+} from "convex/server";
+import { v } from "convex/values";
+import type { ComponentApi } from "../component/_generated/component.js";
+import { invalid, validateConfig } from "../shared/validate.js";
+import {
+  configValidator,
+  getValueReturns,
+  type GetValueReturns,
+  type InvalidRateLimitError,
+  type RateLimitArgs,
+  type RateLimitConfig,
+  type RateLimitError,
+  type RateLimitReturns,
+} from "../shared/validators.js";
+
+export { calculateRateLimit, DAY, HOUR, MINUTE, SECOND, WEEK } from "../shared/algebra.js";
+export type {
+  GetValueReturns,
+  InvalidRateLimitError,
+  RateLimitArgs,
+  RateLimitConfig,
+  RateLimitError,
+  RateLimitReturns,
+};
+export type { ComponentApi };
+
+/** The part of a query's `ctx` the client needs. */
+export type QueryCtx = Pick<GenericQueryCtx<GenericDataModel>, "runQuery">;
+/** The part of a mutation's `ctx` the client needs. */
+export type MutationCtx = Pick<GenericMutationCtx<GenericDataModel>, "runQuery" | "runMutation">;
+/** The part of an action's `ctx` the client needs. */
+export type ActionCtx = Pick<GenericActionCtx<GenericDataModel>, "runQuery" | "runMutation" | "runAction">;
+type RunQueryCtx = Pick<QueryCtx, "runQuery">;
+type RunMutationCtx = Pick<MutationCtx, "runMutation">;
+
+function hasData(error: unknown): error is { data: unknown } {
+  return typeof error === "object" && error !== null && "data" in error;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+/**
+ * isRateLimitError tells whether `error` is the `ConvexError` thrown for a refused request with
+ * `throws: true`, narrowing it so `error.data.retryAfter` (ms) can be read. Never throws.
+ */
+export function isRateLimitError(error: unknown): error is { data: RateLimitError } {
+  if (!hasData(error) || !isObject(error.data)) return false;
+  const data = error.data;
+  return data.kind === "RateLimited" && typeof data.name === "string" && typeof data.retryAfter === "number";
+}
+
+/**
+ * isInvalidRateLimitError tells whether `error` is the `ConvexError` thrown for a malformed config
+ * or request; `error.data.field` names the field at fault. Never throws.
+ */
+export function isInvalidRateLimitError(error: unknown): error is { data: InvalidRateLimitError } {
+  if (!hasData(error) || !isObject(error.data)) return false;
+  const data = error.data;
+  return data.kind === "InvalidRateLimit" && typeof data.field === "string";
+}
+
+/** Options of a request, for a limit named in the constructor (its config is known). */
+type RequestOptions = Omit<RateLimitArgs, "name" | "config">;
+
+/**
+ * The options a call takes for limit `Name`: as given for a named limit, plus a required inline
+ * `config` for any other name. A misspelled name therefore fails to compile (no `config`).
+ */
+type OptionsFor<Limits, Name extends string, Args> = Name extends keyof Limits
+  ? Args
+  : Args & {
+      /** The config of a limit that wasn't named in the `RateLimiter` constructor. */
+      config: RateLimitConfig;
+    };
+
+/** The rest parameter of a call: optional for named limits, required (for `config`) otherwise. */
+type Options<Limits, Name extends string, Args> = Name extends keyof Limits
+  ? [options?: OptionsFor<Limits, Name, Args>]
+  : [options: OptionsFor<Limits, Name, Args>];
+
+/** Options of {@link RateLimiter.hookAPI}. */
+export type HookOptions<DataModel extends GenericDataModel> = {
+  /**
+   * The key of the limit the query reports on. The server decides it: a fixed string, or a
+   * function of the query's `ctx` (e.g. the signed-in user) and the key the client sent. Without
+   * a function, a key sent by the client is refused. Default: no key (the global limit).
+   */
+  key?: string | ((ctx: GenericQueryCtx<DataModel>, keyFromClient?: string) => string | Promise<string>);
+  /** How many shard rows to read (a sharded limit). Default 1. */
+  sampleShards?: number;
+  /**
+   * Lets clients choose `name` and `config` (e.g. a playground). Default false: a client that
+   * sends either is refused, so no one can read another limit's state or substitute a config.
+   */
+  allowClientConfig?: boolean;
+};
+
+/**
+ * RateLimiter limits how often things happen in a Convex app, using the rate limiter component.
+ *
+ * ```ts
+ * const rateLimiter = new RateLimiter(components.rateLimiter, {
+ *   sendMessage: { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 },
+ *   freeTrialSignUp: { kind: "fixed window", rate: 100, period: HOUR },
+ * });
+ * await rateLimiter.limit(ctx, "sendMessage", { key: userId, throws: true });
+ * ```
+ *
+ * Names given here are type-checked at every call; any other name needs an inline `config`.
+ * Every config is validated here, so a malformed one fails when the module loads.
+ */
+export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record<never, never>> {
+  /**
+   * @param component The installed component: `components.rateLimiter`.
+   * @param limits The named limits and their configs.
+   */
+  constructor(
+    public component: ComponentApi,
+    public limits?: Limits,
+  ) {
+    for (const config of Object.values(limits ?? {})) validateConfig(config);
+  }
+
+  /**
+   * limit decides a request and, when it's allowed, takes its tokens. Call it from a mutation
+   * (or an action) before doing the work: when the caller's mutation throws later, the tokens
+   * are given back with the rest of the transaction.
+   *
+   * Options (all optional for a named limit): `key` (whose bucket; default the global one),
+   * `count` (tokens, default 1; 0 peeks), `reserve` (take tokens not there yet and run the work
+   * after `retryAfter`; default false), `throws` (throw a `RateLimited` `ConvexError` instead of
+   * returning `ok: false`, and with `reserve` whenever the work would have to wait; default false),
+   * `config` (required for names not given to the constructor).
+   *
+   * @returns `{ ok: true }` to go ahead now; `{ ok: true, retryAfter }` when tokens were reserved
+   * and the work should run in `retryAfter` ms; `{ ok: false, retryAfter }` when refused, where
+   * retrying after exactly `retryAfter` ms (a whole number) succeeds if nothing else consumed
+   * tokens meanwhile.
+   */
+  async limit<Name extends string = keyof Limits & string>(
+    ctx: RunMutationCtx,
+    name: Name,
+    ...options: Options<Limits, Name, RequestOptions>
+  ): Promise<RateLimitReturns> {
+    return ctx.runMutation(this.component.lib.rateLimit, this.request(name, options[0]));
+  }
+
+  /**
+   * check decides a request exactly as {@link limit} would at this instant, without taking any
+   * tokens. Use it in queries, or before several `limit` calls that must succeed together.
+   * Takes the same options and returns the same result as `limit`.
+   */
+  async check<Name extends string = keyof Limits & string>(
+    ctx: RunQueryCtx,
+    name: Name,
+    ...options: Options<Limits, Name, RequestOptions>
+  ): Promise<RateLimitReturns> {
+    return ctx.runQuery(this.component.lib.checkRateLimit, this.request(name, options[0]));
+  }
+
+  /**
+   * reset removes a limit's state for one key (every shard): the next request finds it full.
+   * E.g. after a successful login, reset the failed-logins limit. The name must be one given to
+   * the constructor, or come with an inline `config` (only used to check the name).
+   */
+  async reset<Name extends string = keyof Limits & string>(
+    ctx: RunMutationCtx,
+    name: Name,
+    ...options: Options<Limits, Name, { key?: string }>
+  ): Promise<void> {
+    const key = options[0]?.key;
+    await ctx.runMutation(this.component.lib.resetRateLimit, {
+      name,
+      ...(key === undefined ? {} : { key }),
+    });
+  }
+
+  /**
+   * getValue reads a limit's state without taking tokens: `{ value, ts, shard, config }` of one
+   * shard (the fullest of `sampleShards` read, default 1), where `config` is that shard's share,
+   * so `calculateRateLimit(value, config, t)` predicts it; and `total`, the whole limit's tokens.
+   */
+  async getValue<Name extends string = keyof Limits & string>(
+    ctx: RunQueryCtx,
+    name: Name,
+    ...options: Options<Limits, Name, { key?: string; sampleShards?: number }>
+  ): Promise<GetValueReturns> {
+    const { key, sampleShards } = options[0] ?? {};
+    return ctx.runQuery(this.component.lib.getValue, {
+      name,
+      config: this.configFor(name, options[0]),
+      ...(key === undefined ? {} : { key }),
+      ...(sampleShards === undefined ? {} : { sampleShards }),
+    });
+  }
+
+  /**
+   * hookAPI makes the functions `useRateLimit` needs; export them from a Convex module:
+   *
+   * ```ts
+   * export const { getRateLimit, getServerTime } = rateLimiter.hookAPI("sendMessage", {
+   *   key: async (ctx) => (await ctx.auth.getUserIdentity())?.subject ?? "anonymous",
+   * });
+   * ```
+   *
+   * `getRateLimit` is a public query returning `getValue`'s result for the limit and the key the
+   * server chooses (see {@link HookOptions}); `getServerTime` is a public mutation returning the
+   * server's `Date.now()`, for the hook's clock offset.
+   */
+  hookAPI<DataModel extends GenericDataModel, Name extends string = keyof Limits & string>(
+    name: Name,
+    ...options: Options<Limits, Name, HookOptions<DataModel>>
+  ) {
+    const opts = options[0];
+    const serverConfig = this.configFor(name, opts);
+    return {
+      getRateLimit: queryGeneric({
+        args: {
+          name: v.optional(v.string()),
+          key: v.optional(v.string()),
+          sampleShards: v.optional(v.number()),
+          config: v.optional(configValidator),
+        },
+        returns: getValueReturns,
+        handler: async (ctx, args): Promise<GetValueReturns> => {
+          const allow = opts?.allowClientConfig ?? false;
+          if (!allow && args.name !== undefined && args.name !== name) {
+            throw invalid("name", args.name, "clients may not choose the limit; see hookAPI's allowClientConfig");
+          }
+          if (!allow && args.config !== undefined) {
+            throw invalid("config", "(object)", "clients may not send a config; see hookAPI's allowClientConfig");
+          }
+          const keyOption = opts?.key;
+          let key: string | undefined;
+          if (typeof keyOption === "function") {
+            key = await keyOption(ctx as GenericQueryCtx<DataModel>, args.key);
+          } else {
+            if (args.key !== undefined && args.key !== keyOption) {
+              throw invalid("key", args.key, "clients may not choose the key; give hookAPI a key function");
+            }
+            key = keyOption;
+          }
+          const sampleShards = args.sampleShards ?? opts?.sampleShards;
+          return ctx.runQuery(this.component.lib.getValue, {
+            name: allow ? (args.name ?? name) : name,
+            config: allow ? (args.config ?? serverConfig) : serverConfig,
+            ...(key === undefined ? {} : { key }),
+            ...(sampleShards === undefined ? {} : { sampleShards }),
+          });
+        },
+      }),
+      getServerTime: mutationGeneric({
+        args: {},
+        returns: v.number(),
+        handler: async () => Date.now(),
+      }),
+    };
+  }
+
+  private configFor(name: string, options: object | undefined): RateLimitConfig {
+    const inline = options && "config" in options ? (options.config as RateLimitConfig) : undefined;
+    const config = inline ?? this.limits?.[name];
+    if (!config) {
+      // Reachable only by bypassing the types (e.g. from JavaScript).
+      throw invalid("name", name, "no such limit; name it in the RateLimiter or pass a config");
+    }
+    return config;
+  }
+
+  private request(name: string, options: (RequestOptions & { config?: RateLimitConfig }) | undefined): RateLimitArgs {
+    const { config: _inline, ...rest } = options ?? {};
+    return { ...rest, name, config: this.configFor(name, options) };
+  }
+}
+
+export default RateLimiter;

@@ -1,0 +1,24 @@
+import { defineSchema, defineTable } from "convex/server";
+import { v } from "convex/values";
+
+export default defineSchema({
+  /**
+   * One row per (name, key, shard): the tokens `value` available at `ts`. Written only by
+   * `lib.rateLimit` (insert or patch) and deleted by `lib.resetRateLimit` and `lib.clearAll`;
+   * read by those and by `lib.checkRateLimit` and `lib.getValue`. Storage grows with the keys in
+   * use, never with the number of requests. Table and index names match `@convex-dev/rate-limiter`,
+   * so an app that switches keeps its data.
+   */
+  rateLimits: defineTable({
+    name: v.string(),
+    key: v.optional(v.string()),
+    /** Which shard of a sharded limit; 0 when unsharded. */
+    shard: v.number(),
+    /** Tokens available at `ts`; negative while tokens are reserved ahead. */
+    value: v.number(),
+    /** Token bucket: when `value` was evaluated. Fixed window: the start of its window. (ms) */
+    ts: v.number(),
+    /** The shard count the row was written under, so a layout change is never a refill. */
+    shards: v.optional(v.number()),
+  }).index("name", ["name", "key", "shard"]),
+});

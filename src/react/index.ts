@@ -1,0 +1,2 @@
+// Placeholder: the React hook `useRateLimit` lands with the React issue.
+export {};

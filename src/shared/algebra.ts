@@ -1,0 +1,235 @@
+// The rate-limit algebra: pure functions of (state, params, now, count). Nothing here reads the
+// clock or draws random numbers; the server and the React hook call the same code.
+import type { RateLimitConfig } from "./validators.js";
+import { invalid, validateConfig, validateCount } from "./validate.js";
+
+/** One millisecond-based unit of time, for configs: `{ rate: 10, period: MINUTE }`. */
+export const SECOND = 1000;
+/** 60 000 ms. */
+export const MINUTE = 60 * SECOND;
+/** 3 600 000 ms. */
+export const HOUR = 60 * MINUTE;
+/** 86 400 000 ms. */
+export const DAY = 24 * HOUR;
+/** 604 800 000 ms. */
+export const WEEK = 7 * DAY;
+
+/** What one row stores: `value` tokens available at `ts` (ms). `value` < 0 is reserved debt. */
+export type State = { value: number; ts: number };
+
+/**
+ * The numbers that govern one row: a whole unsharded limit, or one shard's share of a sharded one.
+ * `maxReserved` is `Infinity` when unlimited. `phase` is where fixed windows start (mod `period`);
+ * it is unused by token buckets.
+ */
+export type Params = {
+  kind: RateLimitConfig["kind"];
+  rate: number;
+  period: number;
+  capacity: number;
+  maxReserved: number;
+  phase: number;
+};
+
+/** Normalizes an instant into a phase in [0, period). */
+export function phaseOf(start: number, period: number): number {
+  const phase = start % period;
+  return phase < 0 ? phase + period : phase;
+}
+
+/**
+ * The index of the fixed window containing `t`: the largest whole k with
+ * `phase + k * period <= t`, computed with the same float expression as {@link windowStart}, so a
+ * stored window start always maps back to its own window (a plain `floor` of the quotient can
+ * land one window early at a boundary, which would grant a refill mid-window).
+ */
+export function windowIndex(t: number, p: Pick<Params, "phase" | "period">): number {
+  let k = Math.floor((t - p.phase) / p.period);
+  if (p.phase + (k + 1) * p.period <= t) k += 1;
+  else if (p.phase + k * p.period > t) k -= 1;
+  return k;
+}
+
+/** The start (ms) of the fixed window containing `t`. */
+export function windowStart(t: number, p: Pick<Params, "phase" | "period">): number {
+  return p.phase + windowIndex(t, p) * p.period;
+}
+
+/**
+ * Evaluates a row at `now`: the tokens available then, and the `ts` to store with them.
+ * A missing row (`null`) is a full one. Time never runs backwards: if `now` is before the row's
+ * `ts` (clock skew between servers), no time has passed, so no tokens are gained or lost. A value
+ * above `capacity` (the config was lowered) is clamped to it.
+ */
+export function evaluate(state: State | null, p: Params, now: number): State {
+  switch (p.kind) {
+    case "token bucket": {
+      if (state === null) return { value: p.capacity, ts: now };
+      if (!(now > state.ts)) return { value: Math.min(state.value, p.capacity), ts: state.ts };
+      const gained = ((now - state.ts) * p.rate) / p.period;
+      return { value: Math.min(state.value + gained, p.capacity), ts: now };
+    }
+    case "fixed window": {
+      if (state === null) return { value: p.capacity, ts: windowStart(now, p) };
+      // Boundaries crossed in (ts, now]. Negative (clock skew) or NaN means none.
+      const crossed = windowIndex(now, p) - windowIndex(state.ts, p);
+      if (!(crossed > 0)) return { value: Math.min(state.value, p.capacity), ts: state.ts };
+      return {
+        value: Math.min(state.value + crossed * p.rate, p.capacity),
+        ts: windowStart(now, p),
+      };
+    }
+    default: {
+      const never: never = p.kind;
+      throw new Error(`unknown kind ${String(never)}`);
+    }
+  }
+}
+
+/**
+ * The least whole number of ms d ≥ 1 such that `ok(now + d)`, for a predicate that turns true at
+ * some instant and stays true. `guess` is a float estimate of d; it is corrected by evaluating
+ * `ok` itself, so the answer agrees with the evaluation to the millisecond whatever float
+ * rounding did to the estimate.
+ */
+export function leastDelay(ok: (t: number) => boolean, now: number, guess: number): number {
+  let hi = Number.isFinite(guess) ? Math.max(1, Math.ceil(guess)) : 1;
+  let lo = 0; // a d known to fail; 0 stands for "nothing below 1 is allowed"
+  if (ok(now + hi)) {
+    for (let step = 1; hi - step >= 1; step *= 2) {
+      if (!ok(now + hi - step)) {
+        lo = hi - step;
+        break;
+      }
+      hi -= step;
+    }
+  } else {
+    lo = hi;
+    for (let step = 1; ; step *= 2) {
+      const next = lo + step;
+      if (!Number.isFinite(next)) {
+        throw invalid("config", "never", "the request can never succeed with this config");
+      }
+      if (ok(now + next)) {
+        hi = next;
+        break;
+      }
+      lo = next;
+    }
+  }
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (mid <= lo || mid >= hi) break; // float granularity: nothing lies between
+    if (ok(now + mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/** A float estimate of how long until `state` holds `need` tokens (a guess for {@link leastDelay}). */
+function guessDelay(cur: State, p: Params, now: number, need: number): number {
+  const missing = need - cur.value;
+  const from = Math.max(cur.ts, now) - now;
+  switch (p.kind) {
+    case "token bucket":
+      return from + (missing * p.period) / p.rate;
+    case "fixed window": {
+      const windows = Math.ceil(missing / p.rate);
+      return p.phase + (windowIndex(cur.ts, p) + windows) * p.period - now;
+    }
+    default: {
+      const never: never = p.kind;
+      throw new Error(`unknown kind ${String(never)}`);
+    }
+  }
+}
+
+/**
+ * The least whole number of ms d ≥ 1 after which `state` holds at least `need` tokens, with no
+ * other traffic. `need` must not exceed `p.capacity`, or the wait never ends (an error).
+ */
+export function delayUntil(state: State | null, p: Params, now: number, need: number): number {
+  if (need > p.capacity) {
+    throw invalid("count", need, `needs ${need} tokens but the capacity is ${p.capacity}`);
+  }
+  const cur = evaluate(state, p, now);
+  return leastDelay((t) => evaluate(state, p, t).value >= need, now, guessDelay(cur, p, now, need));
+}
+
+/** The outcome of a request against one row, before anything is written. */
+export type RowDecision =
+  | { ok: true; retryAfter?: number; next?: State }
+  | { ok: false; retryAfter: number };
+
+/**
+ * Decides a request of `count` tokens against one row at `now`.
+ * - `count` 0 is a peek: ok exactly when the value is ≥ 0; it never writes (`next` is unset).
+ * - Without `reserve`: ok when `count` tokens are there; `next` is the row after taking them.
+ * - With `reserve`: ok when taking them leaves a debt no deeper than `maxReserved`; then
+ *   `retryAfter` (if set) is when the debt is repaid, i.e. when the reserved work may run.
+ * - Refused: `retryAfter` is the least whole ms after which the same request succeeds.
+ */
+export function decideRow(
+  state: State | null,
+  p: Params,
+  now: number,
+  count: number,
+  reserve: boolean,
+): RowDecision {
+  const cur = evaluate(state, p, now);
+  if (count === 0) {
+    return cur.value >= 0 ? { ok: true } : { ok: false, retryAfter: delayUntil(state, p, now, 0) };
+  }
+  const floor = reserve ? -p.maxReserved : 0;
+  if (cur.value - count >= floor) {
+    const next = { value: cur.value - count, ts: cur.ts };
+    if (next.value >= 0) return { ok: true, next };
+    return { ok: true, next, retryAfter: delayUntil(next, p, now, 0) };
+  }
+  return { ok: false, retryAfter: delayUntil(state, p, now, count + floor) };
+}
+
+/** The params of a whole config (or of one row, for a config that is one shard's share). */
+export function paramsOf(config: RateLimitConfig, phase: number): Params {
+  return {
+    kind: config.kind,
+    rate: config.rate,
+    period: config.period,
+    capacity: config.capacity ?? config.rate,
+    maxReserved: config.maxReserved ?? Infinity,
+    phase,
+  };
+}
+
+/**
+ * Calculates what a rate-limit row holds at `now` after taking `count` tokens.
+ *
+ * Returns the `value` left (negative means `count` isn't there yet), the `ts` to store, and, when
+ * `value` is negative, `retryAfter`: the least whole number of ms after which the same `count`
+ * would be there with no other traffic (so a retry at exactly `now + retryAfter` succeeds).
+ * For a fixed window, `windowStart` is the start of the window containing `now`.
+ *
+ * It models one row: pass a sharded limit's per-shard config, as `getValue` returns it. A fixed
+ * window's phase comes from `config.start`; without it, from the existing row's `ts` (a window
+ * start), or 0 for a missing row. `now` defaults to `Date.now()` (ms) and `count` to 0 (a peek).
+ * Throws an `InvalidRateLimit` `ConvexError` for a malformed config or a count that could never fit.
+ */
+export function calculateRateLimit(
+  existing: State | null,
+  config: RateLimitConfig,
+  now: number = Date.now(),
+  count: number = 0,
+): { value: number; ts: number; retryAfter: number | undefined; windowStart: number | undefined } {
+  validateConfig(config);
+  validateCount(count, config, false);
+  const anchor = config.start ?? existing?.ts ?? 0;
+  const p = paramsOf(config, config.kind === "fixed window" ? phaseOf(anchor, config.period) : 0);
+  const cur = evaluate(existing, p, now);
+  const value = cur.value - count;
+  return {
+    value,
+    ts: cur.ts,
+    retryAfter: value < 0 ? delayUntil(existing, p, now, count) : undefined,
+    windowStart: p.kind === "fixed window" ? cur.ts : undefined,
+  };
+}

@@ -1,0 +1,31 @@
+// Splitting a limit's numbers over shards so that the parts add up exactly to the whole.
+
+/**
+ * Shard `i`'s part of `total` split over `parts` shards. The whole-number part of `total` is
+ * split as evenly as whole numbers allow (shards 0..r-1 get one more), and any fraction goes to
+ * the last shard, so the parts sum to `total` exactly and no shard is left holding a fraction it
+ * can never spend (10 over 8 shards is 2,2,1,1,1,1,1,1, not 1.25 each). `Infinity` stays `Infinity`.
+ */
+export function splitTotal(total: number, parts: number, i: number): number {
+  if (parts === 1 || !Number.isFinite(total)) return total;
+  const whole = Math.floor(total);
+  const base = Math.floor(whole / parts);
+  const extra = whole - base * parts;
+  const part = base + (i < extra ? 1 : 0);
+  return i === parts - 1 ? part + (total - whole) : part;
+}
+
+/**
+ * The smallest sum of two distinct shards' parts of `total`: the most any pair of shards can
+ * be relied on to hold together. With one shard, the whole.
+ */
+export function smallestPair(total: number, parts: number): number {
+  if (parts === 1 || !Number.isFinite(total)) return total;
+  // Parts are non-increasing in i except that the last shard carries the fraction, so the two
+  // smallest are among the last three shards.
+  const tail = [parts - 3, parts - 2, parts - 1]
+    .filter((i) => i >= 0)
+    .map((i) => splitTotal(total, parts, i))
+    .sort((a, b) => a - b);
+  return tail[0]! + tail[1]!;
+}

@@ -1,0 +1,149 @@
+// Validation of configs and requests. Every error is a ConvexError whose data names the field and
+// the value, so it survives production redaction. Nothing is written before these checks pass.
+import { ConvexError } from "convex/values";
+import { smallestPair, splitTotal } from "./split.js";
+import type { InvalidRateLimitError, RateLimitConfig } from "./validators.js";
+
+/** The longest `name` or `key` accepted, in UTF-16 code units. Keeps index keys small. */
+export const MAX_NAME_LENGTH = 1024;
+/** The most shards a limit may be split over. */
+export const MAX_SHARDS = 1024;
+
+function show(value: unknown): string {
+  const s = typeof value === "string" ? JSON.stringify(value) : String(value);
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+/** Builds the `InvalidRateLimit` error for `field`. */
+export function invalid(
+  field: string,
+  value: unknown,
+  problem: string,
+): ConvexError<InvalidRateLimitError> {
+  const shown = show(value);
+  return new ConvexError({
+    kind: "InvalidRateLimit",
+    field,
+    value: shown,
+    message: `${field} = ${shown}: ${problem}`,
+  });
+}
+
+function requireNumber(
+  field: string,
+  value: number,
+  ok: (x: number) => boolean,
+  problem: string,
+): void {
+  if (!(Number.isFinite(value) && ok(value))) throw invalid(field, value, problem);
+}
+
+/**
+ * Checks a config. Throws an `InvalidRateLimit` `ConvexError` naming the first bad field.
+ * Rules: `rate` > 0; `period` ≥ 1 ms; `capacity` ≥ 0; `maxReserved` ≥ 0; `start` finite; all
+ * finite; `shards` a whole number from 1 to {@link MAX_SHARDS}, and no more shards than whole
+ * tokens of `rate` (and of `capacity`, unless it is 0), so every shard can serve a count of 1;
+ * `applyUpdates` not `"asynchronously"` (not supported yet).
+ */
+export function validateConfig(config: RateLimitConfig): void {
+  requireNumber("config.rate", config.rate, (x) => x > 0, "must be a finite number > 0");
+  requireNumber("config.period", config.period, (x) => x >= 1, "must be a finite number of ms ≥ 1");
+  if (config.capacity !== undefined) {
+    requireNumber("config.capacity", config.capacity, (x) => x >= 0, "must be a finite number ≥ 0");
+  }
+  if (config.maxReserved !== undefined) {
+    requireNumber("config.maxReserved", config.maxReserved, (x) => x >= 0, "must be a finite number ≥ 0");
+  }
+  if (config.kind === "fixed window" && config.start !== undefined) {
+    requireNumber("config.start", config.start, () => true, "must be a finite number of ms");
+  }
+  if (config.applyUpdates === "asynchronously") {
+    throw invalid(
+      "config.applyUpdates",
+      config.applyUpdates,
+      'is not supported yet; use "transactionally" (the default)',
+    );
+  }
+  const shards = config.shards ?? 1;
+  requireNumber(
+    "config.shards",
+    shards,
+    (x) => Number.isInteger(x) && x >= 1 && x <= MAX_SHARDS,
+    `must be a whole number from 1 to ${MAX_SHARDS}`,
+  );
+  if (shards > 1) {
+    const capacity = config.capacity ?? config.rate;
+    if (Math.floor(config.rate) < shards) {
+      throw invalid(
+        "config.shards",
+        shards,
+        `rate ${config.rate} can't give each of ${shards} shards a whole token; use at most ${Math.max(1, Math.floor(config.rate))} shards`,
+      );
+    }
+    if (capacity > 0 && Math.floor(capacity) < shards) {
+      throw invalid(
+        "config.shards",
+        shards,
+        `capacity ${capacity} can't give each of ${shards} shards a whole token; use at most ${Math.max(1, Math.floor(capacity))} shards`,
+      );
+    }
+  }
+}
+
+/**
+ * Checks a request's `count` against a (valid) config: finite, ≥ 0, and one that can ever
+ * succeed: at most what the shards a request may combine hold (`capacity` unsharded; the
+ * smallest two shards together when sharded), plus their `maxReserved` parts when reserving.
+ */
+export function validateCount(count: number, config: RateLimitConfig, reserve: boolean): void {
+  requireNumber("count", count, (x) => x >= 0, "must be a finite number ≥ 0");
+  const shards = config.shards ?? 1;
+  const capacity = config.capacity ?? config.rate;
+  let most = smallestPair(capacity, shards);
+  if (reserve) {
+    const maxReserved = config.maxReserved ?? Infinity;
+    most = shards === 1 ? capacity + maxReserved : smallestReservable(capacity, maxReserved, shards);
+  }
+  if (count > most) {
+    const what = shards === 1 ? "the capacity" : "what two shards hold together";
+    throw invalid(
+      "count",
+      count,
+      `can never succeed: it exceeds ${what}${reserve ? " plus their reservable tokens" : ""} (${most})`,
+    );
+  }
+}
+
+/** The least that any two shards can take together, counting what they may reserve. */
+function smallestReservable(capacity: number, maxReserved: number, shards: number): number {
+  if (!Number.isFinite(maxReserved)) return Infinity;
+  let least = Infinity;
+  const total = (i: number) => splitTotal(capacity, shards, i) + splitTotal(maxReserved, shards, i);
+  // Both splits favour low shard numbers, so the smallest pairs are among the last shards.
+  for (let i = Math.max(0, shards - 3); i < shards; i++) {
+    for (let j = i + 1; j < shards; j++) least = Math.min(least, total(i) + total(j));
+  }
+  return least;
+}
+
+/** Checks a limit's `name` (non-empty, at most {@link MAX_NAME_LENGTH}) and `key` (at most that long). */
+export function validateNameAndKey(name: string, key: string | undefined): void {
+  if (name.length === 0) throw invalid("name", name, "must not be empty");
+  if (name.length > MAX_NAME_LENGTH) {
+    throw invalid("name", name, `is ${name.length} characters; at most ${MAX_NAME_LENGTH} are allowed`);
+  }
+  if (key !== undefined && key.length > MAX_NAME_LENGTH) {
+    throw invalid("key", key, `is ${key.length} characters; at most ${MAX_NAME_LENGTH} are allowed`);
+  }
+}
+
+/** Checks `sampleShards`: a whole number ≥ 1 (values above `shards` read every shard). */
+export function validateSampleShards(sampleShards: number | undefined): void {
+  if (sampleShards === undefined) return;
+  requireNumber(
+    "sampleShards",
+    sampleShards,
+    (x) => Number.isInteger(x) && x >= 1,
+    "must be a whole number ≥ 1",
+  );
+}

@@ -1,0 +1,153 @@
+// The shapes that cross the component boundary. Types are inferred from these validators, so the
+// validator is the single source of truth.
+import { v, type Infer } from "convex/values";
+import { literals } from "convex-helpers/validators";
+
+/**
+ * `applyUpdates` is accepted for compatibility with `@convex-dev/rate-limiter` configs.
+ * `"transactionally"` (the default) is what this limiter always does: the decision and its write
+ * happen inside the caller's transaction. `"asynchronously"` is refused for now.
+ */
+const applyUpdates = v.optional(literals("transactionally", "asynchronously"));
+
+const commonConfigFields = {
+  /** Tokens added per `period`. Must be finite and > 0. */
+  rate: v.number(),
+  /** The period in ms over which `rate` tokens are added. Must be finite and > 0. */
+  period: v.number(),
+  /** The most tokens that can accumulate. Defaults to `rate`. 0 means "reserve only". */
+  capacity: v.optional(v.number()),
+  /** The most tokens that may be reserved ahead (the deepest debt). Defaults to unlimited. */
+  maxReserved: v.optional(v.number()),
+  /** How many rows the limit is spread over, to avoid write contention. Defaults to 1. */
+  shards: v.optional(v.number()),
+  applyUpdates,
+};
+
+/**
+ * A token bucket: tokens refill continuously at `rate / period` per ms, up to `capacity`.
+ *
+ * Pro: smooth; a burst of up to `capacity` is allowed, then requests are spaced evenly.
+ * Con: a steady stream of requests sees a refusal roughly every `period / rate` ms, which can
+ * be harder to explain to users than "N per hour".
+ */
+export const tokenBucketValidator = v.object({
+  kind: v.literal("token bucket"),
+  ...commonConfigFields,
+  /** Token buckets have no phase; accepted as `null` for compatibility. */
+  start: v.optional(v.null()),
+});
+
+/**
+ * A fixed window: `rate` tokens are granted at each window boundary, up to `capacity`.
+ * Windows are `period` ms long and aligned to `start` (UTC ms); without `start`, each name and
+ * key gets its own stable, hash-derived phase, so keys don't all refill at the same instant.
+ *
+ * Pro: easy to explain ("100 per hour"), cheap to reason about for quotas.
+ * Con: up to `capacity` requests can pass just before a boundary and `rate` more just after.
+ */
+export const fixedWindowValidator = v.object({
+  kind: v.literal("fixed window"),
+  ...commonConfigFields,
+  /** The instant (UTC ms) windows are aligned to. Only its phase matters. */
+  start: v.optional(v.number()),
+});
+
+/** One rate limit's configuration: a token bucket or a fixed window. */
+export const configValidator = v.union(tokenBucketValidator, fixedWindowValidator);
+
+/** The arguments of `lib.rateLimit` and `lib.checkRateLimit`. */
+export const rateLimitArgs = {
+  /** The name of the limit, e.g. `"sendMessage"`. Must be non-empty. */
+  name: v.string(),
+  /** Which bucket of the limit: e.g. a user ID. Omit it for one global limit. */
+  key: v.optional(v.string()),
+  /** How many tokens the request takes. Defaults to 1; 0 is a peek that never writes. */
+  count: v.optional(v.number()),
+  /** Take the tokens now even if they're not there yet, and run the work after `retryAfter`. */
+  reserve: v.optional(v.boolean()),
+  /** Throw a `RateLimited` `ConvexError` instead of returning `{ ok: false }`. */
+  throws: v.optional(v.boolean()),
+  config: configValidator,
+};
+
+/**
+ * The result of `limit` and `check`.
+ * - `ok: true` without `retryAfter`: go ahead now.
+ * - `ok: true` with `retryAfter` (only with `reserve`): the tokens are reserved; run the work
+ *   `retryAfter` ms from now.
+ * - `ok: false`: refused; the same request with no other traffic succeeds `retryAfter` ms from now.
+ *
+ * `retryAfter` is a whole number of ms, ≥ 1. `shards` lists the shard rows the decision used
+ * (tokens were taken from them when `ok`; when refused, they are the rows `retryAfter` is
+ * computed from).
+ */
+export const rateLimitReturns = v.union(
+  v.object({
+    ok: v.literal(true),
+    retryAfter: v.optional(v.number()),
+    shards: v.optional(v.array(v.number())),
+  }),
+  v.object({
+    ok: v.literal(false),
+    retryAfter: v.number(),
+    shards: v.optional(v.array(v.number())),
+  }),
+);
+
+/** The arguments of `lib.getValue`. */
+export const getValueArgs = {
+  name: v.string(),
+  key: v.optional(v.string()),
+  /** How many shard rows to read (a sharded limit). Defaults to 1; at most `shards` are read. */
+  sampleShards: v.optional(v.number()),
+  config: configValidator,
+};
+
+/**
+ * The result of `getValue`: one shard's `value` at `ts`, and that shard's share of the config,
+ * so that `calculateRateLimit(value, config, t)` is exactly what that shard would answer at `t`.
+ * For an unsharded limit the shard is 0 and `config` is the whole limit's.
+ * `total` sums the shards that were read, scaled to the whole limit when not all were read.
+ */
+export const getValueReturns = v.object({
+  value: v.number(),
+  ts: v.number(),
+  shard: v.number(),
+  config: configValidator,
+  total: v.optional(
+    v.object({
+      /** Tokens available across the whole limit at `ts` (estimated unless `exact`). */
+      value: v.number(),
+      /** The whole limit's capacity. */
+      capacity: v.number(),
+      /** Whether every shard was read, so `value` is exact. */
+      exact: v.boolean(),
+    }),
+  ),
+});
+
+export type RateLimitConfig = Infer<typeof configValidator>;
+export type TokenBucketConfig = Infer<typeof tokenBucketValidator>;
+export type FixedWindowConfig = Infer<typeof fixedWindowValidator>;
+export type RateLimitReturns = Infer<typeof rateLimitReturns>;
+export type GetValueReturns = Infer<typeof getValueReturns>;
+const rateLimitArgsObject = v.object(rateLimitArgs);
+export type RateLimitArgs = Infer<typeof rateLimitArgsObject>;
+
+/** The data of the `ConvexError` thrown for a refused request when `throws: true`. */
+export type RateLimitError = {
+  kind: "RateLimited";
+  name: string;
+  retryAfter: number;
+};
+
+/** The data of the `ConvexError` thrown for a malformed config or request. */
+export type InvalidRateLimitError = {
+  kind: "InvalidRateLimit";
+  /** The field at fault, e.g. `"config.rate"` or `"count"`. */
+  field: string;
+  /** The offending value, as a string so NaN and ±Infinity survive serialization. */
+  value: string;
+  message: string;
+};

@@ -1,0 +1,29 @@
+/// <reference types="vite/client" />
+// Registers the rate limiter component with convex-test, for apps testing code that uses it:
+//
+//   import rateLimiter from "convex-rate-limiter/test";
+//   const t = convexTest(schema, modules);
+//   rateLimiter.register(t);
+//
+// It loads the component's modules with `import.meta.glob`, which only vite/vitest understand,
+// so this entry is shipped as TypeScript source.
+import type { TestConvex } from "convex-test";
+import type { GenericSchema, SchemaDefinition } from "convex/server";
+import schema from "./component/schema.js";
+
+/** The component's function modules, for `t.registerComponent`. */
+export const modules = import.meta.glob("./component/**/*.ts");
+
+/**
+ * register installs the component into a convex-test instance under `name` (default
+ * `"rateLimiter"`, the name `app.use(rateLimiter)` gives it), so `components.rateLimiter` works.
+ */
+export function register(
+  t: TestConvex<SchemaDefinition<GenericSchema, boolean>>,
+  name: string = "rateLimiter",
+): void {
+  t.registerComponent(name, schema, modules);
+}
+
+export { schema };
+export default { register, schema, modules };
