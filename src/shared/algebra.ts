@@ -56,6 +56,15 @@ export function windowStart(t: number, p: Pick<Params, "phase" | "period">): num
 }
 
 /**
+ * `x` rounded to the nearest whole number when it is within float rounding error of one
+ * (relative 1e-12; an operation or two of float error is about 1e-16), else `x` unchanged.
+ */
+function wholeIfClose(x: number): number {
+  const whole = Math.round(x);
+  return Math.abs(x - whole) <= 1e-12 * Math.max(1, Math.abs(x)) ? whole : x;
+}
+
+/**
  * Evaluates a row at `now`: the tokens available then, and the `ts` to store with them.
  * A missing row (`null`) is a full one. Time never runs backwards: if `now` is before the row's
  * `ts` (clock skew between servers), no time has passed, so no tokens are gained or lost. A value
@@ -66,8 +75,13 @@ export function evaluate(state: State | null, p: Params, now: number): State {
     case "token bucket": {
       if (state === null) return { value: p.capacity, ts: now };
       if (!(now > state.ts)) return { value: Math.min(state.value, p.capacity), ts: state.ts };
-      const gained = ((now - state.ts) * p.rate) / p.period;
-      return { value: Math.min(state.value + gained, p.capacity), ts: now };
+      // Work in tokens × ms ("scaled"), where whole-number configs and timestamps keep every
+      // quantity whole, so a third of a token plus two thirds is exactly one token, not
+      // 0.9999999999999999. The stored value is the scaled one divided by the period; recover
+      // the whole number it came from when it is one up to float rounding.
+      const scaled = wholeIfClose(state.value * p.period);
+      const refilled = (scaled + (now - state.ts) * p.rate) / p.period;
+      return { value: Math.min(refilled, p.capacity), ts: now };
     }
     case "fixed window": {
       if (state === null) return { value: p.capacity, ts: windowStart(now, p) };
