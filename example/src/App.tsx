@@ -1,0 +1,52 @@
+// The example UI: a rate-limited chat box, the Playground and the Monitor. Live against a
+// deployment when one is configured; otherwise a what-if simulation in the browser.
+import { LiveChat } from "./live/LiveChat.js";
+import { LivePlayground } from "./live/LivePlayground.js";
+import { OfflineChat } from "./offline/OfflineChat.js";
+import { OfflinePlayground } from "./offline/OfflinePlayground.js";
+
+/** Shown when no deployment is configured, so no one mistakes the simulation for the server. */
+function OfflineBanner() {
+  return (
+    <aside className="banner" aria-labelledby="offline-heading" data-testid="offline-banner">
+      <h2 id="offline-heading">Offline what-if mode</h2>
+      <p>
+        No Convex deployment is configured (<code>VITE_CONVEX_URL</code> is not set), so nothing here talks to a
+        server: the chat box and the Playground are decided in your browser by <code>calculateRateLimit</code>, the
+        same function the server uses. <strong>Live mode needs a deployment:</strong> run <code>npm run dev</code>{" "}
+        with a Convex account, or against a self-hosted Convex backend.
+      </p>
+    </aside>
+  );
+}
+
+export function App({ live }: { live: boolean }) {
+  return (
+    <>
+      <header className="site-header">
+        <h1>convex-rate-limiter</h1>
+        <p>
+          An exact, sharded rate limiter for Convex. {live ? "Live: connected to your deployment." : "Offline demo."}
+        </p>
+      </header>
+      <main>
+        {!live && <OfflineBanner />}
+        <section className="panel chat-panel" aria-labelledby="chat-heading">
+          <h2 id="chat-heading">Chat</h2>
+          <p className="panel-note">
+            Limited by the app&apos;s <code>sendMessage</code> limit
+            {live ? ", per session, on the server." : ", in this tab only (offline)."}
+          </p>
+          {live ? <LiveChat /> : <OfflineChat />}
+        </section>
+        {live ? <LivePlayground /> : <OfflinePlayground />}
+      </main>
+      <footer className="site-footer">
+        <p>
+          Source: <code>example/</code>. See the README for the API and the differences from{" "}
+          <code>@convex-dev/rate-limiter</code>.
+        </p>
+      </footer>
+    </>
+  );
+}

@@ -1,0 +1,173 @@
+// The Playground and Monitor against the deployment: requests go to `playground.request` in this
+// tab's own lane, and the chart follows the lane's state through `playground.getRateLimit`,
+// evolving it between updates with the shared `calculateRateLimit`. Times are server ms.
+import { useMutation, useQuery } from "convex/react";
+import { useSessionId } from "convex-helpers/react/sessions";
+import { isInvalidRateLimitError } from "convex-rate-limiter";
+import { useMemo, useRef, useState } from "react";
+import { api } from "../../convex/_generated/api.js";
+import { horizon, Monitor } from "../monitor/Monitor.js";
+import { valueAt, type Segment } from "../monitor/model.js";
+import { DEFAULT_FORM, parseForm, wholeConfig, type Form } from "../playground/config.js";
+import { DecisionLog, marksOf, outcomeOf, type Entry } from "../playground/decisions.js";
+import { PlaygroundForm } from "../playground/PlaygroundForm.js";
+import { useNow } from "../useNow.js";
+import { useServerOffset } from "./useServerOffset.js";
+
+/** How many requests "Fire a burst" sends at once. */
+const BURST = 5;
+/** How much history (ms) the chart shows, and the most it projects ahead. */
+const HISTORY = 60_000;
+/** The most states and log entries kept. */
+const MAX_KEPT = 500;
+
+function errorText(error: unknown): string {
+  if (isInvalidRateLimitError(error)) return error.data.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function LivePlayground() {
+  const [form, setForm] = useState<Form>(DEFAULT_FORM);
+  const parsed = useMemo(() => parseForm(form), [form]);
+  const [lastGood, setLastGood] = useState(parsed.ok ? parsed : undefined);
+  if (parsed.ok && parsed !== lastGood) setLastGood(parsed);
+  const shown = parsed.ok ? parsed : lastGood;
+  const configKey = shown === undefined ? "" : JSON.stringify(shown.config);
+
+  const [lane] = useSessionId();
+  const offset = useServerOffset();
+  const serverNow = useNow(200) + offset;
+  const [started] = useState(() => Date.now());
+
+  // Every shard is read, so `total` is the whole limit's value, not an estimate.
+  const data = useQuery(
+    api.playground.getRateLimit,
+    shown === undefined || lane === undefined
+      ? "skip"
+      : { key: lane, config: shown.config, sampleShards: shown.config.shards ?? 1 },
+  );
+
+  // The states seen, each from when it took effect, for the current config only.
+  const history = useRef<{ configKey: string; dataKey: string; segments: Segment[] }>({
+    configKey: "",
+    dataKey: "",
+    segments: [],
+  });
+  if (history.current.configKey !== configKey) history.current = { configKey, dataKey: "", segments: [] };
+  if (data !== undefined && shown !== undefined) {
+    const dataKey = JSON.stringify(data);
+    if (history.current.dataKey !== dataKey) {
+      const state = { value: data.total?.value ?? data.value, ts: data.ts };
+      const arrived = Date.now() + offset;
+      // A token bucket's ts is the instant of the write that produced this state; a fixed
+      // window's is its window's start, so for those the state is placed at its arrival.
+      const last = history.current.segments.at(-1)?.from ?? -Infinity;
+      const from = Math.max(last, shown.config.kind === "token bucket" ? Math.min(data.ts, arrived) : arrived);
+      const segments = [...history.current.segments, { from, state }].slice(-MAX_KEPT);
+      history.current = { configKey, dataKey, segments };
+    }
+  }
+  const segments = history.current.segments;
+
+  const [entries, setEntries] = useState<Entry[]>([]);
+  const [since, setSince] = useState({ configKey, at: 0 });
+  if (since.configKey !== configKey) setSince({ configKey, at: serverNow });
+  const nextId = useRef(1);
+  const [busy, setBusy] = useState(0);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const request = useMutation(api.playground.request);
+  const reset = useMutation(api.playground.reset);
+
+  const fire = (n: number) => {
+    if (!parsed.ok || lane === undefined) return;
+    const { config, count, reserve } = parsed;
+    setError(undefined);
+    for (let i = 0; i < n; i++) {
+      const id = nextId.current++;
+      setBusy((b) => b + 1);
+      request({ lane, config, count, reserve })
+        .then((result) => {
+          const entry: Entry = { id, t: result.at, count, reserve, outcome: outcomeOf(result, result.at), after: undefined };
+          setEntries((es) => [...es, entry].slice(-MAX_KEPT));
+        })
+        .catch((err: unknown) => {
+          const t = Date.now() + offset;
+          const entry: Entry = { id, t, count, reserve, outcome: { kind: "invalid", message: errorText(err) }, after: undefined };
+          setEntries((es) => [...es, entry].slice(-MAX_KEPT));
+        })
+        .finally(() => setBusy((b) => b - 1));
+    }
+  };
+
+  const onReset = () => {
+    if (!parsed.ok || lane === undefined) return;
+    setError(undefined);
+    reset({ lane, config: parsed.config }).then(
+      () => {
+        setEntries([]);
+        setSince({ configKey, at: Date.now() + offset });
+      },
+      (err: unknown) => setError(errorText(err)),
+    );
+  };
+
+  const whole = shown === undefined ? undefined : wholeConfig(shown.config);
+  // Tokens after each request, read off the states seen since (unknown until an update arrives).
+  const logged = entries.map((e) =>
+    whole !== undefined && e.outcome.kind !== "invalid" && segments.some((s) => s.from >= e.t)
+      ? { ...e, after: valueAt(whole, segments, e.t) }
+      : e,
+  );
+  const from = Math.max(started + offset, serverNow - HISTORY);
+
+  return (
+    <div className="workbench">
+      <section className="panel playground" aria-labelledby="playground-heading">
+        <h2 id="playground-heading">Playground</h2>
+        <p className="panel-note">
+          Live: each request runs <code>rateLimiter.limit</code> on the deployment, in this tab's own lane of the
+          playground limit. Changing the limit applies it to the lane's current state.
+        </p>
+        <PlaygroundForm form={form} parsed={parsed} onChange={setForm} />
+        <div className="actions" role="group" aria-label="Traffic">
+          <button type="button" onClick={() => fire(1)} disabled={!parsed.ok || lane === undefined}>
+            Fire request
+          </button>
+          <button type="button" onClick={() => fire(BURST)} disabled={!parsed.ok || lane === undefined}>
+            Fire {BURST} at once
+          </button>
+          <button type="button" className="secondary" onClick={onReset} disabled={!parsed.ok || lane === undefined}>
+            Reset
+          </button>
+          {busy > 0 && <span className="muted">{busy} in flight…</span>}
+        </div>
+        {error !== undefined && (
+          <p className="form-error" role="alert">
+            {error}
+          </p>
+        )}
+        <DecisionLog entries={logged} origin={started + offset} />
+      </section>
+      {whole !== undefined && (
+        <Monitor
+          config={whole}
+          segments={segments}
+          from={from}
+          to={horizon(whole, segments, from, serverNow, HISTORY)}
+          now={serverNow}
+          origin={started + offset}
+          marks={marksOf(
+            logged.filter((e) => e.t >= since.at),
+            started + offset,
+          )}
+        >
+          <p className="panel-note">
+            Live{data === undefined ? " (loading…)" : ""}: the last minute of this lane, in server time; the dashed line
+            is the projection with no more requests.
+            {(shown?.config.shards ?? 1) > 1 && " The value is the sum over all shards."}
+          </p>
+        </Monitor>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,140 @@
+// The chart's model: a limit's available tokens over time, as a list of known states, each
+// evolved with the shared `calculateRateLimit` until the next one. Pure: times come in as ms.
+import { calculateRateLimit, type RateLimitConfig } from "convex-rate-limiter";
+import { capacityOf } from "../playground/config.js";
+
+/** What a row holds: `value` tokens at `ts` (ms). Negative values are reserved debt. */
+export type RowState = { value: number; ts: number };
+
+/** From instant `from` on (until the next segment), the limit evolves from `state` (null: full). */
+export type Segment = { from: number; state: RowState | null };
+
+/** One point of the curve: `v` tokens at instant `t` (ms). */
+export type Point = { t: number; v: number };
+
+/** A request drawn on the chart at instant `t`. */
+export type Mark = {
+  id: number;
+  t: number;
+  outcome: "admitted" | "reserved" | "refused";
+  /** What a tooltip says about it. */
+  label: string;
+  /**
+   * Where to draw it: the tokens left after it (before it, when refused). Unset: read off the
+   * curve at `t`, which puts every request made at the same instant at the same height.
+   */
+  v?: number | undefined;
+};
+
+/** The segment in force at `t`: the last one starting at or before it (a request at `t` counts). */
+function segmentAt(segments: readonly Segment[], t: number): Segment | undefined {
+  let found: Segment | undefined;
+  for (const segment of segments) {
+    if (segment.from <= t) found = segment;
+    else break;
+  }
+  return found;
+}
+
+/** The tokens available at `t`, after any request made at exactly `t`. */
+export function valueAt(config: RateLimitConfig, segments: readonly Segment[], t: number): number {
+  const state = segmentAt(segments, t)?.state ?? null;
+  return calculateRateLimit(state, config, t, 0).value;
+}
+
+/** The most window boundaries drawn per segment; past `capacity / rate` of them the value is flat. */
+const MAX_STEPS = 2000;
+
+/** The exact corners of one segment's curve over [a, b]: straight lines (bucket) or steps (window). */
+function segmentPoints(config: RateLimitConfig, state: RowState | null, a: number, b: number): Point[] {
+  const capacity = capacityOf(config);
+  const at = (t: number): Point => ({ t, v: calculateRateLimit(state, config, t, 0).value });
+  const start = calculateRateLimit(state, config, a, 0);
+  const points: Point[] = [{ t: a, v: start.value }];
+  switch (config.kind) {
+    case "token bucket": {
+      // The value is flat until the row's own ts (a clock behind the server's), then rises
+      // linearly until it reaches capacity: those two instants are the only corners.
+      const rising = Math.max(a, start.ts);
+      if (rising > a && rising < b) points.push(at(rising));
+      if (start.value < capacity) {
+        const full = rising + ((capacity - start.value) * config.period) / config.rate;
+        if (full > a && full < b) points.push({ t: full, v: capacity });
+      }
+      break;
+    }
+    case "fixed window": {
+      // `start.ts` is the start of the window holding `a`; tokens arrive at each boundary after it.
+      let boundary = start.ts + config.period;
+      for (let steps = 0; boundary < b && steps < MAX_STEPS; steps++, boundary += config.period) {
+        const point = at(boundary);
+        points.push(point);
+        if (point.v >= capacity) break;
+      }
+      break;
+    }
+    default: {
+      const never: never = config;
+      throw new Error(`unknown kind in ${JSON.stringify(never)}`);
+    }
+  }
+  if (b > a) points.push(at(b));
+  return points;
+}
+
+/**
+ * The curve of available tokens over [from, to]: each segment's exact corners, with a vertical
+ * drop where a request took tokens. Draw it with straight lines for a token bucket and as steps
+ * ("hold, then jump") for a fixed window.
+ */
+export function curve(
+  config: RateLimitConfig,
+  segments: readonly Segment[],
+  from: number,
+  to: number,
+  dropAtStart = true,
+): Point[] {
+  if (!(to >= from)) return [];
+  const points: Point[] = [];
+  // With `dropAtStart`, the curve starts from the state in force just before `from`, so requests
+  // made at exactly `from` show as a drop; without it, from the state after them.
+  const first = dropAtStart ? segments.filter((s) => s.from < from).at(-1) : segmentAt(segments, from);
+  const rest = segments.filter((s) => (dropAtStart ? s.from >= from : s.from > from) && s.from <= to);
+  const pieces: Segment[] = [first ?? { from, state: null }, ...rest];
+  pieces.forEach((segment, i) => {
+    const a = Math.max(from, segment.from);
+    const next = pieces[i + 1];
+    const b = next === undefined ? to : next.from;
+    points.push(...segmentPoints(config, segment.state, a, b));
+  });
+  return points;
+}
+
+/** Maps times and token counts to SVG coordinates. */
+export type Scale = { x: (t: number) => number; y: (v: number) => number };
+
+/** An SVG path through `points`: straight segments, or steps when `step` (fixed windows). */
+export function pathOf(points: readonly Point[], scale: Scale, step: boolean): string {
+  const fmt = (n: number): string => (Math.round(n * 10) / 10).toString();
+  return points
+    .map((p, i) => {
+      const x = fmt(scale.x(p.t));
+      const y = fmt(scale.y(p.v));
+      if (i === 0) return `M${x} ${y}`;
+      return step ? `H${x}V${y}` : `L${x} ${y}`;
+    })
+    .join("");
+}
+
+/** Evenly spaced "nice" tick values (1, 2 or 5 × a power of ten) covering [lo, hi]. */
+export function ticks(lo: number, hi: number, about: number): number[] {
+  if (!(hi > lo) || !Number.isFinite(hi - lo)) return [lo];
+  const raw = (hi - lo) / Math.max(1, about);
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? 10 * power;
+  const out: number[] = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+    out.push(Math.round(v / step) * step + 0); // + 0 turns -0 into 0
+  }
+  return out;
+}

@@ -1,0 +1,124 @@
+// The Playground's form: what the inputs hold (strings, so a field can be blank or half-typed)
+// and how it becomes a config and a request, checked by the library's own validation.
+import { calculateRateLimit, isInvalidRateLimitError, type RateLimitConfig } from "convex-rate-limiter";
+
+/** The kinds of limit, as the config's `kind` spells them. */
+export const KINDS = ["token bucket", "fixed window"] as const;
+export type Kind = (typeof KINDS)[number];
+
+/** The form's fields as typed. Optional numbers are blank when unset. */
+export type Form = {
+  kind: Kind;
+  /** Tokens per period. */
+  rate: string;
+  /** The period, in seconds (the config takes ms). */
+  periodSeconds: string;
+  /** Blank: the same as `rate`. */
+  capacity: string;
+  /** Blank: unlimited. Only used with `reserve`. */
+  maxReserved: string;
+  shards: string;
+  /** Tokens each request takes. */
+  count: string;
+  reserve: boolean;
+};
+
+/** The form a first visit shows: 5 per 10 s with bursts of 5, one token a request. */
+export const DEFAULT_FORM: Form = {
+  kind: "token bucket",
+  rate: "5",
+  periodSeconds: "10",
+  capacity: "",
+  maxReserved: "",
+  shards: "1",
+  count: "1",
+  reserve: false,
+};
+
+/** A form that describes a valid limit and request, or the first problem with it. */
+export type Parsed =
+  | { ok: true; config: RateLimitConfig; count: number; reserve: boolean }
+  | { ok: false; field: string; message: string };
+
+/** Parses an optional number field: blank is `undefined`, anything else must be a number. */
+function optionalNumber(text: string): number | undefined {
+  const trimmed = text.trim();
+  return trimmed === "" ? undefined : Number(trimmed);
+}
+
+/** A required number field: blank is NaN, which validation then names. */
+function requiredNumber(text: string): number {
+  return optionalNumber(text) ?? Number.NaN;
+}
+
+/** Builds the config a form describes; numbers are not checked here. */
+export function configOf(form: Form): RateLimitConfig {
+  const capacity = optionalNumber(form.capacity);
+  const maxReserved = optionalNumber(form.maxReserved);
+  const shards = optionalNumber(form.shards);
+  const common = {
+    rate: requiredNumber(form.rate),
+    period: requiredNumber(form.periodSeconds) * 1000,
+    ...(capacity === undefined ? {} : { capacity }),
+    ...(maxReserved === undefined ? {} : { maxReserved }),
+    ...(shards === undefined ? {} : { shards }),
+  };
+  return form.kind === "token bucket" ? { kind: "token bucket", ...common } : { kind: "fixed window", ...common };
+}
+
+/**
+ * Parses a form. The config is checked by `calculateRateLimit` itself, so the Playground refuses
+ * exactly what the server would, with the library's message (e.g. too many shards for the rate).
+ */
+export function parseForm(form: Form): Parsed {
+  const config = configOf(form);
+  const count = requiredNumber(form.count);
+  try {
+    calculateRateLimit(null, config, 0, 0);
+    if (!(Number.isFinite(count) && count >= 0)) {
+      return { ok: false, field: "count", message: `count = ${form.count || "(blank)"}: must be a number ≥ 0` };
+    }
+    // Without `reserve`, a count above what the limit can ever hold is refused here; with it, the
+    // bound also counts `maxReserved`, and the simulation reports a request that can never run.
+    if (!form.reserve) calculateRateLimit(null, config, 0, count);
+  } catch (error) {
+    if (isInvalidRateLimitError(error)) {
+      return { ok: false, field: error.data.field, message: error.data.message };
+    }
+    throw error;
+  }
+  return { ok: true, config, count, reserve: form.reserve };
+}
+
+/** The config with its `shards` dropped: the limit as one whole row. */
+export function wholeConfig(config: RateLimitConfig): RateLimitConfig {
+  const common = {
+    rate: config.rate,
+    period: config.period,
+    ...(config.capacity === undefined ? {} : { capacity: config.capacity }),
+    ...(config.maxReserved === undefined ? {} : { maxReserved: config.maxReserved }),
+  };
+  return config.kind === "token bucket"
+    ? { kind: "token bucket", ...common }
+    : { kind: "fixed window", ...common, ...(config.start === undefined ? {} : { start: config.start }) };
+}
+
+/** The most tokens the whole limit holds: `capacity`, defaulting to `rate`. */
+export function capacityOf(config: RateLimitConfig): number {
+  return config.capacity ?? config.rate;
+}
+
+/** Describes a limit in words: "Bursts of up to 3, then one every 6 s." or "100 per 3600 s." */
+export function describePolicy(config: RateLimitConfig): string {
+  const seconds = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
+  switch (config.kind) {
+    case "token bucket":
+      return `Bursts of up to ${capacityOf(config)}, then one every ${seconds(config.period / config.rate)}.`;
+    case "fixed window":
+      return `${config.rate} per window of ${seconds(config.period)}, up to ${capacityOf(config)} saved.`;
+    default: {
+      const never: never = config;
+      throw new Error(`unknown kind in ${JSON.stringify(never)}`);
+    }
+  }
+}

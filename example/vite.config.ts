@@ -1,0 +1,26 @@
+// Vite config of the example UI. Run from the repository root:
+//   vite --config example/vite.config.ts          (dev server; `npm run dev` also starts `convex dev`)
+//   vite build --config example/vite.config.ts    (builds into example/dist)
+import { fileURLToPath } from "node:url";
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vite";
+
+const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+
+export default defineConfig({
+  root: here("."),
+  // `convex dev` writes VITE_CONVEX_URL to .env.local next to convex.json, at the repository root.
+  envDir: here(".."),
+  plugins: [react()],
+  resolve: {
+    // The UI imports the package by its published name, served from this checkout's sources so it
+    // never runs a stale dist/. The exact-match patterns leave other subpaths to the exports map.
+    alias: [
+      { find: /^convex-rate-limiter\/react$/, replacement: here("../src/react/index.ts") },
+      { find: /^convex-rate-limiter$/, replacement: here("../src/client/index.ts") },
+    ],
+  },
+  build: { outDir: here("dist"), emptyOutDir: true },
+  server: { host: "127.0.0.1" },
+  preview: { host: "127.0.0.1" },
+});
