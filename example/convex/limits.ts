@@ -1,12 +1,22 @@
-import { HOUR, MINUTE, RateLimiter } from "convex-rate-limiter";
+import { DAY, HOUR, MINUTE, RateLimiter, SECOND } from "convex-rate-limiter";
 import { components } from "./_generated/api.js";
 
+// #region limits
 /** The app's named limits. A misspelled name in any call below fails to compile. */
 export const rateLimiter = new RateLimiter(components.rateLimiter, {
-  // One user may try ten wrong passwords an hour.
+  // One account may see ten wrong passwords an hour (keyed by account name).
   failedLogins: { kind: "token bucket", rate: 10, period: HOUR },
-  // Sends: ten a minute on average, with bursts of up to three.
-  sendMessage: { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 },
-  // Free-trial sign-ups across the whole app: 100 an hour.
+  // Free-trial sign-ups across the whole app (no key): 100 an hour.
   freeTrialSignUp: { kind: "fixed window", rate: 100, period: HOUR },
+  // Chat messages: ten a minute on average, in bursts of up to three (keyed by sender).
+  sendMessage: { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 },
+  // The LLM provider's budget: 40k tokens a minute; work may be queued up to 5 minutes ahead.
+  llmTokens: { kind: "token bucket", rate: 40_000, period: MINUTE, maxReserved: 200_000 },
+  // A hot global limit, hit by every API call (100 a second): spread over 10 rows, so concurrent
+  // calls rarely write the same one.
+  apiCalls: { kind: "token bucket", rate: 100, period: SECOND, shards: 10 },
+  // Invitations: 20 a day per user, and 100 outgoing emails an hour for everyone together.
+  invitesPerUser: { kind: "token bucket", rate: 20, period: DAY },
+  outboundEmails: { kind: "fixed window", rate: 100, period: HOUR },
 });
+// #endregion limits

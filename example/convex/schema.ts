@@ -1,3 +1,32 @@
-import { defineSchema } from "convex/server";
+import { defineSchema, defineTable } from "convex/server";
+import { v } from "convex/values";
 
-export default defineSchema({});
+/**
+ * The example app's tables. The rate limiter keeps its own state inside the component, so none of
+ * these hold rate-limit data.
+ */
+export default defineSchema({
+  /**
+   * Accounts, created by `signups.signUp` and read by `logins.logIn`. A toy: real apps store a
+   * password hash (or use an auth provider), never the password.
+   */
+  users: defineTable({ name: v.string(), password: v.string() }).index("name", ["name"]),
+  /** Chat messages, written by `messages.send`. `author` is the key the sender was limited by. */
+  messages: defineTable({ author: v.string(), body: v.string() }),
+  /**
+   * LLM requests, written by `llm.request` and stamped by `llm.generate` when the scheduled work
+   * runs. Times are ms since the epoch.
+   */
+  llmJobs: defineTable({
+    prompt: v.string(),
+    tokens: v.number(),
+    /** When the request was made. */
+    requestedAt: v.number(),
+    /** The earliest instant the limiter promised the tokens for: `requestedAt + retryAfter`. */
+    notBefore: v.number(),
+    /** When the work ran; unset until then. */
+    ranAt: v.optional(v.number()),
+  }),
+  /** Invitations, written by `invites.send`. */
+  invites: defineTable({ from: v.string(), email: v.string() }).index("from_email", ["from", "email"]),
+});

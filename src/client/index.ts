@@ -23,6 +23,8 @@ import {
 } from "../shared/validators.js";
 
 export { calculateRateLimit, DAY, HOUR, MINUTE, SECOND, WEEK } from "../shared/algebra.js";
+/** Convex validators for configs and results, for apps that pass them through their own functions. */
+export { configValidator, rateLimitReturns } from "../shared/validators.js";
 export type {
   GetValueReturns,
   InvalidRateLimitError,

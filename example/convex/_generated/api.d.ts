@@ -13,7 +13,15 @@ import type {
   FilterApi,
   FunctionReference,
 } from "convex/server";
+import type * as apiCalls from "../apiCalls.js";
+import type * as invites from "../invites.js";
 import type * as limits from "../limits.js";
+import type * as llm from "../llm.js";
+import type * as logins from "../logins.js";
+import type * as messages from "../messages.js";
+import type * as playground from "../playground.js";
+import type * as sessions from "../sessions.js";
+import type * as signups from "../signups.js";
 
 /**
  * A utility for referencing Convex functions in your app's API.
@@ -24,7 +32,15 @@ import type * as limits from "../limits.js";
  * ```
  */
 declare const fullApi: ApiFromModules<{
+  apiCalls: typeof apiCalls;
+  invites: typeof invites;
   limits: typeof limits;
+  llm: typeof llm;
+  logins: typeof logins;
+  messages: typeof messages;
+  playground: typeof playground;
+  sessions: typeof sessions;
+  signups: typeof signups;
 }>;
 export declare const api: FilterApi<
   typeof fullApi,

@@ -1,0 +1,162 @@
+// llm.request and llm.generate through convex-test and register(): token reservations with
+// scheduled work. Fake timers step timer by timer, so every job runs at its own instant; the test
+// checks each ran no earlier than promised and that the budget was never exceeded.
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { calculateRateLimit, isInvalidRateLimitError, MINUTE, type RateLimitConfig } from "convex-rate-limiter";
+import { api } from "./_generated/api.js";
+import type { Doc } from "./_generated/dataModel.js";
+import { rateLimiter } from "./limits.js";
+import { JITTER_MS } from "./llm.js";
+import { makeTest } from "./test.setup.js";
+
+const START = Date.UTC(2025, 0, 1, 9);
+/** `llmTokens` from limits.ts; rate = capacity = 40k a minute, at most 200k reserved. */
+const budget: RateLimitConfig = { kind: "token bucket", rate: 40_000, period: MINUTE, maxReserved: 200_000 };
+const CAPACITY = 40_000;
+
+type Test = ReturnType<typeof makeTest>;
+
+/** A seeded generator, so the jitter (and so any failure) replays exactly. */
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(START);
+  vi.spyOn(Math, "random").mockImplementation(seeded(42));
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.useRealTimers();
+});
+
+/** Fires the next timer at its own instant, then waits for the scheduled functions it started. */
+async function step(t: Test) {
+  vi.advanceTimersToNextTimer();
+  await t.finishInProgressScheduledFunctions();
+}
+
+/** Runs every timer due up to `at`, one at a time, and leaves the clock at `at`. */
+async function runUntil(t: Test, at: number) {
+  // A no-op timer marks `at`, so stepping stops there rather than jumping past it.
+  setTimeout(() => {}, at - Date.now());
+  while (Date.now() < at) await step(t);
+}
+
+async function allJobs(t: Test): Promise<Doc<"llmJobs">[]> {
+  return t.run((ctx) => ctx.db.query("llmJobs").collect());
+}
+
+/**
+ * The most tokens any interval [a, b] may hold for a token bucket: capacity + rate × (b − a).
+ * Checks every interval that starts and ends at an event, which is where the sum peaks.
+ */
+function worstExcess(events: { at: number; tokens: number }[], slackMs: number): number {
+  const sorted = [...events].sort((x, y) => x.at - y.at);
+  let worst = -Infinity;
+  for (let i = 0; i < sorted.length; i++) {
+    let sum = 0;
+    for (let j = i; j < sorted.length; j++) {
+      sum += sorted[j]!.tokens;
+      const allowed = CAPACITY + (budget.rate * (sorted[j]!.at - sorted[i]!.at + slackMs)) / budget.period;
+      worst = Math.max(worst, sum - allowed);
+    }
+  }
+  return worst;
+}
+
+describe("request", () => {
+  test("within the budget, the work is scheduled to run now", async () => {
+    const t = makeTest();
+    const result = await t.mutation(api.llm.request, { prompt: "hello", tokens: 30_000 });
+    expect(result).toMatchObject({ ok: true, runAfter: 0 });
+    await step(t);
+    const [job] = await allJobs(t);
+    expect(job).toMatchObject({ tokens: 30_000, requestedAt: START, notBefore: START, ranAt: START });
+  });
+
+  test("beyond it, the tokens are reserved and the work waits until they exist", async () => {
+    const t = makeTest();
+    await t.mutation(api.llm.request, { prompt: "first", tokens: 40_000 });
+    const second = await t.mutation(api.llm.request, { prompt: "second", tokens: 10_000 });
+    // 10k tokens refill in 15 s; jitter adds less than a second on top.
+    if (!second.ok) throw new Error("expected a reservation");
+    expect(second.runAfter).toBeGreaterThanOrEqual(15_000);
+    expect(second.runAfter).toBeLessThan(15_000 + JITTER_MS);
+    await step(t); // the first job, now
+    await step(t); // the second, at its own time
+    const job = (await allJobs(t)).find((j) => j._id === second.jobId);
+    expect(job?.notBefore).toBe(START + 15_000);
+    expect(job?.ranAt).toBe(START + Math.floor(second.runAfter));
+  });
+
+  test("a full queue refuses, says when to retry, and schedules nothing", async () => {
+    const t = makeTest();
+    // 40k now plus 200k reserved: the queue is full.
+    await t.mutation(api.llm.request, { prompt: "a", tokens: 40_000 });
+    for (let i = 0; i < 5; i++) await t.mutation(api.llm.request, { prompt: "b", tokens: 40_000 });
+    const refused = await t.mutation(api.llm.request, { prompt: "c", tokens: 1_000 });
+    // 1k tokens of debt are repaid in 1.5 s, making room for this request.
+    expect(refused).toEqual({ ok: false, retryAfter: 1_500 });
+    expect(await allJobs(t)).toHaveLength(6);
+  });
+
+  test("a request that could never fit is an error", async () => {
+    const t = makeTest();
+    const error = await t.mutation(api.llm.request, { prompt: "huge", tokens: 240_001 }).catch((e: unknown) => e);
+    expect(isInvalidRateLimitError(error) && error.data.field).toBe("count");
+    expect(await allJobs(t)).toHaveLength(0);
+  });
+});
+
+describe("a stream of requests larger than the budget", () => {
+  test("every job runs no earlier than promised, and the budget is never exceeded", async () => {
+    const t = makeTest();
+    const sizes = seeded(7);
+    const accepted: { at: number; tokens: number }[] = [];
+    let refused = 0;
+    // One request every 2 s for 2 minutes, 2k to 30k tokens each: ~8× the budget.
+    for (let i = 0; i < 60; i++) {
+      await runUntil(t, START + i * 2_000);
+      const tokens = 2_000 + Math.floor(sizes() * 28_000);
+      const result = await t.mutation(api.llm.request, { prompt: `#${i}`, tokens });
+      if (result.ok) accepted.push({ at: Date.now(), tokens });
+      else refused++;
+    }
+    while (vi.getTimerCount() > 0) await step(t);
+
+    const jobs = await allJobs(t);
+    // The stream exercised every branch: run now, reserved for later, refused.
+    expect(jobs.some((j) => j.notBefore === j.requestedAt)).toBe(true);
+    expect(jobs.some((j) => j.notBefore > j.requestedAt)).toBe(true);
+    expect(refused).toBeGreaterThan(0);
+    expect(jobs).toHaveLength(accepted.length);
+
+    for (const job of jobs) {
+      // Ran, at or after its promised instant, and within the jitter of it (not batched later).
+      expect(job.ranAt).toBeDefined();
+      expect(job.ranAt).toBeGreaterThanOrEqual(job.notBefore);
+      expect(job.ranAt).toBeLessThanOrEqual(job.notBefore + JITTER_MS);
+    }
+    // The promised instants respect the bucket exactly (1 ms for rounding retryAfter up)...
+    expect(worstExcess(jobs.map((j) => ({ at: j.notBefore, tokens: j.tokens })), 1)).toBeLessThanOrEqual(0);
+    // ...and the actual runs, which jitter may delay and bunch by up to JITTER_MS, within that.
+    const runs = jobs.map((j) => ({ at: j.ranAt ?? NaN, tokens: j.tokens }));
+    expect(worstExcess(runs, JITTER_MS + 1)).toBeLessThanOrEqual(0);
+
+    // The scheduled runs took nothing: the limit's state is what the accepted requests alone make.
+    let model: { value: number; ts: number } | null = null;
+    for (const { at, tokens } of accepted) {
+      const next = calculateRateLimit(model, budget, at, tokens);
+      model = { value: next.value, ts: next.ts };
+    }
+    const state = await t.run((ctx) => rateLimiter.getValue(ctx, "llmTokens"));
+    expect(state.ts).toBe(model?.ts);
+    expect(state.value).toBeCloseTo(model?.value ?? NaN, 6);
+  });
+});

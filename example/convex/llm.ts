@@ -1,0 +1,79 @@
+// An LLM token budget. Each request reserves its tokens (`count`) up front, even ones not there
+// yet, and its work is scheduled for when the limiter says they'll be covered: the budget is never
+// exceeded, and no request has to retry. A queue deeper than `maxReserved` refuses new requests.
+import { v } from "convex/values";
+import { internal } from "./_generated/api.js";
+import { internalMutation, mutation, query } from "./_generated/server.js";
+import { rateLimiter } from "./limits.js";
+
+/**
+ * The most ms added at random to a reserved job's delay, so jobs reserved in the same instant
+ * don't all wake together. Jitter only ever delays work: a job never runs before its tokens exist.
+ */
+export const JITTER_MS = 1_000;
+
+/**
+ * request asks for a completion using `tokens` tokens of the budget. Returns `{ ok: true, jobId,
+ * runAfter }` with the job scheduled to run in `runAfter` ms (0: now), or `{ ok: false,
+ * retryAfter }` when the queue is full (the `maxReserved` of `llmTokens` in limits.ts).
+ */
+export const request = mutation({
+  args: { prompt: v.string(), tokens: v.number() },
+  returns: v.union(
+    v.object({ ok: v.literal(true), jobId: v.id("llmJobs"), runAfter: v.number() }),
+    v.object({ ok: v.literal(false), retryAfter: v.number() }),
+  ),
+  handler: async (ctx, { prompt, tokens }) => {
+    // #region llmReserve
+    const status = await rateLimiter.limit(ctx, "llmTokens", { count: tokens, reserve: true });
+    if (!status.ok) return { ok: false as const, retryAfter: status.retryAfter };
+    // ok with a retryAfter: the tokens are ours, but only from `retryAfter` ms from now.
+    const wait = status.retryAfter ?? 0;
+    const runAfter = wait === 0 ? 0 : wait + Math.random() * JITTER_MS;
+    const now = Date.now();
+    const jobId = await ctx.db.insert("llmJobs", {
+      prompt,
+      tokens,
+      requestedAt: now,
+      notBefore: now + wait,
+    });
+    await ctx.scheduler.runAfter(runAfter, internal.llm.generate, { jobId });
+    // #endregion llmReserve
+    return { ok: true as const, jobId, runAfter };
+  },
+});
+
+// #region llmRun
+/**
+ * generate does a job's work when its time comes. It doesn't check the limit: the tokens were
+ * reserved when the job was scheduled, and checking again would count them twice. A real app would
+ * call the model from an action here; this one records when the job ran.
+ */
+export const generate = internalMutation({
+  args: { jobId: v.id("llmJobs") },
+  returns: v.null(),
+  handler: async (ctx, { jobId }) => {
+    await ctx.db.patch(jobId, { ranAt: Date.now() });
+    return null;
+  },
+});
+// #endregion llmRun
+
+/** jobs lists the latest LLM jobs, newest first, with when each was promised and when it ran. */
+export const jobs = query({
+  args: { limit: v.optional(v.number()) },
+  returns: v.array(
+    v.object({
+      _id: v.id("llmJobs"),
+      _creationTime: v.number(),
+      prompt: v.string(),
+      tokens: v.number(),
+      requestedAt: v.number(),
+      notBefore: v.number(),
+      ranAt: v.optional(v.number()),
+    }),
+  ),
+  handler: async (ctx, args) => {
+    return await ctx.db.query("llmJobs").order("desc").take(Math.min(args.limit ?? 50, 500));
+  },
+});

@@ -1,0 +1,168 @@
+// messages.send and its hookAPI through convex-test and register(): a token bucket of 10 a minute
+// with bursts of 3, per signed-in user or per anonymous session; fake timers step the refill.
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { calculateRateLimit, isInvalidRateLimitError, isRateLimitError, MINUTE } from "convex-rate-limiter";
+import type { SessionId } from "convex-helpers/server/sessions";
+import { ConvexError } from "convex/values";
+import { api } from "./_generated/api.js";
+import { makeTest } from "./test.setup.js";
+
+const START = Date.UTC(2025, 0, 1, 9);
+/** One token of `sendMessage` (10 a minute) comes back every 6 seconds. */
+const REFILL = MINUTE / 10;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(START);
+});
+afterEach(() => vi.useRealTimers());
+
+const tab1 = "session-1" as SessionId;
+const tab2 = "session-2" as SessionId;
+
+type Sender = Pick<ReturnType<typeof makeTest>, "mutation" | "query">;
+
+/** The `retryAfter` of a send the limit refuses; fails the test if the send goes through. */
+async function refusedFor(t: Sender, sessionId: SessionId): Promise<number> {
+  const error = await t.mutation(api.messages.send, { sessionId, body: "hi" }).then(
+    () => expect.unreachable("expected the message to be refused"),
+    (e: unknown) => e,
+  );
+  if (!isRateLimitError(error)) throw error;
+  return error.data.retryAfter;
+}
+
+async function sendN(t: Sender, sessionId: SessionId, n: number) {
+  for (let i = 0; i < n; i++) await t.mutation(api.messages.send, { sessionId, body: `message ${i}` });
+}
+
+describe("send", () => {
+  test("a burst of three, then one every six seconds", async () => {
+    const t = makeTest();
+    await sendN(t, tab1, 3);
+    expect(await refusedFor(t, tab1)).toBe(REFILL);
+    vi.advanceTimersByTime(REFILL - 1);
+    expect(await refusedFor(t, tab1)).toBe(1);
+    vi.advanceTimersByTime(1);
+    await sendN(t, tab1, 1);
+    expect(await refusedFor(t, tab1)).toBe(REFILL);
+  });
+
+  test("a sender who waits exactly retryAfter always gets through, within the bound", async () => {
+    const t = makeTest();
+    let sent = 0;
+    while (Date.now() - START <= MINUTE) {
+      try {
+        await t.mutation(api.messages.send, { sessionId: tab1, body: "steady" });
+        sent++;
+      } catch (error) {
+        if (!isRateLimitError(error)) throw error;
+        vi.advanceTimersByTime(error.data.retryAfter);
+        await t.mutation(api.messages.send, { sessionId: tab1, body: "after the wait" });
+        sent++;
+      }
+      // Never more than the burst plus what refilled since the start.
+      expect(sent).toBeLessThanOrEqual(3 + (10 * (Date.now() - START)) / MINUTE);
+    }
+    // 3 at once, then one every 6 s: at 6, 12, ..., 60 s, and the last at 66 s ends the loop.
+    expect(sent).toBe(14);
+  });
+
+  test("trying every second for a minute reaches the bound: 3 + 10", async () => {
+    const t = makeTest();
+    let sent = 0;
+    for (let second = 0; second <= 60; second++) {
+      vi.setSystemTime(START + second * 1000);
+      try {
+        await t.mutation(api.messages.send, { sessionId: tab1, body: "spam" });
+        sent++;
+      } catch (error) {
+        if (!isRateLimitError(error)) throw error;
+      }
+      expect(sent).toBeLessThanOrEqual(3 + (10 * second) / 60);
+    }
+    // Sends at 0, 1, 2 s leave exactly 1/3 token; a whole one is back at 6 s, 12 s, ... 60 s.
+    // (Float drift in the stored value once made the 6 s send miss by 1 ms and lose a token.)
+    expect(sent).toBe(13);
+  });
+
+  test("anonymous visitors are limited per session", async () => {
+    const t = makeTest();
+    await sendN(t, tab1, 3);
+    await refusedFor(t, tab1);
+    await sendN(t, tab2, 3);
+  });
+
+  test("a signed-in user is limited across all their sessions", async () => {
+    const t = makeTest();
+    const alice = t.withIdentity({ subject: "alice" });
+    await sendN(alice, tab1, 2);
+    await sendN(alice, tab2, 1);
+    await refusedFor(alice, tab2);
+    // Bob, and anonymous visitors in the same tabs, have their own buckets.
+    await sendN(t.withIdentity({ subject: "bob" }), tab1, 3);
+    await sendN(t, tab1, 3);
+  });
+
+  test("messages record whose bucket they came from", async () => {
+    const t = makeTest();
+    await sendN(t, tab1, 1);
+    await sendN(t.withIdentity({ subject: "alice", tokenIdentifier: "issuer|alice" }), tab1, 1);
+    const authors = (await t.query(api.messages.list, {})).map((m) => m.author);
+    expect(authors).toEqual(["user:issuer|alice", "session:session-1"]);
+  });
+
+  test("a session ID can't pose as a user", async () => {
+    const t = makeTest();
+    const alice = t.withIdentity({ subject: "alice", tokenIdentifier: "issuer|alice" });
+    // An anonymous client sending Alice's identifier as its session ID drains its own bucket only.
+    await sendN(t, "issuer|alice" as SessionId, 3);
+    await sendN(alice, tab1, 3);
+  });
+
+  test("a malformed message is refused without taking a token", async () => {
+    const t = makeTest();
+    await expect(t.mutation(api.messages.send, { sessionId: tab1, body: "" })).rejects.toBeInstanceOf(ConvexError);
+    await sendN(t, tab1, 3);
+  });
+});
+
+describe("hookAPI: getRateLimit and getServerTime", () => {
+  test("reports the sender's bucket, so the client can predict the next send", async () => {
+    const t = makeTest();
+    await sendN(t, tab1, 3);
+    const state = await t.query(api.messages.getRateLimit, { key: tab1 });
+    expect(state).toMatchObject({ value: 0, ts: START, shard: 0 });
+    expect(state.config).toMatchObject({ kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 });
+    // What the hook computes from it agrees with the server's refusal.
+    const predicted = calculateRateLimit({ value: state.value, ts: state.ts }, state.config, START, 1);
+    expect(predicted.retryAfter).toBe(await refusedFor(t, tab1));
+  });
+
+  test("a signed-in user sees their own bucket whatever key the client sends", async () => {
+    const t = makeTest();
+    const alice = t.withIdentity({ subject: "alice" });
+    await sendN(alice, tab1, 2);
+    expect((await alice.query(api.messages.getRateLimit, { key: tab2 })).value).toBe(1);
+    expect((await alice.query(api.messages.getRateLimit, {})).value).toBe(1);
+    // The anonymous session tab2 is untouched (full: a missing row reads as capacity).
+    expect((await t.query(api.messages.getRateLimit, { key: tab2 })).value).toBe(3);
+  });
+
+  test("refuses clients that send a name or a config, or no session when anonymous", async () => {
+    const t = makeTest();
+    const byName = await t.query(api.messages.getRateLimit, { key: tab1, name: "failedLogins" }).catch((e: unknown) => e);
+    expect(isInvalidRateLimitError(byName) && byName.data.field).toBe("name");
+    const byConfig = await t
+      .query(api.messages.getRateLimit, { key: tab1, config: { kind: "token bucket", rate: 1000, period: 1 } })
+      .catch((e: unknown) => e);
+    expect(isInvalidRateLimitError(byConfig) && byConfig.data.field).toBe("config");
+    await expect(t.query(api.messages.getRateLimit, {})).rejects.toBeInstanceOf(ConvexError);
+  });
+
+  test("getServerTime returns the server's clock", async () => {
+    const t = makeTest();
+    vi.setSystemTime(START + 1234);
+    expect(await t.mutation(api.messages.getServerTime, {})).toBe(START + 1234);
+  });
+});

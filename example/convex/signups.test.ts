@@ -1,0 +1,68 @@
+// signups.signUp through convex-test and register(): one global fixed window of 100 sign-ups an
+// hour, refilled at the window boundary; fake timers put requests on either side of it.
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { HOUR, isRateLimitError } from "convex-rate-limiter";
+import { ConvexError } from "convex/values";
+import { api } from "./_generated/api.js";
+import { makeTest } from "./test.setup.js";
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(Date.UTC(2025, 0, 1, 9, 17));
+});
+afterEach(() => vi.useRealTimers());
+
+type Test = ReturnType<typeof makeTest>;
+
+/** Signs up `n` new accounts named `${prefix}0`, `${prefix}1`, ... */
+async function signUpMany(t: Test, prefix: string, n: number) {
+  for (let i = 0; i < n; i++) await t.mutation(api.signups.signUp, { name: `${prefix}${i}`, password: "pw" });
+}
+
+/** The `retryAfter` of a sign-up the window refuses; fails the test if it isn't refused. */
+async function refusedFor(t: Test, name: string): Promise<number> {
+  const error = await t.mutation(api.signups.signUp, { name, password: "pw" }).then(
+    () => expect.unreachable("expected the sign-up to be refused"),
+    (e: unknown) => e,
+  );
+  if (!isRateLimitError(error)) throw error;
+  expect(error.data.name).toBe("freeTrialSignUp");
+  return error.data.retryAfter;
+}
+
+describe("signUp", () => {
+  test("100 sign-ups an hour for everyone together; the window refills at its boundary", async () => {
+    const t = makeTest();
+    await signUpMany(t, "a", 100);
+    const wait = await refusedFor(t, "late");
+    // The next boundary is within the hour (the window's phase is hashed, not midnight).
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(HOUR);
+
+    vi.advanceTimersByTime(wait - 1);
+    expect(await refusedFor(t, "late")).toBe(1);
+
+    vi.advanceTimersByTime(1);
+    // A new window: 100 more (the capacity), then refused for a whole window.
+    await signUpMany(t, "b", 100);
+    expect(await refusedFor(t, "late")).toBe(HOUR);
+  });
+
+  test("the window is global: different names draw from the same 100", async () => {
+    const t = makeTest();
+    await signUpMany(t, "x", 60);
+    await signUpMany(t, "y", 40);
+    await refusedFor(t, "z");
+  });
+
+  test("a sign-up refused for a taken name gives its token back", async () => {
+    const t = makeTest();
+    await signUpMany(t, "a", 99);
+    await expect(t.mutation(api.signups.signUp, { name: "a0", password: "pw" })).rejects.toBeInstanceOf(ConvexError);
+    // The failed attempt rolled back, so the 100th token is still there.
+    await t.mutation(api.signups.signUp, { name: "last", password: "pw" });
+    await refusedFor(t, "one-too-many");
+    const names = await t.run(async (ctx) => (await ctx.db.query("users").collect()).length);
+    expect(names).toBe(100);
+  });
+});

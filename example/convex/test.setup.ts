@@ -1,0 +1,16 @@
+// The example app's convex-test setup, shared by its tests. (Convex skips files with two dots in
+// their name, so this one is never deployed.)
+// #region testSetup
+import { convexTest } from "convex-test";
+import { register } from "convex-rate-limiter/test";
+import schema from "./schema.js";
+
+const modules = import.meta.glob("./**/*.*s");
+
+/** A convex-test instance of this app, with the rate limiter component registered. */
+export function makeTest() {
+  const t = convexTest(schema, modules);
+  register(t);
+  return t;
+}
+// #endregion testSetup
