@@ -182,7 +182,7 @@ function sampleDistinct(n: number, k: number, random: () => number): number[] {
 
 /**
  * Reads a limit's state for display. Returns the fullest of `sampleShards` shard rows (default 1)
- * as `{ value, ts, shard, config }`, where `config` is that shard's own share, start resolved, so
+ * as `{ value, ts, shard, config }`, evaluated at the query's time, where `config` is that shard's own share, start resolved, so
  * `calculateRateLimit(value, config, t)` is exactly what that shard answers at `t`. `total` is the
  * whole limit's available tokens now: exact when every shard was read, else scaled from the sample.
  */
@@ -205,10 +205,12 @@ export const getValue = query({
     const readCapacity = evaluated.reduce((sum, e) => sum + e.r.read.p.capacity, 0);
     const capacity = args.config.capacity ?? args.config.rate;
     const exact = rows.length === n;
-    const state = best.r.read.state ?? best.cur;
+    // The shard's state evaluated at the query's time: predicting forward from it gives exactly
+    // what predicting from the stored row would, and a client without a clock offset can use
+    // `ts` as a lower bound on the server's clock.
     return {
-      value: state.value,
-      ts: state.ts,
+      value: best.cur.value,
+      ts: best.cur.ts,
       shard: best.r.read.shard,
       config: shardConfig(args.config, phase, best.r.read.shard),
       total: {
