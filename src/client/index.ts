@@ -41,15 +41,21 @@ export type QueryCtx = Pick<GenericQueryCtx<GenericDataModel>, "runQuery">;
 export type MutationCtx = Pick<GenericMutationCtx<GenericDataModel>, "runQuery" | "runMutation">;
 /** The part of an action's `ctx` the client needs. */
 export type ActionCtx = Pick<GenericActionCtx<GenericDataModel>, "runQuery" | "runMutation" | "runAction">;
-type RunQueryCtx = Pick<QueryCtx, "runQuery">;
-type RunMutationCtx = Pick<MutationCtx, "runMutation">;
+/** Any ctx that can run a query: a query's, a mutation's or an action's. */
+type RunQueryCtx = QueryCtx | MutationCtx | ActionCtx;
+/** Any ctx that can run a mutation: a mutation's or an action's. */
+type RunMutationCtx = MutationCtx | ActionCtx;
 
-function hasData(error: unknown): error is { data: unknown } {
-  return typeof error === "object" && error !== null && "data" in error;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
+/** Reads `error.data` as a plain object, or undefined; never throws (getters and Proxies may). */
+function dataOf(error: unknown): Record<string, unknown> | undefined {
+  try {
+    if (typeof error !== "object" || error === null || !("data" in error)) return undefined;
+    const data: unknown = error.data;
+    if (typeof data !== "object" || data === null) return undefined;
+    return { ...data };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -57,9 +63,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * `throws: true`, narrowing it so `error.data.retryAfter` (ms) can be read. Never throws.
  */
 export function isRateLimitError(error: unknown): error is { data: RateLimitError } {
-  if (!hasData(error) || !isObject(error.data)) return false;
-  const data = error.data;
-  return data.kind === "RateLimited" && typeof data.name === "string" && typeof data.retryAfter === "number";
+  const data = dataOf(error);
+  return (
+    data?.kind === "RateLimited" && typeof data.name === "string" && typeof data.retryAfter === "number"
+  );
 }
 
 /**
@@ -67,9 +74,8 @@ export function isRateLimitError(error: unknown): error is { data: RateLimitErro
  * or request; `error.data.field` names the field at fault. Never throws.
  */
 export function isInvalidRateLimitError(error: unknown): error is { data: InvalidRateLimitError } {
-  if (!hasData(error) || !isObject(error.data)) return false;
-  const data = error.data;
-  return data.kind === "InvalidRateLimit" && typeof data.field === "string";
+  const data = dataOf(error);
+  return data?.kind === "InvalidRateLimit" && typeof data.field === "string";
 }
 
 /** Options of a request, for a limit named in the constructor (its config is known). */

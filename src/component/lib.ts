@@ -181,7 +181,7 @@ function sampleDistinct(n: number, k: number, random: () => number): number[] {
 }
 
 /**
- * Reads a limit's state for display. Returns the fullest of `sampleShards` shard rows (default 1)
+ * Reads a limit's state for display. Returns the emptiest of `sampleShards` shard rows (default 1)
  * as `{ value, ts, shard, config }`, evaluated at the query's time, where `config` is that shard's own share, start resolved, so
  * `calculateRateLimit(value, config, t)` is exactly what that shard answers at `t`. `total` is the
  * whole limit's available tokens now: exact when every shard was read, else scaled from the sample.
@@ -200,7 +200,8 @@ export const getValue = query({
     const rows = [];
     for (const shard of picked) rows.push(await readShard(ctx.db, args, phase, shard, now));
     const evaluated = rows.map((r) => ({ r, cur: evaluate(r.read.state, r.read.p, now) }));
-    const best = evaluated.reduce((x, y) => (y.cur.value > x.cur.value ? y : x));
+    // The emptiest shard read: a conservative promise, whichever shards a request then picks.
+    const best = evaluated.reduce((x, y) => (y.cur.value < x.cur.value ? y : x));
     const readValue = evaluated.reduce((sum, e) => sum + e.cur.value, 0);
     const readCapacity = evaluated.reduce((sum, e) => sum + e.r.read.p.capacity, 0);
     const capacity = args.config.capacity ?? args.config.rate;
@@ -238,7 +239,7 @@ export const resetRateLimit = mutation({
 });
 
 /**
- * Removes every row created before `before` (ms, default: now), in batches of 500 per
+ * Removes every row created at or before `before` (ms, default: now), in batches of 500 per
  * transaction, rescheduling itself until none are left.
  */
 export const clearAll = mutation({
@@ -248,7 +249,7 @@ export const clearAll = mutation({
     const before = args.before ?? Date.now();
     const rows = await ctx.db
       .query("rateLimits")
-      .withIndex("by_creation_time", (q) => q.lt("_creationTime", before))
+      .withIndex("by_creation_time", (q) => q.lte("_creationTime", before))
       .take(CLEAR_BATCH);
     for (const row of rows) await ctx.db.delete(row._id);
     if (rows.length === CLEAR_BATCH) {

@@ -160,14 +160,23 @@ function guessDelay(cur: State, p: Params, now: number, need: number): number {
 
 /**
  * The least whole number of ms d ≥ 1 after which `state` holds at least `need` tokens, with no
- * other traffic. `need` must not exceed `p.capacity`, or the wait never ends (an error).
+ * other traffic. `need` must not exceed `p.capacity`, or the wait never ends (an error). `test`
+ * is the exact condition on the value that the caller decides with (by default `value >= need`);
+ * searching on it, rather than on `need`, keeps the answer right where float rounding makes
+ * `value - count >= floor` and `value >= count + floor` disagree.
  */
-export function delayUntil(state: State | null, p: Params, now: number, need: number): number {
+export function delayUntil(
+  state: State | null,
+  p: Params,
+  now: number,
+  need: number,
+  test: (value: number) => boolean = (value) => value >= need,
+): number {
   if (need > p.capacity) {
     throw invalid("count", need, `needs ${need} tokens but the capacity is ${p.capacity}`);
   }
   const cur = evaluate(state, p, now);
-  return leastDelay((t) => evaluate(state, p, t).value >= need, now, guessDelay(cur, p, now, need));
+  return leastDelay((t) => test(evaluate(state, p, t).value), now, guessDelay(cur, p, now, need));
 }
 
 /** The outcome of a request against one row, before anything is written. */
@@ -200,7 +209,8 @@ export function decideRow(
     if (next.value >= 0) return { ok: true, next };
     return { ok: true, next, retryAfter: delayUntil(next, p, now, 0) };
   }
-  return { ok: false, retryAfter: delayUntil(state, p, now, count + floor) };
+  const accepts = (value: number) => value - count >= floor;
+  return { ok: false, retryAfter: delayUntil(state, p, now, count + floor, accepts) };
 }
 
 /** The params of a whole config (or of one row, for a config that is one shard's share). */

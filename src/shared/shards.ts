@@ -130,8 +130,16 @@ function balance(total: number, a: Params, b: Params): [number, number] {
 export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, reserve: boolean): Plan {
   const ca = evaluate(a.state, a.p, now);
   const cb = evaluate(b.state, b.p, now);
-  const [fuller, other] = cb.value > ca.value ? [b, a] : [a, b];
-  const fullerCur = fuller === a ? ca : cb;
+  const floor = reserve && count > 0 ? -(a.p.maxReserved + b.p.maxReserved) : 0;
+  const shards = [a.shard, b.shard];
+  if (!pairAccepts(ca.value, cb.value, count, floor)) {
+    const rate = (a.p.rate + b.p.rate) / a.p.period;
+    const guess = Math.max(ca.ts, cb.ts, now) - now + (count + floor - ca.value - cb.value) / rate;
+    const accepts = (t: number) =>
+      pairAccepts(evaluate(a.state, a.p, t).value, evaluate(b.state, b.p, t).value, count, floor);
+    return { ok: false, retryAfter: leastDelay(accepts, now, guess), writes: [], shards };
+  }
+  const [fuller, fullerCur] = cb.value > ca.value ? [b, cb] : [a, ca];
   if (fullerCur.value - count >= 0) {
     if (count === 0) return { ok: true, writes: [], shards: [fuller.shard] };
     return {
@@ -140,18 +148,8 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
       shards: [fuller.shard],
     };
   }
-  const shards = [a.shard, b.shard];
-  const left = ca.value + cb.value - count;
-  const floor = reserve && count > 0 ? -(a.p.maxReserved + b.p.maxReserved) : 0;
-  const combined = (t: number) =>
-    evaluate(a.state, a.p, t).value + evaluate(b.state, b.p, t).value - count >= floor;
-  if (!(left >= floor)) {
-    const rate = (a.p.rate + b.p.rate) / a.p.period;
-    const guess = Math.max(ca.ts, cb.ts, now) - now + (floor - left) / rate;
-    return { ok: false, retryAfter: leastDelay(combined, now, guess), writes: [], shards };
-  }
   if (count === 0) return { ok: true, writes: [], shards };
-  const [va, vb] = balance(left, a.p, b.p);
+  const [va, vb] = balance(ca.value + cb.value - count, a.p, b.p);
   const next: [State, State] = [
     { value: va, ts: ca.ts },
     { value: vb, ts: cb.ts },
@@ -166,4 +164,13 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
     vb < 0 ? delayUntil(next[1], b.p, now, 0) : 0,
   );
   return { ok: true, retryAfter: repaid, writes, shards };
+}
+
+/**
+ * Whether a pair holding `va` and `vb` tokens serves `count`: the fuller alone without debt, or
+ * both together down to `floor` (minus their combined `maxReserved` when reserving, else 0).
+ * The planner, its retry search and validation all use this one test, so they can't disagree.
+ */
+export function pairAccepts(va: number, vb: number, count: number, floor: number): boolean {
+  return Math.max(va, vb) - count >= 0 || va + vb - count >= floor;
 }

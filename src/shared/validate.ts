@@ -92,38 +92,35 @@ export function validateConfig(config: RateLimitConfig): void {
 
 /**
  * Checks a request's `count` against a (valid) config: finite, ≥ 0, and one that can ever
- * succeed: at most what the shards a request may combine hold (`capacity` unsharded; the
- * smallest two shards together when sharded), plus their `maxReserved` parts when reserving.
+ * succeed: one that a full limit accepts by the very test the decision uses. Unsharded: at most
+ * `capacity` (plus `maxReserved` when reserving). Sharded: what the weakest pair of full shards
+ * accepts together (see `pairAccepts`), so a fresh limit serves every count validation passes.
  */
 export function validateCount(count: number, config: RateLimitConfig, reserve: boolean): void {
   requireNumber("count", count, (x) => x >= 0, "must be a finite number ≥ 0");
   const shards = config.shards ?? 1;
   const capacity = config.capacity ?? config.rate;
-  let most = smallestPair(capacity, shards);
-  if (reserve) {
-    const maxReserved = config.maxReserved ?? Infinity;
-    most = shards === 1 ? capacity + maxReserved : smallestReservable(capacity, maxReserved, shards);
+  const maxReserved = reserve ? (config.maxReserved ?? Infinity) : 0;
+  if (shards === 1) {
+    if (!(capacity - count >= -maxReserved)) throw neverSucceeds(count, "the capacity", capacity, maxReserved);
+    return;
   }
-  if (count > most) {
-    const what = shards === 1 ? "the capacity" : "what two shards hold together";
-    throw invalid(
-      "count",
-      count,
-      `can never succeed: it exceeds ${what}${reserve ? " plus their reservable tokens" : ""} (${most})`,
-    );
+  // Both splits favour low shard numbers, so the weakest pairs are among the last three shards.
+  const cap = (i: number) => splitTotal(capacity, shards, i);
+  const res = (i: number) => splitTotal(maxReserved, shards, i);
+  for (let i = Math.max(0, shards - 3); i < shards; i++) {
+    for (let j = i + 1; j < shards; j++) {
+      const floor = reserve && count > 0 ? -(res(i) + res(j)) : 0;
+      if (!(Math.max(cap(i), cap(j)) - count >= 0 || cap(i) + cap(j) - count >= floor)) {
+        throw neverSucceeds(count, "what two shards hold together", smallestPair(capacity, shards), maxReserved);
+      }
+    }
   }
 }
 
-/** The least that any two shards can take together, counting what they may reserve. */
-function smallestReservable(capacity: number, maxReserved: number, shards: number): number {
-  if (!Number.isFinite(maxReserved)) return Infinity;
-  let least = Infinity;
-  const total = (i: number) => splitTotal(capacity, shards, i) + splitTotal(maxReserved, shards, i);
-  // Both splits favour low shard numbers, so the smallest pairs are among the last shards.
-  for (let i = Math.max(0, shards - 3); i < shards; i++) {
-    for (let j = i + 1; j < shards; j++) least = Math.min(least, total(i) + total(j));
-  }
-  return least;
+function neverSucceeds(count: number, what: string, most: number, maxReserved: number) {
+  const reserved = maxReserved > 0 ? ` plus what may be reserved (${maxReserved} in all)` : "";
+  return invalid("count", count, `can never succeed: it exceeds ${what} (${most})${reserved}`);
 }
 
 /** Checks a limit's `name` (non-empty, at most {@link MAX_NAME_LENGTH}) and `key` (at most that long). */

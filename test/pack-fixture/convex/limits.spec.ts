@@ -1,0 +1,43 @@
+// The app's own test, run inside a temporary app by test/pack.test.ts: convex-test with the installed
+// component registered through convex-rate-limiter/test, under fake timers. (Named .spec.ts so the
+// project's own vitest, which runs *.test.ts, leaves it alone.)
+import { convexTest } from "convex-test";
+import { afterEach, beforeEach, expect, test, vi } from "vitest";
+import rateLimiterTest, { register } from "convex-rate-limiter/test";
+import rateLimiterComponent from "convex-rate-limiter/convex.config.js";
+import { api } from "./_generated/api.js";
+import schema from "./schema.js";
+
+const modules = import.meta.glob("./**/*.*s");
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(1_700_000_000_000);
+});
+afterEach(() => vi.useRealTimers());
+
+test("register(t): two sends a minute, then a refusal with retryAfter, per user", async () => {
+  const t = convexTest(schema, modules);
+  register(t);
+  expect(await t.mutation(api.limits.send, { user: "ada" })).toEqual({ ok: true });
+  expect(await t.mutation(api.limits.send, { user: "ada" })).toEqual({ ok: true });
+  // 2 per minute refill one token every 30 s.
+  expect(await t.mutation(api.limits.send, { user: "ada" })).toEqual({ ok: false, retryAfter: 30_000 });
+  // Another key has its own bucket.
+  expect(await t.mutation(api.limits.send, { user: "bob" })).toEqual({ ok: true });
+});
+
+test("the default export's register, and time moving on", async () => {
+  const t = convexTest(schema, modules);
+  rateLimiterTest.register(t, "rateLimiter");
+  await t.mutation(api.limits.send, { user: "ada" });
+  await t.mutation(api.limits.send, { user: "ada" });
+  expect(await t.query(api.limits.canSend, { user: "ada" })).toEqual({ ok: false, retryAfter: 30_000 });
+  vi.advanceTimersByTime(30_000);
+  expect(await t.query(api.limits.canSend, { user: "ada" })).toEqual({ ok: true });
+  expect(await t.mutation(api.limits.send, { user: "ada" })).toEqual({ ok: true });
+});
+
+test("convex.config.js resolves at run time to the component definition", () => {
+  expect(rateLimiterComponent).toBeTypeOf("object");
+});
