@@ -1,9 +1,10 @@
 // The component's registered functions. They are thin: validation and the decision live in the
 // pure code under src/shared, the handlers here only read and write rows.
 import { ConvexError, v } from "convex/values";
-import { evaluate, windowStart, type State } from "../shared/algebra.js";
+import { evaluate, type State } from "../shared/algebra.js";
 import {
   isComfortable,
+  relayout,
   pickTwo,
   planOne,
   planTwo,
@@ -45,54 +46,84 @@ const CLEAR_BATCH = 500;
 type Row = { doc: Doc<"rateLimits"> | null; read: ShardRead };
 
 /**
- * Reads shard `shard` of a limit. A missing row is a full shard when the limit is new or the
- * shard simply hasn't been used under the current layout; but when a sibling row was written under
- * another shard count (or by a version that didn't record it), the layout changed and this shard
- * starts empty at `now`, so a change of layout never refills anything.
+ * A limit's shard rows as one request sees them, read lazily: one index lookup per shard asked
+ * for. A missing row is a full shard (never used under this layout). When a row turns out to have
+ * been written under another shard count, the view switches to the limit's whole state
+ * redistributed over the current layout (`relayout`), and `migration` holds what to write so
+ * every row is rewritten once under the new layout.
  */
-async function readShard(
-  db: DatabaseReader,
-  args: { name: string; key?: string; config: RateLimitConfig },
-  phase: number,
-  shard: number,
-  now: number,
-): Promise<Row> {
-  const n = args.config.shards ?? 1;
-  const p = shardParams(args.config, phase, shard);
-  const prefix = () =>
-    db.query("rateLimits").withIndex("name", (q) => q.eq("name", args.name).eq("key", args.key));
-  let doc: Doc<"rateLimits"> | null;
-  let sibling: Doc<"rateLimits"> | null = null;
-  if (n === 1) {
-    // One read covers both the row and any sibling left by an earlier layout.
-    const first = await prefix().first();
-    doc = first?.shard === shard ? first : null;
-    sibling = doc ? null : first;
-  } else {
-    doc = await db
+class LimitView {
+  private rows = new Map<number, Row>();
+  migration: { states: State[]; docs: Doc<"rateLimits">[] } | undefined;
+  private readonly n: number;
+
+  constructor(
+    private db: DatabaseReader,
+    private args: { name: string; key?: string; config: RateLimitConfig },
+    private phase: number,
+    private now: number,
+  ) {
+    this.n = args.config.shards ?? 1;
+  }
+
+  private prefix() {
+    return this.db
       .query("rateLimits")
-      .withIndex("name", (q) => q.eq("name", args.name).eq("key", args.key).eq("shard", shard))
-      .first();
-    if (!doc) sibling = await prefix().first();
+      .withIndex("name", (q) => q.eq("name", this.args.name).eq("key", this.args.key));
   }
-  let state: State | null = doc && { value: doc.value, ts: doc.ts };
-  if (!doc && sibling && sibling.shards !== n) {
-    state = { value: 0, ts: p.kind === "fixed window" ? windowStart(now, p) : now };
+
+  /** Shard `shard`'s row and state, as of the current layout. */
+  async shard(shard: number): Promise<Row> {
+    if (this.migration) return this.migrated(shard);
+    const cached = this.rows.get(shard);
+    if (cached) return cached;
+    let doc: Doc<"rateLimits"> | null;
+    let other: Doc<"rateLimits"> | null = null;
+    if (this.n === 1) {
+      // One read finds the row, or a row left by an earlier, sharded layout.
+      const first = await this.prefix().first();
+      doc = first?.shard === shard ? first : null;
+      other = doc ? null : first;
+    } else {
+      doc = await this.db
+        .query("rateLimits")
+        .withIndex("name", (q) => q.eq("name", this.args.name).eq("key", this.args.key).eq("shard", shard))
+        .first();
+      // Only a missing row needs a look at its siblings: is the limit new, or re-laid out?
+      if (!doc) other = await this.prefix().first();
+    }
+    const seen = doc ?? other;
+    if (seen && seen.shards !== this.n) {
+      const docs = await this.prefix().collect();
+      this.migration = { docs, states: relayout(docs, this.args.config, this.phase, this.now) };
+      return this.migrated(shard);
+    }
+    const p = shardParams(this.args.config, this.phase, shard);
+    const row = { doc, read: { shard, state: doc && { value: doc.value, ts: doc.ts }, p } };
+    this.rows.set(shard, row);
+    return row;
   }
-  return { doc, read: { shard, state, p } };
+
+  private migrated(shard: number): Row {
+    const { docs, states } = this.migration!;
+    return {
+      doc: docs.find((d) => d.shard === shard) ?? null,
+      read: { shard, state: states[shard]!, p: shardParams(this.args.config, this.phase, shard) },
+    };
+  }
 }
 
 /**
  * Decides a request without writing: reads one shard, and a second only when the first can't
  * serve it comfortably (every read joins the transaction's read set, so it's a chance to
- * conflict). Returns the plan and the rows read, for {@link applyPlan}.
+ * conflict). Returns the plan and the view it was made from, for {@link applyPlan}.
  */
 export async function decide(
   db: DatabaseReader,
   args: RateLimitArgs,
   now: number,
   random: () => number,
-): Promise<{ plan: Plan; rows: Row[] }> {
+): Promise<{ plan: Plan; view: LimitView }> {
   validateNameAndKey(args.name, args.key);
   validateConfig(args.config);
   const count = args.count ?? 1;
@@ -100,13 +131,15 @@ export async function decide(
   validateCount(count, args.config, reserve);
   const phase = resolvePhase(args.config, args.name, args.key);
   const n = args.config.shards ?? 1;
+  const view = new LimitView(db, args, phase, now);
   const [first, second] = pickTwo(n, random(), random());
-  const a = await readShard(db, args, phase, first, now);
+  const a = await view.shard(first);
   if (n === 1 || isComfortable(a.read, now, count)) {
-    return { plan: planOne(a.read, now, count, reserve), rows: [a] };
+    // Asked again: reading it may have switched the view to a migrated layout.
+    return { plan: planOne((await view.shard(first)).read, now, count, reserve), view };
   }
-  const b = await readShard(db, args, phase, second, now);
-  return { plan: planTwo(a.read, b.read, now, count, reserve), rows: [a, b] };
+  const b = await view.shard(second);
+  return { plan: planTwo((await view.shard(first)).read, b.read, now, count, reserve), view };
 }
 
 /** Turns a plan into the result, throwing `RateLimited` when asked to and the work can't run now. */
@@ -126,19 +159,31 @@ function result(args: RateLimitArgs, plan: Plan): RateLimitReturns {
     : { ok: false, retryAfter: plan.retryAfter, shards: plan.shards };
 }
 
-/** Writes a plan's rows, recording the layout they were written under. */
-async function applyPlan(db: DatabaseWriter, args: RateLimitArgs, plan: Plan, rows: Row[]) {
+/**
+ * Writes a plan's rows, recording the layout they were written under. After a layout change,
+ * writes every shard of the new layout and deletes rows the new layout doesn't have.
+ */
+async function applyPlan(db: DatabaseWriter, args: RateLimitArgs, plan: Plan, view: LimitView) {
   const shards = args.config.shards ?? 1;
-  for (const write of plan.writes) {
-    const doc = rows.find((r) => r.read.shard === write.shard)?.doc;
-    const fields = { value: write.state.value, ts: write.state.ts, shards };
+  const writes = new Map(plan.writes.map((w) => [w.shard, w.state]));
+  if (view.migration) {
+    view.migration.states.forEach((state, shard) => {
+      if (!writes.has(shard)) writes.set(shard, state);
+    });
+    for (const doc of view.migration.docs) {
+      if (doc.shard >= shards || !Number.isInteger(doc.shard)) await db.delete(doc._id);
+    }
+  }
+  for (const [shard, state] of writes) {
+    const { doc } = await view.shard(shard);
+    const fields = { value: state.value, ts: state.ts, shards };
     if (doc) {
       await db.patch(doc._id, fields);
     } else {
       await db.insert("rateLimits", {
         name: args.name,
         ...(args.key === undefined ? {} : { key: args.key }),
-        shard: write.shard,
+        shard,
         ...fields,
       });
     }
@@ -153,9 +198,9 @@ export const rateLimit = mutation({
   args: rateLimitArgs,
   returns: rateLimitReturns,
   handler: async (ctx, args) => {
-    const { plan, rows } = await decide(ctx.db, args, Date.now(), Math.random);
+    const { plan, view } = await decide(ctx.db, args, Date.now(), Math.random);
     const out = result(args, plan);
-    await applyPlan(ctx.db, args, plan, rows);
+    await applyPlan(ctx.db, args, plan, view);
     return out;
   },
 });
@@ -197,8 +242,10 @@ export const getValue = query({
     const n = args.config.shards ?? 1;
     const phase = resolvePhase(args.config, args.name, args.key);
     const picked = sampleDistinct(n, Math.min(n, args.sampleShards ?? 1), Math.random);
-    const rows = [];
-    for (const shard of picked) rows.push(await readShard(ctx.db, args, phase, shard, now));
+    const view = new LimitView(ctx.db, args, phase, now);
+    for (const shard of picked) await view.shard(shard);
+    // Asked again: a read may have switched the view to a migrated layout.
+    const rows = await Promise.all(picked.map((shard) => view.shard(shard)));
     const evaluated = rows.map((r) => ({ r, cur: evaluate(r.read.state, r.read.p, now) }));
     // The emptiest shard read: a conservative promise, whichever shards a request then picks.
     const best = evaluated.reduce((x, y) => (y.cur.value < x.cur.value ? y : x));

@@ -1,7 +1,17 @@
 // Deciding a request against a sharded limit with the power of two choices. Pure: the caller
 // supplies the rows it read and the random draws; the planner says what to read next or what to
 // write.
-import { decideRow, delayUntil, evaluate, leastDelay, paramsOf, phaseOf, type Params, type State } from "./algebra.js";
+import {
+  decideRow,
+  delayUntil,
+  evaluate,
+  leastDelay,
+  paramsOf,
+  phaseOf,
+  windowStart,
+  type Params,
+  type State,
+} from "./algebra.js";
 import { splitTotal } from "./split.js";
 import type { RateLimitConfig } from "./validators.js";
 
@@ -173,4 +183,32 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
  */
 export function pairAccepts(va: number, vb: number, count: number, floor: number): boolean {
   return Math.max(va, vb) - count >= 0 || va + vb - count >= floor;
+}
+
+/** A stored row as {@link relayout} sees it. `shards` is the layout it was written under, if recorded. */
+export type StoredRow = { shard: number; value: number; ts: number; shards?: number };
+
+/**
+ * The states of every shard of a limit whose rows were written under another shard count (or by
+ * a version that didn't record it, taken to be the current count). The limit's total at `now`
+ * under the old layout, where a missing row was a full shard, is split over the new shards
+ * exactly as `capacity` is (each clamped to its share), so changing the layout never gains tokens
+ * and loses only what no longer fits. Fixed windows keep their phase.
+ */
+export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: number, now: number): State[] {
+  const n = config.shards ?? 1;
+  const old = rows.find((r) => r.shards !== undefined)?.shards ?? n;
+  const oldConfig = { ...config, shards: old };
+  let total = 0;
+  for (let i = 0; i < old; i++) {
+    const row = rows.find((r) => r.shard === i);
+    total += evaluate(row ?? null, shardParams(oldConfig, phase, i), now).value;
+  }
+  return Array.from({ length: n }, (_, i) => {
+    const p = shardParams(config, phase, i);
+    return {
+      value: Math.min(splitTotal(total, n, i), p.capacity),
+      ts: p.kind === "fixed window" ? windowStart(now, p) : now,
+    };
+  });
 }

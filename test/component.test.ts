@@ -1,0 +1,546 @@
+// The component's registered functions on convex-test with fake timers and a seeded Math.random, for both kinds × 1, 2, 3, 10 shards, counting its rows through a test-only query.
+import { convexTest } from "convex-test";
+import { componentsGeneric, defineSchema, type FunctionReference } from "convex/server";
+import { ConvexError } from "convex/values";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import {
+  calculateRateLimit,
+  HOUR,
+  MINUTE,
+  RateLimiter,
+  SECOND,
+  type RateLimitConfig,
+  type RateLimitReturns,
+} from "../src/client/index.js";
+import type { ComponentApi } from "../src/component/_generated/component.js";
+import type { Doc } from "../src/component/_generated/dataModel.js";
+import { query } from "../src/component/_generated/server.js";
+import { splitTotal } from "../src/shared/split.js";
+import { modules, schema } from "../src/test.js";
+
+const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 123);
+
+// A test-only query, registered inside the component next to its own modules, that lists its rows.
+const inspect = {
+  rows: query({ args: {}, handler: async (ctx) => ctx.db.query("rateLimits").collect() }),
+};
+const components = componentsGeneric() as unknown as {
+  rateLimiter: ComponentApi & {
+    inspect: { rows: FunctionReference<"query", "internal", Record<string, never>, Doc<"rateLimits">[]> };
+  };
+};
+const api = components.rateLimiter;
+
+function makeT() {
+  const t = convexTest(defineSchema({}), import.meta.glob("./app/**/*.ts"));
+  t.registerComponent("rateLimiter", schema, { ...modules, "./component/inspect.ts": async () => inspect });
+  return t;
+}
+type T = ReturnType<typeof makeT>;
+
+async function rows(t: T, name?: string, key?: string): Promise<Doc<"rateLimits">[]> {
+  const all = await t.run((ctx) => ctx.runQuery(api.inspect.rows, {}));
+  return all.filter((r) => (name === undefined || r.name === name) && (key === undefined || r.key === key));
+}
+
+/** A mulberry32 generator: Math.random is replaced by it so every run draws the same shards. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = a;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+/** Makes the next Math.random draw pick `shard` of `n` as a request's first shard. */
+function firstPick(shard: number, n: number) {
+  vi.mocked(Math.random).mockReturnValueOnce((shard + 0.5) / n);
+}
+
+/** Makes a request's two draws pick shards `a` then `b` (distinct) of `n`. */
+function bothPicks(a: number, b: number, n: number) {
+  const j = (b - a - 1 + n) % n; // b = (a + 1 + j) % n
+  vi.mocked(Math.random)
+    .mockReturnValueOnce((a + 0.5) / n)
+    .mockReturnValueOnce((j + 0.5) / Math.max(1, n - 1));
+}
+
+function errorData(e: unknown): unknown {
+  return e instanceof ConvexError ? e.data : undefined;
+}
+
+async function thrown(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (e) {
+    return e;
+  }
+  throw new Error("expected the call to throw");
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(T0);
+  vi.spyOn(Math, "random").mockImplementation(seeded(42));
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.useRealTimers();
+});
+
+const KINDS = ["token bucket", "fixed window"] as const;
+type Kind = (typeof KINDS)[number];
+const SHARDS = [1, 2, 3, 10];
+const RATE = 60;
+
+type Extra = { rate?: number; period?: number; capacity?: number; start?: number };
+
+function configOf(kind: Kind, shards: number, extra: Extra = {}): RateLimitConfig {
+  const { start, ...numbers } = extra;
+  const common = { rate: RATE, period: MINUTE, capacity: RATE, shards, ...numbers };
+  return kind === "token bucket"
+    ? { kind, ...common }
+    : { kind, ...common, ...(start === undefined ? {} : { start }) };
+}
+
+const cases = KINDS.flatMap((kind) => SHARDS.map((shards) => ({ kind, shards })));
+
+describe.each(cases)("$kind, $shards shard(s)", ({ kind, shards }) => {
+  const config = configOf(kind, shards);
+  const name = "limit";
+
+  const limit = (t: T, args: { key?: string; count?: number; reserve?: boolean; throws?: boolean } = {}) =>
+    t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name, config, ...args }));
+  const check = (t: T, args: { key?: string; count?: number; reserve?: boolean; throws?: boolean } = {}) =>
+    t.run((ctx) => ctx.runQuery(api.lib.checkRateLimit, { name, config, ...args }));
+  const total = async (t: T, key?: string) => {
+    const gv = await t.run((ctx) =>
+      ctx.runQuery(api.lib.getValue, { name, config, sampleShards: shards, ...(key === undefined ? {} : { key }) }),
+    );
+    expect(gv.total?.exact).toBe(true);
+    return gv.total?.value;
+  };
+  /** Takes single tokens until the whole limit is empty (requests may miss while tokens remain elsewhere). */
+  const drain = async (t: T, key?: string) => {
+    for (let i = 0; i < 20 * RATE && (await total(t, key))! >= 1; i++) {
+      await limit(t, key === undefined ? {} : { key });
+    }
+    expect(await total(t, key)).toBeLessThan(1);
+  };
+
+  test("limit consumes tokens and check does not", async () => {
+    const t = makeT();
+    for (let i = 0; i < 5; i++) expect((await check(t, { key: "k", count: 10 })).ok).toBe(true);
+    expect(await rows(t)).toHaveLength(0); // check never writes
+    expect(await total(t, "k")).toBe(RATE);
+    for (let i = 0; i < 3; i++) expect((await limit(t, { key: "k", count: 2 })).ok).toBe(true);
+    expect(await total(t, "k")).toBe(RATE - 6);
+    const before = await rows(t);
+    expect((await check(t, { key: "k", count: 2 })).ok).toBe(true);
+    expect(await rows(t)).toEqual(before);
+    expect(await total(t, "k")).toBe(RATE - 6);
+  });
+
+  test("getValue returns one shard's row with that shard's share of the config", async () => {
+    const t = makeT();
+    for (let i = 0; i < 25; i++) await limit(t, { key: "k" });
+    const stored = await rows(t, name, "k");
+    for (let i = 0; i < 20; i++) {
+      const gv = await t.run((ctx) => ctx.runQuery(api.lib.getValue, { name, key: "k", config }));
+      // The share of shard i: the parts add up to the whole, so the promise is that shard's own.
+      expect(gv.config).toMatchObject({
+        kind,
+        rate: splitTotal(RATE, shards, gv.shard),
+        capacity: splitTotal(RATE, shards, gv.shard),
+        period: MINUTE,
+      });
+      expect(gv.config.shards ?? 1).toBe(1);
+      if (kind === "fixed window") expect(Number.isFinite(gv.config.start)).toBe(true);
+      const row = stored.find((r) => r.shard === gv.shard);
+      if (row) expect({ value: gv.value, ts: gv.ts }).toEqual({ value: row.value, ts: row.ts });
+      else expect(gv.value).toBe(splitTotal(RATE, shards, gv.shard)); // no row: a full shard
+      expect(gv.total).toMatchObject({ capacity: RATE, exact: shards === 1 });
+    }
+    expect(await total(t, "k")).toBe(RATE - 25);
+  });
+
+  // The hook computes calculateRateLimit(value, config, t) at later instants without asking again.
+  test("calculateRateLimit on getValue's answer never promises a count that check refuses later", async () => {
+    const t = makeT();
+    for (let i = 0; i < 45; i++) await limit(t, { key: "k" });
+    vi.advanceTimersByTime(7 * SECOND);
+    for (let i = 0; i < 5; i++) await limit(t, { key: "k", count: 1 });
+    const gv = await t.run((ctx) => ctx.runQuery(api.lib.getValue, { name, key: "k", config }));
+    const shareCapacity = gv.config.capacity ?? gv.config.rate;
+    const start = Date.now();
+    for (const dt of [0, 1, SECOND, 10 * SECOND, 29_999, 30 * SECOND, MINUTE - 1, MINUTE, 2 * MINUTE]) {
+      vi.setSystemTime(start + dt);
+      for (let count = 1; count <= shareCapacity; count++) {
+        const promised = calculateRateLimit({ value: gv.value, ts: gv.ts }, gv.config, start + dt, count).value >= 0;
+        // The request starts on the shard getValue reported; a second read can only add.
+        firstPick(gv.shard, shards);
+        const answer = await check(t, { key: "k", count });
+        if (promised) expect(answer.ok, `count ${count} at +${dt} ms`).toBe(true);
+        // Unsharded, the view is exact both ways.
+        if (shards === 1) expect(answer.ok, `count ${count} at +${dt} ms`).toBe(promised);
+      }
+    }
+  });
+
+  // The conservative view: whichever two shards check happens to read, a promised count is served.
+  // (With 2 shards any pair is both shards, so the fuller is always read: nothing to show.)
+  test.runIf(shards > 2)(
+    "with every shard read, its promise holds whichever shards check picks",
+    async () => {
+      const t = makeT();
+      // Drain every shard but shard 0, one at a time (the first pick is never comfortable when emptied).
+      for (let s = 1; s < shards; s++) {
+        bothPicks(s, s === 1 ? 2 : 1, shards);
+        expect(await limit(t, { key: "k", count: splitTotal(RATE, shards, s) })).toEqual({ ok: true, shards: [s] });
+      }
+      const gv = await t.run((ctx) =>
+        ctx.runQuery(api.lib.getValue, { name, key: "k", config, sampleShards: shards }),
+      );
+      const start = Date.now();
+      const broken: string[] = [];
+      for (const dt of [0, 10 * SECOND, MINUTE]) {
+        vi.setSystemTime(start + dt);
+        for (let count = 1; count <= (gv.config.capacity ?? 0); count++) {
+          if (calculateRateLimit({ value: gv.value, ts: gv.ts }, gv.config, start + dt, count).value < 0) continue;
+          for (let a = 0; a < shards; a++) {
+            for (let b = 0; b < shards; b++) {
+              if (a === b) continue;
+              bothPicks(a, b, shards);
+              const answer = await check(t, { key: "k", count });
+              if (!answer.ok) broken.push(`count ${count} at +${dt} ms on shards ${a},${b}`);
+            }
+          }
+        }
+      }
+      expect(broken.length, broken.slice(0, 4).join("; ")).toBe(0);
+    },
+  );
+
+  test("reset removes every shard of that key and nothing else", async () => {
+    const t = makeT();
+    for (let i = 0; i < 40; i++) await limit(t, { key: "k" });
+    await limit(t, { key: "other", count: 3 });
+    const kRows = await rows(t, name, "k");
+    expect(kRows.length).toBeGreaterThan(shards === 1 ? 0 : 1); // several shards were used
+    const others = await rows(t, name, "other");
+    await t.run((ctx) => ctx.runMutation(api.lib.resetRateLimit, { name, key: "k" }));
+    expect(await rows(t, name, "k")).toHaveLength(0);
+    expect(await rows(t, name, "other")).toEqual(others);
+    expect(await total(t, "k")).toBe(RATE);
+    expect(await total(t, "other")).toBe(RATE - 3);
+  });
+
+  test("keys are isolated from each other and from the global (no key) limit", async () => {
+    const t = makeT();
+    await drain(t, "a");
+    expect((await check(t, { key: "a" })).ok).toBe(false);
+    expect((await limit(t, { key: "b" })).ok).toBe(true);
+    expect((await limit(t)).ok).toBe(true);
+    await drain(t);
+    expect((await check(t)).ok).toBe(false);
+    expect((await limit(t, { key: "b" })).ok).toBe(true);
+    expect(await total(t, "b")).toBe(RATE - 2);
+    expect((await check(t, { key: "a" })).ok).toBe(false);
+    // The global limit's rows have no key at all.
+    expect((await rows(t, name)).filter((r) => r.key === undefined).length).toBeGreaterThan(0);
+  });
+
+  test("storage grows with keys, never with requests", async () => {
+    const t = makeT();
+    let most = 0;
+    for (let i = 0; i < 150; i++) {
+      await limit(t, { key: `user${i % 3}`, count: 1 + (i % 2) });
+      vi.advanceTimersByTime(137);
+      if (i % 10 === 9) most = Math.max(most, (await rows(t)).length);
+    }
+    expect(most).toBeLessThanOrEqual(3 * shards);
+    for (const r of await rows(t)) expect(r.shard).toBeLessThan(shards);
+  });
+
+  test("results list the shards used, and only those rows change", async () => {
+    const t = makeT();
+    const seen = new Set<number>();
+    for (let i = 0; i < 120; i++) {
+      const before = await rows(t);
+      const result = await limit(t, { key: "k", count: 1 + (i % 3) });
+      const after = await rows(t);
+      const changed = after
+        .filter((r) => {
+          const old = before.find((b) => b._id === r._id);
+          return !old || old.value !== r.value || old.ts !== r.ts;
+        })
+        .map((r) => r.shard);
+      const used = result.shards ?? [];
+      expect(used.length).toBeGreaterThanOrEqual(1);
+      expect(used.length).toBeLessThanOrEqual(Math.min(2, shards));
+      expect(new Set(used).size).toBe(used.length);
+      for (const s of used) {
+        expect(Number.isInteger(s) && s >= 0 && s < shards).toBe(true);
+        seen.add(s);
+      }
+      for (const s of changed) expect(used).toContain(s);
+      if (result.ok) expect(changed.length).toBeGreaterThan(0);
+      else expect(changed).toEqual([]);
+      vi.advanceTimersByTime(400);
+    }
+    expect(seen.size).toBe(shards); // every shard gets used
+  });
+
+  test("throws raises RateLimited with name and retryAfter, and writes nothing", async () => {
+    const t = makeT();
+    await drain(t, "k");
+    const before = await rows(t);
+    for (const call of [limit, check]) {
+      const e = await thrown(call(t, { key: "k", throws: true }));
+      expect(errorData(e)).toEqual({ kind: "RateLimited", name, retryAfter: expect.any(Number) });
+      const data = errorData(e);
+      if (typeof data === "object" && data !== null && "retryAfter" in data) {
+        expect(Number.isInteger(data.retryAfter)).toBe(true);
+        expect(data.retryAfter).toBeGreaterThanOrEqual(1);
+      }
+    }
+    // With reserve, it throws whenever the work would have to wait.
+    const e = await thrown(limit(t, { key: "k", reserve: true, throws: true }));
+    expect(errorData(e)).toMatchObject({ kind: "RateLimited", name });
+    expect(await rows(t)).toEqual(before);
+    // A request that can run now doesn't throw, reserve or not.
+    const now = await limit(t, { key: "fresh", reserve: true, throws: true });
+    expect(now.ok && now.retryAfter === undefined).toBe(true);
+    expect(await limit(t, { key: "fresh", throws: true })).toMatchObject({ ok: true });
+  });
+
+  test("reserve takes tokens ahead and says when the work may run", async () => {
+    const t = makeT();
+    await drain(t, "k");
+    const r = await limit(t, { key: "k", reserve: true });
+    expect(r.ok).toBe(true);
+    expect(r.retryAfter).toBeGreaterThanOrEqual(1);
+    expect(await total(t, "k")).toBeLessThan(0); // in debt
+  });
+
+  test("a mutation that limits and then throws leaves the state untouched", async () => {
+    const t = makeT();
+    const rl = new RateLimiter(api, { l: config });
+    await t.run((ctx) => rl.limit(ctx, "l", { key: "k", count: 5 }));
+    const before = await rows(t);
+    await expect(
+      t.run(async (ctx) => {
+        expect((await rl.limit(ctx, "l", { key: "k", count: 7 })).ok).toBe(true);
+        expect((await rl.limit(ctx, "l", { key: "new", count: 1 })).ok).toBe(true);
+        throw new Error("the caller failed after limiting");
+      }),
+    ).rejects.toThrow("the caller failed after limiting");
+    expect(await rows(t)).toEqual(before);
+    expect(await t.run((ctx) => rl.getValue(ctx, "l", { key: "k", sampleShards: shards }))).toMatchObject({
+      total: { value: RATE - 5, exact: true },
+    });
+  });
+
+  test("a sharded call on a healthy limit mostly reads one shard", async () => {
+    const t = makeT();
+    // Warm up until every shard has a row.
+    for (let i = 0; i < 200 && (await rows(t)).length < shards; i++) {
+      await limit(t, { key: "k" });
+      vi.advanceTimersByTime(2 * SECOND);
+    }
+    expect(await rows(t)).toHaveLength(shards);
+    let shardReads = 0;
+    let calls = 0;
+    for (let i = 0; i < 60; i++) {
+      vi.advanceTimersByTime(10 * SECOND); // 6 requests a minute: a tenth of the rate
+      const metrics = await t.run(async (ctx) => {
+        const m0 = await ctx.meta.getTransactionMetrics();
+        const result: RateLimitReturns = await ctx.runMutation(api.lib.rateLimit, { name, key: "k", config });
+        const m1 = await ctx.meta.getTransactionMetrics();
+        return { result, docs: m1.documentsRead.used - m0.documentsRead.used };
+      });
+      expect(metrics.result.ok).toBe(true);
+      // convex-test counts one extra document read per patch; every row exists, so each write is a patch.
+      const reads = metrics.docs - (metrics.result.shards?.length ?? 0);
+      expect(reads).toBeGreaterThanOrEqual(1);
+      expect(reads).toBeLessThanOrEqual(shards === 1 ? 1 : 2);
+      shardReads += reads;
+      calls += 1;
+    }
+    expect(shardReads / calls).toBeLessThanOrEqual(shards === 1 ? 1 : 1.1);
+  });
+
+  test.runIf(shards === 1)("a retry at exactly now + retryAfter succeeds, one ms earlier fails", async () => {
+    const t = makeT();
+    await drain(t, "k");
+    for (const count of [1, 2, 7]) {
+      const refused = await limit(t, { key: "k", count });
+      if (refused.ok) throw new Error(`count ${count} wasn't refused`);
+      const wait = refused.retryAfter;
+      expect(Number.isInteger(wait) && wait >= 1).toBe(true);
+      vi.advanceTimersByTime(wait - 1);
+      expect((await limit(t, { key: "k", count })).ok).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect((await limit(t, { key: "k", count })).ok).toBe(true);
+      await drain(t, "k");
+    }
+  });
+
+  test.runIf(kind === "fixed window")(
+    "the window phase is stable across calls and resets, and check sees it before any row exists",
+    async () => {
+      const t = makeT();
+      const phaseOf = (ms: number) => ((ms % MINUTE) + MINUTE) % MINUTE;
+      const gv = await t.run((ctx) => ctx.runQuery(api.lib.getValue, { name, key: "k", config }));
+      const phase = phaseOf(gv.config.start ?? NaN);
+      expect(Number.isFinite(phase)).toBe(true);
+      // A capacity-0 probe: reserving 1 token answers "at the next boundary", before any row exists.
+      const probe = async () => {
+        const r = await t.run((ctx) =>
+          ctx.runQuery(api.lib.checkRateLimit, {
+            name,
+            key: "k",
+            count: 1,
+            reserve: true,
+            config: { ...config, capacity: 0 },
+          }),
+        );
+        expect(r.ok).toBe(true);
+        return phaseOf(Date.now() + (r.retryAfter ?? NaN));
+      };
+      expect(await probe()).toBe(phase);
+      expect(await rows(t)).toHaveLength(0);
+      for (let i = 0; i < 5; i++) {
+        await limit(t, { key: "k", count: 3 });
+        for (const r of await rows(t, name, "k")) expect(phaseOf(r.ts)).toBe(phase);
+        expect(await probe()).toBe(phase);
+        vi.advanceTimersByTime(17_777 * (i + 1));
+        if (i === 2) await t.run((ctx) => ctx.runMutation(api.lib.resetRateLimit, { name, key: "k" }));
+      }
+      // Other keys get other phases (no thundering herd).
+      const phases = new Set<number>();
+      for (const key of ["a", "b", "c", "d", "e"]) {
+        const other = await t.run((ctx) => ctx.runQuery(api.lib.getValue, { name, key, config }));
+        phases.add(phaseOf(other.config.start ?? NaN));
+      }
+      expect(phases.size).toBeGreaterThan(1);
+    },
+  );
+});
+
+describe.each(KINDS)("%s: layout changes and clearAll", (kind) => {
+  const five = configOf(kind, 5, { rate: 10, capacity: 10 });
+  const ten = configOf(kind, 10, { rate: 10, capacity: 10 });
+  const as = (config: RateLimitConfig) => ({ name: "layout", config });
+  const totalUnder = async (t: T, config: RateLimitConfig) =>
+    (await t.run((ctx) => ctx.runQuery(api.lib.getValue, { ...as(config), sampleShards: config.shards ?? 1 }))).total;
+  /** Drains the limit under `config` with single tokens. */
+  const drainUnder = async (t: T, config: RateLimitConfig) => {
+    for (let i = 0; i < 200 && (await totalUnder(t, config))!.value >= 1; i++) {
+      await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, as(config)));
+    }
+    expect((await totalUnder(t, config))!.value).toBe(0);
+  };
+
+  test("going from 5 to 10 shards (or back) on a drained limit refills nothing at once", async () => {
+    const t = makeT();
+    await drainUnder(t, five);
+    expect(await totalUnder(t, ten)).toEqual({ value: 0, capacity: 10, exact: true });
+    for (let i = 0; i < 20; i++) {
+      expect((await t.run((ctx) => ctx.runQuery(api.lib.checkRateLimit, as(ten)))).ok).toBe(false);
+    }
+    expect((await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, as(ten)))).ok).toBe(false);
+    // Back from 10 to 5: the extra rows are ignored, nothing is gained either.
+    const t2 = makeT();
+    await drainUnder(t2, ten);
+    expect(await totalUnder(t2, five)).toEqual({ value: 0, capacity: 10, exact: true });
+  });
+
+  // After the change, what was admitted plus what is available can't exceed what refilled since the drain.
+  test(`admitted + available never exceeds the refill since a drain before a layout change`, async () => {
+    const t = makeT();
+    await drainUnder(t, five);
+    const drained = Date.now();
+    let admitted = 0;
+    const broken: string[] = [];
+    for (let s = 1; s <= 90; s++) {
+      vi.advanceTimersByTime(SECOND);
+      if ((await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, as(ten)))).ok) admitted += 1;
+      const available = (await totalUnder(t, ten))!.value;
+      const elapsed = Date.now() - drained;
+      const refilled =
+        kind === "token bucket" ? (10 * elapsed) / MINUTE : 10 * Math.ceil(elapsed / MINUTE); // generous for windows
+      if (admitted + available > refilled + 1e-9) broken.push(`+${s} s: ${admitted} admitted + ${available} available > ${refilled}`);
+    }
+    expect(broken.length, broken.slice(0, 4).join("; ")).toBe(0);
+  });
+
+  test("an idle limit is full again one period after a layout change", async () => {
+    const t = makeT();
+    await drainUnder(t, five);
+    vi.advanceTimersByTime(2 * MINUTE);
+    expect(await totalUnder(t, ten)).toEqual({ value: 10, capacity: 10, exact: true });
+  });
+
+  test("clearAll deletes in batches of 500 and reschedules itself until done", async () => {
+    const t = makeT();
+    const config = configOf(kind, 1);
+    for (let i = 0; i < 520; i++) {
+      await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: "n", key: `k${i}`, config }));
+    }
+    vi.advanceTimersByTime(1);
+    const cutoff = Date.now();
+    vi.advanceTimersByTime(1);
+    for (let i = 0; i < 3; i++) {
+      await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: "late", key: `k${i}`, config }));
+    }
+    expect(await rows(t)).toHaveLength(523);
+    await t.run((ctx) => ctx.runMutation(api.lib.clearAll, { before: cutoff }));
+    expect(await rows(t)).toHaveLength(23); // one batch of 500, and a follow-up scheduled
+    await t.finishAllScheduledFunctions(vi.runAllTimers);
+    const left = await rows(t);
+    expect(left.map((r) => r.name)).toEqual(["late", "late", "late"]); // created after `before`
+    vi.advanceTimersByTime(1);
+    await t.run((ctx) => ctx.runMutation(api.lib.clearAll, {}));
+    expect(await rows(t)).toHaveLength(0);
+  });
+});
+
+describe("retryAfter is exact for awkward rates (unsharded)", () => {
+  // Rates whose per-ms refill isn't a float that divides evenly: rounding must not make a retry miss.
+  const rates = [
+    { rate: 1, period: HOUR }, // the documented example
+    { rate: 3, period: HOUR },
+    { rate: 7, period: HOUR },
+    { rate: 0.7, period: MINUTE, capacity: 1 }, // fractional rate
+    { rate: 10, period: 3 * SECOND + 1 },
+  ];
+  test.each(KINDS.flatMap((kind) => rates.map((r) => ({ kind, ...r }))))(
+    "$kind, rate $rate per $period ms",
+    async ({ kind, ...r }) => {
+      const t = makeT();
+      const config = configOf(kind, 1, { ...r, capacity: r.capacity ?? r.rate, start: T0 + 5 });
+      const call = (fn: "check" | "limit") =>
+        t.run((ctx) =>
+          fn === "check"
+            ? ctx.runQuery(api.lib.checkRateLimit, { name: "n", config })
+            : ctx.runMutation(api.lib.rateLimit, { name: "n", config }),
+        );
+      for (let round = 0; round < 4; round++) {
+        while ((await call("limit")).ok);
+        const refused = await call("check");
+        if (refused.ok) throw new Error("a drained limit wasn't refused");
+        const wait = refused.retryAfter;
+        expect(Number.isInteger(wait)).toBe(true);
+        vi.advanceTimersByTime(wait - 1);
+        expect((await call("check")).ok).toBe(false);
+        vi.advanceTimersByTime(1);
+        expect((await call("limit")).ok).toBe(true);
+        vi.advanceTimersByTime(round * 977);
+      }
+    },
+  );
+});
