@@ -1,0 +1,433 @@
+// The sharding benchmark (`npm run bench`, issue 3). It measures and prints; it asserts nothing.
+//   1. utilization under saturating demand, through the real component on convex-test;
+//   2. refusals of a tight sharded limit vs unsharded and vs simpler shard policies, and the
+//      comfort threshold's trade-off between refusals and reads (pure planner simulation);
+//   3. shard rows read and written per call at 50 % load (convex-test transaction metrics),
+//      next to @convex-dev/rate-limiter 0.4.0 registered in the same convex-test instance.
+// Run through bench/run.mjs (vite provides `import.meta.glob`); time is simulated, randomness seeded.
+import upstream from "@convex-dev/rate-limiter/test";
+import type { ComponentApi as UpstreamApi } from "@convex-dev/rate-limiter/_generated/component.js";
+import type { GenericDatabaseReader, GenericDataModel, GenericMutationCtx } from "convex/server";
+import { componentsGeneric } from "convex/server";
+import { MINUTE, SECOND } from "../src/shared/algebra.js";
+import { COMFORT_FRACTION, resolvePhase } from "../src/shared/shards.js";
+import type { RateLimitConfig } from "../src/shared/validators.js";
+import { modules } from "../src/test.js";
+import { components, makeTest } from "../test/setup.js";
+import { installClock, preload, prng, seedMathRandom, streamSeed } from "./harness.js";
+import {
+  maxInWindow,
+  poissonArrivals,
+  simulate,
+  worstIntervalExcess,
+  type Policy,
+  type SimResult,
+} from "./sim.js";
+import { num, pct, table } from "./table.js";
+
+/** The simulated clock starts here: 2025-01-01T00:00:00Z. */
+const T0 = Date.UTC(2025, 0, 1);
+const KINDS = ["token bucket", "fixed window"] as const;
+type Kind = (typeof KINDS)[number];
+
+type Options = {
+  seed: number;
+  quick: boolean;
+  /** Simulated minutes of saturating demand in section 1. */
+  minutes: number;
+  /** Simulated minutes of Poisson arrivals per scenario in section 2. */
+  simMinutes: number;
+  /** Calls per limit in section 3: unmeasured warm-up (creates the shard rows), then measured. */
+  warmup: number;
+  measured: number;
+  sections: Set<string>;
+};
+
+const SECTIONS = ["util", "refusals", "reads"];
+const USAGE = `usage: npm run bench -- [--quick | --full] [--seed N] [--minutes N] [--only LIST]
+  (default)    5 simulated minutes of saturating demand in section 1 (60 000 calls)
+  --full       20 simulated minutes in section 1 (240 000 calls: several minutes)
+  --quick      scaled down: 2 simulated minutes in section 1, 300 in section 2,
+               400 calls per limit in section 3
+  --seed N     seed of every random stream (default 1)
+  --minutes N  simulated minutes of saturating demand in section 1
+  --only LIST  run only the listed sections, of ${SECTIONS.join(",")}`;
+
+function parseOptions(argv: readonly string[]): Options {
+  const opts: Options = {
+    seed: 1,
+    quick: false,
+    minutes: 5,
+    simMinutes: 2000,
+    warmup: 200,
+    measured: 1000,
+    sections: new Set(SECTIONS),
+  };
+  let minutes: number | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${arg} needs a value\n${USAGE}`);
+      return v;
+    };
+    const integer = (v: string) => {
+      const n = Number(v);
+      if (!Number.isSafeInteger(n) || n < 0)
+        throw new Error(`${arg} ${v}: expected a whole number\n${USAGE}`);
+      return n;
+    };
+    switch (arg) {
+      case "--quick":
+        opts.quick = true;
+        break;
+      case "--full":
+        minutes ??= 20;
+        break;
+      case "--seed":
+        opts.seed = integer(value());
+        break;
+      case "--minutes":
+        minutes = integer(value());
+        break;
+      case "--only": {
+        const list = value().split(",");
+        const unknown = list.filter((s) => !SECTIONS.includes(s));
+        if (unknown.length > 0) throw new Error(`--only: unknown section ${unknown.join(",")}\n${USAGE}`);
+        opts.sections = new Set(list);
+        break;
+      }
+      case "--help":
+      case "-h":
+        console.log(USAGE);
+        opts.sections = new Set();
+        return opts;
+      default:
+        throw new Error(`unknown argument ${String(arg)}\n${USAGE}`);
+    }
+  }
+  if (opts.quick) Object.assign(opts, { minutes: 2, simMinutes: 300, warmup: 100, measured: 300 });
+  if (minutes !== undefined) opts.minutes = Math.max(1, minutes);
+  return opts;
+}
+
+type Clock = ReturnType<typeof installClock>;
+const upstreamComponents = componentsGeneric() as unknown as { upstream: UpstreamApi };
+const secondsSince = (start: number) => `${((performance.now() - start) / 1000).toFixed(0)} s`;
+const progress = (line: string) => process.stderr.write(`  ... ${line}\n`);
+
+/** A fresh convex-test app with our component as `rateLimiter` and upstream's as `upstream`. */
+async function freshApp() {
+  const t = makeTest();
+  upstream.register(t, "upstream");
+  await preload(modules);
+  await preload(upstream.modules);
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Utilization under saturating demand
+
+async function utilization(opts: Options, clock: Clock): Promise<void> {
+  const rate = 1000;
+  const capacity = 1000;
+  const shards = 10;
+  const every = 10;
+  const calls = (opts.minutes * MINUTE) / every;
+  console.log(`\n1. UTILIZATION under saturating demand (convex-test, lib.rateLimit)`);
+  console.log(`   rate ${rate}/min, capacity ${capacity}, ${shards} shards; a request of count 1 every`);
+  console.log(
+    `   ${every} ms for ${opts.minutes} simulated min (${num(calls)} calls per kind, 6x the rate).`,
+  );
+  console.log(`   Fixed window: start = t0 + 30 s, so ${opts.minutes} refills fall inside the run.`);
+  const rows: string[][] = [];
+  for (const kind of KINDS) {
+    const started = performance.now();
+    seedMathRandom(opts.seed, `util/${kind}`);
+    clock.setSystemTime(T0);
+    const t = await freshApp();
+    const config: RateLimitConfig =
+      kind === "token bucket"
+        ? { kind, rate, period: MINUTE, capacity, shards }
+        : { kind, rate, period: MINUTE, capacity, shards, start: T0 + 30 * SECOND };
+    const admitted: number[] = [];
+    for (let i = 0; i < calls; i++) {
+      const now = T0 + i * every;
+      clock.setSystemTime(now);
+      const r = await t.mutation(components.rateLimiter.lib.rateLimit, { name: "util", config });
+      if (r.ok) admitted.push(now);
+    }
+    progress(`${kind}: ${num(calls)} calls in ${secondsSince(started)}`);
+    const ideal = capacity + rate * opts.minutes;
+    const bound = capacity + rate; // any window of one period
+    const most = maxInWindow(admitted, MINUTE);
+    const excess = worstIntervalExcess(admitted, config, resolvePhase(config, "util", undefined));
+    rows.push([
+      kind,
+      num(admitted.length),
+      num(ideal),
+      (admitted.length / ideal).toFixed(4),
+      num(most),
+      num(bound),
+      num(Math.max(0, most - bound)),
+      excess.toFixed(2),
+    ]);
+  }
+  console.log();
+  console.log(
+    table(
+      [
+        { title: "kind" },
+        { title: "admitted", right: true },
+        { title: "ideal", right: true },
+        { title: "util", right: true },
+        { title: "max/1min", right: true },
+        { title: "bound", right: true },
+        { title: "over", right: true },
+        { title: "worst int.", right: true },
+      ],
+      rows,
+    ),
+  );
+  console.log(`   ideal = capacity + rate x minutes; util = admitted / ideal (target >= 0.99).`);
+  console.log(`   max/1min: most admitted in any window [t, t+1 min); bound = capacity + rate;`);
+  console.log(`   over = max/1min - bound, if positive (target 0). worst int.: the largest`);
+  console.log(`   (admitted - allowed) over all intervals between two admissions, any length;`);
+  console.log(`   allowed = capacity + rate x periods elapsed (token bucket) or x refills`);
+  console.log(`   (fixed window). <= 0: no interval of any length overshoots.`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Refusals and the comfort threshold (pure planner simulation)
+
+type Strategy = { label: string; policy: Policy };
+const STRATEGIES: Strategy[] = [
+  { label: "unsharded (one row)", policy: { kind: "unsharded" } },
+  { label: "one random shard", policy: { kind: "one random shard" } },
+  { label: "2 choices, no combining", policy: { kind: "two choices, no combining" } },
+  { label: "ours c=1 (2 ch.+combining)", policy: { kind: "comfort", fraction: 1 } },
+  { label: "ours c=0.5", policy: { kind: "comfort", fraction: 0.5 } },
+  { label: "ours c=0.25", policy: { kind: "comfort", fraction: 0.25 } },
+  { label: "ours c=0", policy: { kind: "comfort", fraction: 0 } },
+  {
+    label: "what-if: c=0.25, 3rd read",
+    policy: { kind: "comfort, then a third on refusal", fraction: 0.25 },
+  },
+];
+const LOADS = [0.5, 0.9, 1] as const;
+
+function refusals(opts: Options): void {
+  const rate = 60;
+  const shards = 10;
+  console.log(`\n2. REFUSALS and the COMFORT THRESHOLD c (pure planner, src/shared/shards.ts)`);
+  console.log(
+    `   rate ${rate}/min, capacity ${rate}, ${shards} shards (${rate / shards} tokens per shard); Poisson arrivals of`,
+  );
+  console.log(
+    `   count 1 at 50/90/100% of the rate, ${num(opts.simMinutes)} simulated min per scenario; every`,
+  );
+  console.log(`   strategy sees the same arrivals and the same random shard picks.`);
+  const mismatches: string[] = [];
+  for (const kind of KINDS) {
+    const started = performance.now();
+    const config: RateLimitConfig = { kind, rate, period: MINUTE, capacity: rate, shards };
+    const results = new Map<string, Map<number, SimResult>>();
+    for (const load of LOADS) {
+      const arrivals = poissonArrivals(
+        T0,
+        opts.simMinutes * MINUTE,
+        (load * rate) / MINUTE,
+        prng(streamSeed(opts.seed, `arrivals/${kind}/${load}`)),
+      );
+      const run = (policy: Policy) =>
+        simulate(config, policy, arrivals, 1, prng(streamSeed(opts.seed, `picks/${kind}/${load}`)));
+      for (const s of STRATEGIES) {
+        const byLoad = results.get(s.label) ?? new Map<number, SimResult>();
+        byLoad.set(load, run(s.policy));
+        results.set(s.label, byLoad);
+      }
+      // The local comfort test must decide exactly as the component's isComfortable does.
+      const component = run({ kind: "component" });
+      const local = run({ kind: "comfort", fraction: COMFORT_FRACTION });
+      if (component.refused !== local.refused || component.reads !== local.reads) {
+        mismatches.push(`${kind} at ${pct(load, 0)}`);
+      }
+    }
+    progress(`${kind}: simulated in ${secondsSince(started)}`);
+    const calls = (label: string, load: number) => results.get(label)?.get(load);
+    const rows = STRATEGIES.map((s) => [
+      s.label + (s.policy.kind === "comfort" && s.policy.fraction === COMFORT_FRACTION ? " *" : ""),
+      ...LOADS.flatMap((load) => {
+        const r = calls(s.label, load);
+        return r === undefined ? ["", ""] : [pct(r.refused / r.calls, 2), (r.reads / r.calls).toFixed(2)];
+      }),
+    ]);
+    console.log(`\n   ${kind}`);
+    console.log(
+      table(
+        [
+          { title: "strategy" },
+          ...LOADS.flatMap((load) => [
+            { title: `ref${(load * 100).toFixed(0)}%`, right: true },
+            { title: "reads", right: true },
+          ]),
+        ],
+        rows,
+      ),
+    );
+  }
+  console.log(`   refNN%: share refused at NN% load; reads: shard rows read per call.`);
+  console.log(`   c: a second shard is read only when the first would hold < c x its capacity`);
+  console.log(`   after serving. c=1 always reads two (the policy of @convex-dev/rate-limiter).`);
+  console.log(`   * = COMFORT_FRACTION in src/shared/shards.ts (${COMFORT_FRACTION}).`);
+  console.log(`   what-if (not implemented): c=0.25, and when the pair is refused, one more`);
+  console.log(`   random shard is read and taken from alone if it can serve.`);
+  console.log(
+    mismatches.length === 0
+      ? `   check: isComfortable decided exactly as the c=${COMFORT_FRACTION} row, in every scenario.`
+      : `   CHECK FAILED: isComfortable differs from the c=${COMFORT_FRACTION} row: ${mismatches.join(", ")}.`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Shard rows read and written per call at 50 % load
+
+type RateLimitCall = (
+  ctx: Pick<GenericMutationCtx<GenericDataModel>, "runMutation">,
+) => Promise<{ ok: boolean }>;
+type RowCounter = (
+  component: string,
+  handler: (ctx: { db: GenericDatabaseReader<GenericDataModel> }) => Promise<number>,
+) => Promise<number>;
+
+/** convex-test's `runInComponent` exists at runtime but isn't in its types; narrow to it. */
+function rowCounter(t: object): RowCounter {
+  if (!("runInComponent" in t) || typeof t.runInComponent !== "function") {
+    throw new Error("this convex-test has no runInComponent");
+  }
+  const run: unknown = t.runInComponent.bind(t);
+  return run as RowCounter;
+}
+
+async function reads(opts: Options, clock: Clock): Promise<void> {
+  console.log(`\n3. SHARD ROWS READ AND WRITTEN per call at 50% load (convex-test metrics)`);
+  console.log(`   Poisson arrivals of count 1 at half the rate; ${opts.warmup} calls to warm up (rows get`);
+  console.log(`   created), then ${opts.measured} measured, each in its own transaction with`);
+  console.log(`   ctx.meta.getTransactionMetrics() read before and after the rateLimit call.`);
+  const limits = [
+    { label: "ours, unsharded", impl: "ours", rate: 60, shards: 1 },
+    { label: "ours, 10 shards", impl: "ours", rate: 60, shards: 10 },
+    { label: "upstream, 10 shards", impl: "upstream", rate: 60, shards: 10 },
+    { label: "ours, 10 shards", impl: "ours", rate: 1000, shards: 10 },
+    { label: "upstream, 10 shards", impl: "upstream", rate: 1000, shards: 10 },
+  ] as const;
+  for (const kind of KINDS) {
+    const started = performance.now();
+    const rows: string[][] = [];
+    for (const limit of limits) {
+      const config: RateLimitConfig = {
+        kind,
+        rate: limit.rate,
+        period: MINUTE,
+        capacity: limit.rate,
+        shards: limit.shards,
+      };
+      const label = `${limit.rate}/min ${limit.label}`;
+      seedMathRandom(opts.seed, `reads/${kind}/${label}`);
+      clock.setSystemTime(T0);
+      const t = await freshApp();
+      const countRows = () =>
+        rowCounter(t)(
+          limit.impl === "ours" ? "rateLimiter" : "upstream",
+          async (ctx) => (await ctx.db.query("rateLimits").collect()).length,
+        );
+      const call: RateLimitCall =
+        limit.impl === "ours"
+          ? (ctx) => ctx.runMutation(components.rateLimiter.lib.rateLimit, { name: "reads", config })
+          : (ctx) => ctx.runMutation(upstreamComponents.upstream.lib.rateLimit, { name: "reads", config });
+      const random = prng(streamSeed(opts.seed, `reads/arrivals/${kind}/${label}`));
+      const perMs = (0.5 * limit.rate) / MINUTE;
+      let now = T0;
+      const totals = { ok: 0, read: 0, written: 0, queries: 0 };
+      let rowsBefore = 0;
+      for (let i = 0; i < opts.warmup + opts.measured; i++) {
+        if (i === opts.warmup) rowsBefore = await countRows();
+        now += -Math.log(1 - random()) / perMs;
+        clock.setSystemTime(Math.floor(now));
+        const m = await t.run(async (ctx) => {
+          const before = await ctx.meta.getTransactionMetrics();
+          const r = await call(ctx);
+          const after = await ctx.meta.getTransactionMetrics();
+          return {
+            ok: r.ok,
+            read: after.documentsRead.used - before.documentsRead.used,
+            written: after.documentsWritten.used - before.documentsWritten.used,
+            queries: after.databaseQueries.used - before.databaseQueries.used,
+          };
+        });
+        if (i < opts.warmup) continue;
+        totals.ok += m.ok ? 1 : 0;
+        totals.read += m.read;
+        totals.written += m.written;
+        totals.queries += m.queries;
+      }
+      const inserts = (await countRows()) - rowsBefore;
+      const patches = totals.written - inserts;
+      const n = opts.measured;
+      rows.push([
+        label,
+        pct(totals.ok / n, 0),
+        (totals.read / n).toFixed(2),
+        (totals.written / n).toFixed(2),
+        num(inserts),
+        ((totals.read - patches) / n).toFixed(2),
+        (totals.queries / n).toFixed(2),
+      ]);
+    }
+    progress(
+      `${kind}: ${num(limits.length * (opts.warmup + opts.measured))} calls in ${secondsSince(started)}`,
+    );
+    console.log(`\n   ${kind}`);
+    console.log(
+      table(
+        [
+          { title: "limit" },
+          { title: "ok", right: true },
+          { title: "read", right: true },
+          { title: "written", right: true },
+          { title: "ins.", right: true },
+          { title: "shard rd", right: true },
+          { title: "queries", right: true },
+        ],
+        rows,
+      ),
+    );
+  }
+  console.log(`   Per measured call: read/written = documents, raw (convex-test counts one`);
+  console.log(`   extra read per patch); ins. = rows inserted while measuring (writes that are`);
+  console.log(`   not patches); shard rd = read - patches: shard rows actually read (target:`);
+  console.log(`   well below 2 for ours); queries = index ranges read.`);
+  console.log(`   upstream = @convex-dev/rate-limiter 0.4.0, in the same convex-test app.`);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Runs the sections asked for and prints their tables. `argv`: the arguments after the entry. */
+export async function main(argv: readonly string[]): Promise<void> {
+  const opts = parseOptions(argv);
+  if (opts.sections.size === 0) return;
+  const started = performance.now();
+  console.log(`convex-rate-limiter sharding benchmark (issue 3): measures, asserts nothing`);
+  console.log(`command: npm run bench${argv.length > 0 ? ` -- ${argv.join(" ")}` : ""}`);
+  console.log(`seed ${opts.seed} (Math.random and every random stream are seeded mulberry32)`);
+  console.log(`simulated clock from ${new Date(T0).toISOString()}; COMFORT_FRACTION = ${COMFORT_FRACTION}`);
+  const clock = installClock(T0);
+  try {
+    if (opts.sections.has("util")) await utilization(opts, clock);
+    if (opts.sections.has("refusals")) refusals(opts);
+    if (opts.sections.has("reads")) await reads(opts, clock);
+  } finally {
+    clock.uninstall();
+  }
+  console.log(`\nwall time ${secondsSince(started)}`);
+}

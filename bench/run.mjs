@@ -1,0 +1,62 @@
+// Runs a TypeScript program that needs vite (convex-test's `import.meta.glob`) outside vitest:
+//
+//   node bench/run.mjs [entry.ts] [args...]      (entry defaults to bench/main.ts)
+//
+// It starts a vite dev server in middleware mode (no HTTP listener, no websocket, no file
+// watching, no HMR), opens a module runner over its SSR environment and imports the entry
+// through it. The runner stays open until the entry's `main` (if it exports one) has finished,
+// because convex-test imports the component's modules lazily, on first use; vite's one-shot
+// `runnerImport` would close it too early ("module runner has been closed").
+//
+// The entry sees its own arguments as `process.argv.slice(2)`, as if run directly, and may
+// export `main(args: string[]): Promise<void>`, which is awaited. Exit code 1 on error.
+import { createServer, createServerModuleRunner } from "vite";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const [first, ...rest] = process.argv.slice(2);
+const hasEntry = first !== undefined && /\.(m?ts|tsx)$/.test(first);
+const entry = path.resolve(hasEntry ? first : path.join(root, "bench/main.ts"));
+const args = hasEntry ? rest : process.argv.slice(2);
+process.argv = [process.argv[0] ?? "node", entry, ...args];
+
+const server = await createServer({
+  root,
+  configFile: false,
+  logLevel: "warn",
+  server: { middlewareMode: true, hmr: false, ws: false, watch: null },
+  appType: "custom",
+  optimizeDeps: { noDiscovery: true, include: [] },
+  // These ship their convex-test `register()` as TypeScript source, which Node can't load, so vite
+  // transforms them like our own code (the benchmark measures the package we replace side by side).
+  ssr: { noExternal: ["@convex-dev/rate-limiter", "@convex-dev/batch-worker"] },
+});
+const runner = createServerModuleRunner(server.environments.ssr, { hmr: false });
+// With no watcher and no HMR, a module once fetched never changes, so a repeated import needn't
+// ask the server again. Besides speed, this matters inside a convex-test transaction: each fetch
+// arms a `setTimeout` (the transport's time limit), which convex-test forbids in queries and
+// mutations, so a nested `ctx.runMutation` would fail while importing the module it calls.
+// (`cachedModule` and `evaluatedModules` are vite 7 internals; without them, skip the shortcut.)
+if (
+  typeof runner.cachedModule === "function" &&
+  typeof runner.evaluatedModules?.getModuleByUrl === "function"
+) {
+  const fetchModuleInfo = runner.cachedModule.bind(runner);
+  runner.cachedModule = async (url, importer) => {
+    const known = runner.evaluatedModules.getModuleByUrl(url);
+    return known?.meta ? known : fetchModuleInfo(url, importer);
+  };
+}
+let code = 0;
+try {
+  const mod = await runner.import(entry);
+  if (typeof mod.main === "function") await mod.main(args);
+} catch (e) {
+  console.error(e);
+  code = 1;
+} finally {
+  await runner.close();
+  await server.close();
+}
+process.exit(code);

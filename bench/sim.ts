@@ -1,0 +1,205 @@
+// Pure simulations for the benchmark: arrival streams, the shard-choice policies compared (ours
+// with a comfort threshold as a parameter, and the baselines), and the bounds an admission
+// history is checked against. Built on the component's own planner (src/shared/shards.ts), so
+// "ours" here decides exactly as lib.rateLimit does.
+import { evaluate, paramsOf, windowIndex, type Params, type State } from "../src/shared/algebra.js";
+import {
+  isComfortable,
+  pickTwo,
+  planOne,
+  planTwo,
+  resolvePhase,
+  shardParams,
+  type Plan,
+  type ShardRead,
+} from "../src/shared/shards.js";
+import type { RateLimitConfig } from "../src/shared/validators.js";
+
+/** How a request picks the shard rows it reads and takes from. */
+export type Policy =
+  /** The whole limit in one row: the reference sharding is measured against. */
+  | { kind: "unsharded" }
+  /** Read one random shard; refuse when it can't serve the request. */
+  | { kind: "one random shard" }
+  /** Always read two random shards; take from the fuller; refuse when neither alone can serve. */
+  | { kind: "two choices, no combining" }
+  /**
+   * Ours: read a random shard; read a second only when the first would hold less than
+   * `fraction × capacity` after serving; then take from the fuller, or from both combined.
+   * `fraction` 1 never stops at one read: always two choices with combining (upstream's policy).
+   */
+  | { kind: "comfort"; fraction: number }
+  /**
+   * A what-if, not what the component does: ours with `fraction`, and when the pair it read is
+   * refused, one more random shard read, taken from alone if it can serve.
+   */
+  | { kind: "comfort, then a third on refusal"; fraction: number }
+  /** Ours exactly as the component runs it: `isComfortable` with the exported COMFORT_FRACTION. */
+  | { kind: "component" };
+
+/** What a simulated run produced. `admitted` holds the instants (ms) of the requests let through. */
+export type SimResult = { calls: number; refused: number; reads: number; admitted: number[] };
+
+/**
+ * Poisson arrivals: instants (whole ms, non-decreasing) from `start` for `duration` ms at
+ * `perMs` requests per ms on average.
+ */
+export function poissonArrivals(
+  start: number,
+  duration: number,
+  perMs: number,
+  random: () => number,
+): number[] {
+  const out: number[] = [];
+  let t = start;
+  for (;;) {
+    t += -Math.log(1 - random()) / perMs;
+    if (t >= start + duration) return out;
+    out.push(Math.floor(t));
+  }
+}
+
+/** The rows of a limit as the simulation holds them, with their params. */
+type Rows = { states: (State | null)[]; params: Params[] };
+
+function freshRows(config: RateLimitConfig, policy: Policy, name: string): Rows {
+  const phase = resolvePhase(config, name, undefined);
+  if (policy.kind === "unsharded") return { states: [null], params: [paramsOf(config, phase)] };
+  const n = config.shards ?? 1;
+  return {
+    states: Array.from({ length: n }, () => null),
+    params: Array.from({ length: n }, (_, i) => shardParams(config, phase, i)),
+  };
+}
+
+function read(rows: Rows, shard: number): ShardRead {
+  return { shard, state: rows.states[shard] ?? null, p: rows.params[shard]! };
+}
+
+/** Decides one request under `policy`; returns the plan and how many shard rows it read. */
+function decide(
+  rows: Rows,
+  policy: Policy,
+  now: number,
+  count: number,
+  random: () => number,
+): { plan: Plan; reads: number } {
+  const n = rows.states.length;
+  // Two draws per request whatever the policy, as the component does, so that policies fed the
+  // same seed see the same picks (common random numbers: their differences are less noisy).
+  const [first, second] = pickTwo(n, random(), random());
+  const a = read(rows, first);
+  switch (policy.kind) {
+    case "unsharded":
+    case "one random shard":
+      return { plan: planOne(a, now, count, false), reads: 1 };
+    case "two choices, no combining": {
+      const b = read(rows, second);
+      const ca = evaluate(a.state, a.p, now);
+      const cb = evaluate(b.state, b.p, now);
+      const [fuller, cur] = cb.value > ca.value ? [b, cb] : [a, ca];
+      if (cur.value - count >= 0) {
+        return {
+          plan: {
+            ok: true,
+            writes: [{ shard: fuller.shard, state: { value: cur.value - count, ts: cur.ts } }],
+            shards: [fuller.shard],
+          },
+          reads: 2,
+        };
+      }
+      // The retry time doesn't matter here; only the refusal is counted.
+      return { plan: { ok: false, retryAfter: 1, writes: [], shards: [a.shard, b.shard] }, reads: 2 };
+    }
+    case "comfort": {
+      // The component's isComfortable, with the threshold as a parameter.
+      const comfortable = evaluate(a.state, a.p, now).value - count >= policy.fraction * a.p.capacity;
+      if (n === 1 || comfortable) return { plan: planOne(a, now, count, false), reads: 1 };
+      return { plan: planTwo(a, read(rows, second), now, count, false), reads: 2 };
+    }
+    case "comfort, then a third on refusal": {
+      const comfortable = evaluate(a.state, a.p, now).value - count >= policy.fraction * a.p.capacity;
+      if (n === 1 || comfortable) return { plan: planOne(a, now, count, false), reads: 1 };
+      const plan = planTwo(a, read(rows, second), now, count, false);
+      if (plan.ok || n < 3) return { plan, reads: 2 };
+      // A uniform pick among the n − 2 shards not read yet.
+      let third = Math.min(n - 3, Math.floor(random() * (n - 2)));
+      for (const s of [first, second].sort((x, y) => x - y)) if (third >= s) third += 1;
+      const retry = planOne(read(rows, third), now, count, false);
+      return { plan: retry.ok ? retry : plan, reads: 3 };
+    }
+    case "component": {
+      if (n === 1 || isComfortable(a, now, count)) return { plan: planOne(a, now, count, false), reads: 1 };
+      return { plan: planTwo(a, read(rows, second), now, count, false), reads: 2 };
+    }
+    default: {
+      const never: never = policy;
+      throw new Error(`unknown policy ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * Runs a fresh limit (every row full) through `arrivals`, each a request of `count` tokens,
+ * deciding with `policy` and drawing shards from `random`.
+ */
+export function simulate(
+  config: RateLimitConfig,
+  policy: Policy,
+  arrivals: readonly number[],
+  count: number,
+  random: () => number,
+): SimResult {
+  const rows = freshRows(config, policy, "bench");
+  const result: SimResult = { calls: 0, refused: 0, reads: 0, admitted: [] };
+  for (const now of arrivals) {
+    const { plan, reads } = decide(rows, policy, now, count, random);
+    result.calls += 1;
+    result.reads += reads;
+    if (!plan.ok) {
+      result.refused += 1;
+      continue;
+    }
+    result.admitted.push(now);
+    for (const w of plan.writes) rows.states[w.shard] = w.state;
+  }
+  return result;
+}
+
+/** The largest number of instants in any window `[t, t + width)`. `times` must be sorted. */
+export function maxInWindow(times: readonly number[], width: number): number {
+  let best = 0;
+  let lo = 0;
+  for (let hi = 0; hi < times.length; hi++) {
+    while (times[hi]! - times[lo]! >= width) lo++;
+    best = Math.max(best, hi - lo + 1);
+  }
+  return best;
+}
+
+/**
+ * The largest excess, over every interval `[t_i, t_j]` between two admissions, of the number
+ * admitted in it over what the whole limit allows in it: token bucket
+ * `capacity + rate × (t_j − t_i) / period`; fixed window `capacity + rate × (window boundaries in
+ * (t_i, t_j])`. ≤ 0 means no interval of any length overshoots. O(n): with
+ * `S_k = k − rate × X(t_k)` (X: elapsed periods, or the window index), the excess of `[t_i, t_j]`
+ * is `S_j − S_i + 1 − capacity`, so it is the largest rise of S, plus `1 − capacity`.
+ */
+export function worstIntervalExcess(
+  times: readonly number[],
+  config: RateLimitConfig,
+  phase: number,
+): number {
+  const p = paramsOf(config, phase);
+  const t0 = times[0] ?? 0; // measured from the first admission, so floats keep their precision
+  const x = (t: number) =>
+    p.kind === "token bucket" ? (t - t0) / p.period : windowIndex(t, p) - windowIndex(t0, p);
+  let minS = Infinity;
+  let worst = -Infinity;
+  times.forEach((t, k) => {
+    const s = k - p.rate * x(t);
+    minS = Math.min(minS, s);
+    worst = Math.max(worst, s - minS + 1 - p.capacity);
+  });
+  return worst;
+}
