@@ -1,12 +1,16 @@
 // Side by side with @convex-dev/rate-limiter 0.4.0 on convex-test with fake timers and a seeded Math.random: each test feeds both components the same input and asserts both behaviours where they differ.
 import upstreamTest from "@convex-dev/rate-limiter/test";
-import { RateLimiter as UpstreamRateLimiter, type RateLimitConfig } from "@convex-dev/rate-limiter";
+import {
+  calculateRateLimit as upstreamCalculate,
+  RateLimiter as UpstreamRateLimiter,
+  type RateLimitConfig,
+} from "@convex-dev/rate-limiter";
 import type { ComponentApi as UpstreamApi } from "@convex-dev/rate-limiter/_generated/component.js";
 import { convexTest } from "convex-test";
 import { componentsGeneric, defineSchema } from "convex/server";
 import { ConvexError } from "convex/values";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { HOUR, MINUTE, RateLimiter, SECOND } from "../src/client/index.js";
+import { calculateRateLimit, HOUR, MINUTE, RateLimiter, SECOND } from "../src/client/index.js";
 import type { ComponentApi } from "../src/component/_generated/component.js";
 import { register } from "../src/test.js";
 
@@ -302,5 +306,27 @@ describe("where both agree", () => {
     await limitOurs(t, config, { count: 3, reserve: true });
     expect(await checkTheirs(t, config, { count: 0 })).toEqual({ ok: false, retryAfter: 12 * SECOND });
     expect(await checkOurs(t, config, { count: 0 })).toMatchObject({ ok: false, retryAfter: 12 * SECOND });
+  });
+});
+
+describe("whole tokens stay whole (pure calculateRateLimit of both packages)", () => {
+  // A 10/min bucket of 3, taken at 0, 1 and 2 s, holds 1/3 token; at 6 s that is exactly 1 again.
+  test("three takes then a fourth at 6 s: upstream falls 1e-16 short and refuses, ours admits", () => {
+    const config: RateLimitConfig = { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 };
+    type Calc = typeof calculateRateLimit;
+    const run = (calc: Calc) => {
+      let state: { value: number; ts: number } | null = null;
+      for (const t of [0, 1000, 2000]) {
+        const r = calc(state, config, t, 1);
+        state = { value: r.value, ts: r.ts };
+      }
+      return calc(state, config, 6000, 1);
+    };
+    const theirs = run(upstreamCalculate as Calc);
+    const ours = run(calculateRateLimit);
+    expect(theirs.value).toBeLessThan(0); // refused: -1.1e-16
+    expect(theirs.retryAfter).toBeGreaterThan(0);
+    expect(ours.value).toBe(0); // admitted, exactly
+    expect(ours.retryAfter).toBeUndefined();
   });
 });
