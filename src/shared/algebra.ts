@@ -160,7 +160,7 @@ function guessDelay(cur: State, p: Params, now: number, need: number): number {
 
 /**
  * The least whole number of ms d ≥ 1 after which `state` holds at least `need` tokens, with no
- * other traffic. `need` must not exceed `p.capacity`, or the wait never ends (an error). `test`
+ * other traffic. A full row must pass `test`, or the wait never ends (an error). `test`
  * is the exact condition on the value that the caller decides with (by default `value >= need`);
  * searching on it, rather than on `need`, keeps the answer right where float rounding makes
  * `value - count >= floor` and `value >= count + floor` disagree.
@@ -172,7 +172,8 @@ export function delayUntil(
   need: number,
   test: (value: number) => boolean = (value) => value >= need,
 ): number {
-  if (need > p.capacity) {
+  // A full row is the best there can ever be: if even it fails the test, the wait never ends.
+  if (!test(p.capacity)) {
     throw invalid("count", need, `needs ${need} tokens but the capacity is ${p.capacity}`);
   }
   const cur = evaluate(state, p, now);

@@ -1,0 +1,80 @@
+// A small in-memory model of the component for pure-layer tests: a seeded random source, a
+// Map-backed store of shard rows, and a decide/apply pair that calls the planner exactly as
+// src/component/lib.ts `decide` does (validate, pickTwo, isComfortable, planOne/planTwo).
+import type { State } from "../src/shared/algebra.js";
+import {
+  isComfortable,
+  pickTwo,
+  planOne,
+  planTwo,
+  resolvePhase,
+  shardParams,
+  type Plan,
+  type ShardRead,
+} from "../src/shared/shards.js";
+import { validateConfig, validateCount } from "../src/shared/validate.js";
+import type { RateLimitConfig } from "../src/shared/validators.js";
+
+/** A deterministic generator of uniform draws in [0, 1) (mulberry32), so failures replay. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** One limit's rows: shard number → stored state. A missing shard is a full one. */
+export type Store = Map<number, State>;
+
+/** A request as the model takes it (the component's `RateLimitArgs`, minus `throws`). */
+export type Request = {
+  name: string;
+  key?: string;
+  config: RateLimitConfig;
+  count?: number;
+  reserve?: boolean;
+};
+
+/** The rows a decision read, and its plan. */
+export type Decision = { plan: Plan; reads: ShardRead[] };
+
+/**
+ * Decides a request against the store without writing, the way `lib.ts` `decide` does: two
+ * draws pick a pair, the first shard is read, and the second only when the first isn't
+ * comfortable. Throws the same validation errors. The model keeps one shard count per store, so
+ * `decide`'s relayout of rows written under another count never arises here.
+ */
+export function decideModel(store: Store, req: Request, now: number, random: () => number): Decision {
+  validateConfig(req.config);
+  const count = req.count ?? 1;
+  const reserve = req.reserve ?? false;
+  validateCount(count, req.config, reserve);
+  const phase = resolvePhase(req.config, req.name, req.key);
+  const n = req.config.shards ?? 1;
+  const [first, second] = pickTwo(n, random(), random());
+  const read = (shard: number): ShardRead => ({
+    shard,
+    state: store.get(shard) ?? null,
+    p: shardParams(req.config, phase, shard),
+  });
+  const a = read(first);
+  if (n === 1 || isComfortable(a, now, count)) {
+    return { plan: planOne(a, now, count, reserve), reads: [a] };
+  }
+  const b = read(second);
+  return { plan: planTwo(a, b, now, count, reserve), reads: [a, b] };
+}
+
+/** Writes a plan's rows into the store (what the `rateLimit` mutation does). */
+export function applyModel(store: Store, plan: Plan): void {
+  for (const w of plan.writes) store.set(w.shard, { ...w.state });
+}
+
+/** A copy of the store, for comparing before and after. */
+export function snapshot(store: Store): [number, State][] {
+  return [...store.entries()].map(([k, s]) => [k, { ...s }] as [number, State]).sort((x, y) => x[0] - y[0]);
+}
