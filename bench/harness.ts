@@ -1,6 +1,10 @@
 // What a program run by bench/run.mjs needs to drive convex-test outside vitest: a simulated
 // clock, seeded randomness, and module preloading.
 import { install, type Clock, type FakeMethod } from "@sinonjs/fake-timers";
+import { seededRandom as prng } from "../test/model.js";
+
+/** A PRNG (mulberry32) yielding uniform numbers in [0, 1), fully determined by its seed. */
+export { prng };
 
 /**
  * The timers faked by {@link installClock}. `Date` is what the component reads. The timer
@@ -27,18 +31,6 @@ export const FAKED = [
 export function installClock(now: number): Clock {
   // Timers armed before the install (vite's) are cleared through the real clearTimeout.
   return install({ now, toFake: [...FAKED], shouldClearNativeTimers: true });
-}
-
-/** Returns a PRNG (mulberry32) yielding uniform numbers in [0, 1), fully determined by `seed`. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
 }
 
 /**

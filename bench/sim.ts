@@ -4,10 +4,11 @@
 // "ours" here decides exactly as lib.rateLimit does.
 import { evaluate, paramsOf, windowIndex, type Params, type State } from "../src/shared/algebra.js";
 import {
-  isComfortable,
   pickTwo,
   planOne,
   planTwo,
+  planRequest,
+  runPlan,
   resolvePhase,
   shardParams,
   type Plan,
@@ -87,7 +88,8 @@ function decide(
   const n = rows.states.length;
   // Two draws per request whatever the policy, as the component does, so that policies fed the
   // same seed see the same picks (common random numbers: their differences are less noisy).
-  const [first, second] = pickTwo(n, random(), random());
+  const draws = [random(), random()];
+  const [first, second] = pickTwo(n, draws[0]!, draws[1]!);
   const a = read(rows, first);
   switch (policy.kind) {
     case "unsharded":
@@ -129,8 +131,11 @@ function decide(
       return { plan: retry.ok ? retry : plan, reads: 3 };
     }
     case "component": {
-      if (n === 1 || isComfortable(a, now, count)) return { plan: planOne(a, now, count, false), reads: 1 };
-      return { plan: planTwo(a, read(rows, second), now, count, false), reads: 2 };
+      // The component's own flow, fed the same two draws.
+      const seen = new Set<number>();
+      const flow = planRequest(n, now, count, false, () => draws.shift()!);
+      const plan = runPlan(flow, (shard) => (seen.add(shard), read(rows, shard)));
+      return { plan, reads: seen.size };
     }
     default: {
       const never: never = policy;

@@ -17,6 +17,7 @@ import type { Doc } from "../src/component/_generated/dataModel.js";
 import { query } from "../src/component/_generated/server.js";
 import { splitTotal } from "../src/shared/split.js";
 import { modules, schema } from "../src/test.js";
+import { seededRandom as seeded } from "./model.js";
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 123);
 
@@ -41,18 +42,6 @@ type T = ReturnType<typeof makeT>;
 async function rows(t: T, name?: string, key?: string): Promise<Doc<"rateLimits">[]> {
   const all = await t.run((ctx) => ctx.runQuery(api.inspect.rows, {}));
   return all.filter((r) => (name === undefined || r.name === name) && (key === undefined || r.key === key));
-}
-
-/** A mulberry32 generator: Math.random is replaced by it so every run draws the same shards. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
-  };
 }
 
 /** Makes the next Math.random draw pick `shard` of `n` as a request's first shard. */

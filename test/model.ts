@@ -1,13 +1,11 @@
 // A small in-memory model of the component for pure-layer tests: a seeded random source, a
-// Map-backed store of shard rows, and a decide/apply pair that calls the planner exactly as
-// src/component/lib.ts `decide` does (validate, pickTwo, isComfortable, planOne/planTwo).
+// Map-backed store of shard rows, and a decide/apply pair that runs the very decision flow the
+// component runs (`planRequest` from src/shared/shards.ts), over the Map instead of the database.
 import type { State } from "../src/shared/algebra.js";
 import {
-  isComfortable,
-  pickTwo,
-  planOne,
-  planTwo,
+  planRequest,
   resolvePhase,
+  runPlan,
   shardParams,
   type Plan,
   type ShardRead,
@@ -43,9 +41,9 @@ export type Request = {
 export type Decision = { plan: Plan; reads: ShardRead[] };
 
 /**
- * Decides a request against the store without writing, the way `lib.ts` `decide` does: two
- * draws pick a pair, the first shard is read, and the second only when the first isn't
- * comfortable. Throws the same validation errors. The model keeps one shard count per store, so
+ * Decides a request against the store without writing, through the component's own flow
+ * (`planRequest`): two draws pick a pair, the first shard is read, and the second only when the
+ * first isn't comfortable. Throws the same validation errors. The model keeps one shard count per store, so
  * `decide`'s relayout of rows written under another count never arises here.
  */
 export function decideModel(store: Store, req: Request, now: number, random: () => number): Decision {
@@ -54,19 +52,14 @@ export function decideModel(store: Store, req: Request, now: number, random: () 
   const reserve = req.reserve ?? false;
   validateCount(count, req.config, reserve);
   const phase = resolvePhase(req.config, req.name, req.key);
-  const n = req.config.shards ?? 1;
-  const [first, second] = pickTwo(n, random(), random());
-  const read = (shard: number): ShardRead => ({
-    shard,
-    state: store.get(shard) ?? null,
-    p: shardParams(req.config, phase, shard),
-  });
-  const a = read(first);
-  if (n === 1 || isComfortable(a, now, count)) {
-    return { plan: planOne(a, now, count, reserve), reads: [a] };
-  }
-  const b = read(second);
-  return { plan: planTwo(a, b, now, count, reserve), reads: [a, b] };
+  const reads: ShardRead[] = [];
+  const read = (shard: number): ShardRead => {
+    const r = { shard, state: store.get(shard) ?? null, p: shardParams(req.config, phase, shard) };
+    if (!reads.some((x) => x.shard === shard)) reads.push(r);
+    return r;
+  };
+  const plan = runPlan(planRequest(req.config.shards ?? 1, now, count, reserve, random), read);
+  return { plan, reads };
 }
 
 /** Writes a plan's rows into the store (what the `rateLimit` mutation does). */

@@ -13,23 +13,12 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { calculateRateLimit, HOUR, MINUTE, RateLimiter, SECOND } from "../src/client/index.js";
 import type { ComponentApi } from "../src/component/_generated/component.js";
 import { register } from "../src/test.js";
+import { seededRandom as seeded } from "./model.js";
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 0);
 const components = componentsGeneric() as unknown as { rateLimiter: ComponentApi; upstream: UpstreamApi };
 const ours = new RateLimiter(components.rateLimiter);
 const theirs = new UpstreamRateLimiter(components.upstream);
-
-/** A mulberry32 generator: both packages draw from Math.random, so every run draws the same. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 beforeEach(() => {
   vi.useFakeTimers();

@@ -3,11 +3,8 @@
 import { ConvexError, v } from "convex/values";
 import { evaluate, type State } from "../shared/algebra.js";
 import {
-  isComfortable,
+  planRequest,
   relayout,
-  pickTwo,
-  planOne,
-  planTwo,
   resolvePhase,
   shardConfig,
   shardParams,
@@ -130,16 +127,11 @@ export async function decide(
   const reserve = args.reserve ?? false;
   validateCount(count, args.config, reserve);
   const phase = resolvePhase(args.config, args.name, args.key);
-  const n = args.config.shards ?? 1;
   const view = new LimitView(db, args, phase, now);
-  const [first, second] = pickTwo(n, random(), random());
-  const a = await view.shard(first);
-  if (n === 1 || isComfortable(a.read, now, count)) {
-    // Asked again: reading it may have switched the view to a migrated layout.
-    return { plan: planOne((await view.shard(first)).read, now, count, reserve), view };
-  }
-  const b = await view.shard(second);
-  return { plan: planTwo((await view.shard(first)).read, b.read, now, count, reserve), view };
+  const flow = planRequest(args.config.shards ?? 1, now, count, reserve, random);
+  let step = flow.next();
+  while (!step.done) step = flow.next((await view.shard(step.value)).read);
+  return { plan: step.value, view };
 }
 
 /** Turns a plan into the result, throwing `RateLimited` when asked to and the work can't run now. */

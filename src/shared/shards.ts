@@ -93,6 +93,34 @@ export function pickTwo(n: number, r1: number, r2: number): [number, number] {
   return [a, b];
 }
 
+/**
+ * The decision flow of one request, as a generator so one flow serves both the component (which
+ * reads rows from the database, asynchronously) and in-memory models (tests, the benchmark): it
+ * yields the number of each shard it needs and is sent back that shard's `ShardRead`. It asks for
+ * a second shard only when the first can't serve comfortably. A shard may be asked for again;
+ * answer with its current state (the component's view may have switched to a migrated layout).
+ */
+export function* planRequest(
+  n: number,
+  now: number,
+  count: number,
+  reserve: boolean,
+  random: () => number,
+): Generator<number, Plan, ShardRead> {
+  const [first, second] = pickTwo(n, random(), random());
+  const a = yield first;
+  if (n === 1 || isComfortable(a, now, count)) return planOne(yield first, now, count, reserve);
+  const b = yield second;
+  return planTwo(yield first, b, now, count, reserve);
+}
+
+/** Runs {@link planRequest} against a synchronous reader (an in-memory store). */
+export function runPlan(flow: Generator<number, Plan, ShardRead>, read: (shard: number) => ShardRead): Plan {
+  let step = flow.next();
+  while (!step.done) step = flow.next(read(step.value));
+  return step.value;
+}
+
 /** Decides against one row: the whole unsharded limit, or a sharded one's comfortable first pick. */
 export function planOne(read: ShardRead, now: number, count: number, reserve: boolean): Plan {
   const d = decideRow(read.state, read.p, now, count, reserve);
