@@ -188,6 +188,16 @@ describe("the hook's prediction agrees with the server", () => {
     expect(isInvalidRateLimitError(error) && error.data.message).toContain("one shard");
   });
 
+  test("by default every shard is read, and the one shown is the emptiest", async () => {
+    const t = makeTest();
+    for (let i = 0; i < 25; i++) await t.mutation(api.hooks.take, { sharded: true });
+    const { data } = await viaHook(t, api.hooks.shardedLimit, { count: 1 });
+    expect(data.total).toMatchObject({ capacity: 40, exact: true }); // all four shards read
+    expect(data.total?.value).toBe(15);
+    // The emptiest of four shards holds at most their average.
+    expect(data.value).toBeLessThanOrEqual(15 / 4);
+  });
+
   test("getServerTime returns the server's Date.now()", async () => {
     const t = makeTest();
     vi.setSystemTime(T0 + 1234);

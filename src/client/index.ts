@@ -105,7 +105,12 @@ export type HookOptions<DataModel extends GenericDataModel> = {
    * a function, a key sent by the client is refused. Default: no key (the global limit).
    */
   key?: string | ((ctx: GenericQueryCtx<DataModel>, keyFromClient?: string) => string | Promise<string>);
-  /** How many shard rows to read (a sharded limit). Default 1. */
+  /**
+   * How many shard rows the query reads (a sharded limit). Default: every shard, so the shard it
+   * reports is the emptiest and its promise holds whichever shards a request draws (a query's
+   * reads cause no write conflicts; it only re-runs when a shard changes). A client's
+   * `sampleShards` overrides it.
+   */
   sampleShards?: number;
   /**
    * Lets clients choose `name` and `config` (e.g. a playground). Default false: a client that
@@ -196,8 +201,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
 
   /**
    * getValue reads a limit's state without taking tokens: `{ value, ts, shard, config }` of one
-   * shard (the fullest of `sampleShards` read, default 1), where `config` is that shard's share,
-   * so `calculateRateLimit(value, config, t)` predicts it; and `total`, the whole limit's tokens.
+   * shard (the emptiest of `sampleShards` read, default 1), evaluated now (`ts` in ms), where
+   * `config` is that shard's share, so `calculateRateLimit(value, config, t)` predicts it; and
+   * `total`, the whole limit's tokens. Read every shard (`sampleShards: shards`) for a promise
+   * that holds whichever shards a request then draws.
    */
   async getValue<Name extends string = keyof Limits & string>(
     ctx: RunQueryCtx,
@@ -259,7 +266,7 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
             }
             key = keyOption;
           }
-          const sampleShards = args.sampleShards ?? opts?.sampleShards;
+          const sampleShards = args.sampleShards ?? opts?.sampleShards ?? serverConfig.shards;
           return ctx.runQuery(this.component.lib.getValue, {
             name: allow ? (args.name ?? name) : name,
             config: allow ? (args.config ?? serverConfig) : serverConfig,

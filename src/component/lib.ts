@@ -115,7 +115,7 @@ class LimitView {
  * serve it comfortably (every read joins the transaction's read set, so it's a chance to
  * conflict). Returns the plan and the view it was made from, for {@link applyPlan}.
  */
-export async function decide(
+async function decide(
   db: DatabaseReader,
   args: RateLimitArgs,
   now: number,
@@ -239,8 +239,13 @@ export const getValue = query({
     // Asked again: a read may have switched the view to a migrated layout.
     const rows = await Promise.all(picked.map((shard) => view.shard(shard)));
     const evaluated = rows.map((r) => ({ r, cur: evaluate(r.read.state, r.read.p, now) }));
-    // The emptiest shard read: a conservative promise, whichever shards a request then picks.
-    const best = evaluated.reduce((x, y) => (y.cur.value < x.cur.value ? y : x));
+    // The emptiest shard read, ties going to the smallest share. With every shard read (what
+    // hookAPI does by default), what it can serve every pair a request may draw can serve too.
+    const best = evaluated.reduce((x, y) =>
+      y.cur.value < x.cur.value || (y.cur.value === x.cur.value && y.r.read.p.capacity < x.r.read.p.capacity)
+        ? y
+        : x,
+    );
     const readValue = evaluated.reduce((sum, e) => sum + e.cur.value, 0);
     const readCapacity = evaluated.reduce((sum, e) => sum + e.r.read.p.capacity, 0);
     const capacity = args.config.capacity ?? args.config.rate;
@@ -254,6 +259,7 @@ export const getValue = query({
       shard: best.r.read.shard,
       config: shardConfig(args.config, phase, best.r.read.shard),
       total: {
+        // Scaled from the sample; a sample of zero capacity (capacity 0) can't be scaled.
         value: exact || readCapacity === 0 ? readValue : (readValue * capacity) / readCapacity,
         capacity,
         exact,

@@ -47,7 +47,7 @@ export type UseRateLimitOptions = {
    */
   count?: number;
   /**
-   * How many shard rows the query reads for a sharded limit; the fullest is shown. Default: the
+   * How many shard rows the query reads for a sharded limit; the emptiest is shown. Default: the
    * server's choice (`hookAPI`'s `sampleShards`, else 1). Not sent when omitted.
    */
   sampleShards?: number;
@@ -127,7 +127,7 @@ type Snapshot = { key: string; data: GetValueReturns; at: number };
  * row last written long ago, or a fixed window's `ts` (the start of its window), can make the wait
  * shown too long by up to that age. Pass `getServerTimeMutation` for accurate timing.
  *
- * Sharded limits: the query returns one shard (the fullest of those sampled), and the prediction is
+ * Sharded limits: the query returns one shard (the emptiest of those read; `hookAPI` reads every shard by default), and the prediction is
  * that shard's. A `count` above one shard's capacity, or above the capacity of an unsharded limit,
  * can't be predicted (the server would combine two shards, or refuse the request as impossible), so
  * the hook throws an `InvalidRateLimit` `ConvexError` (field `count`) while rendering, as `useQuery`

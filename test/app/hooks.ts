@@ -34,7 +34,7 @@ export const { getRateLimit: userKey } = rateLimiter.hookAPI("send", {
 export const { getRateLimit: playground } = rateLimiter.hookAPI("send", { allowClientConfig: true });
 
 /** A sharded limit, reading every shard by default. */
-export const { getRateLimit: shardedLimit } = rateLimiter.hookAPI("sharded", { sampleShards: 4 });
+export const { getRateLimit: shardedLimit } = rateLimiter.hookAPI("sharded");
 
 /** Takes `count` tokens of "send" (or "sharded") for `key`, as the app's own mutation would. */
 export const take = mutationGeneric({
