@@ -59,4 +59,4 @@ try {
   await runner.close();
   await server.close();
 }
-process.exit(code);
+process.exit(code || Number(process.exitCode ?? 0));

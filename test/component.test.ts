@@ -1,6 +1,4 @@
 // The component's registered functions on convex-test with fake timers and a seeded Math.random, for both kinds × 1, 2, 3, 10 shards, counting its rows through a test-only query.
-import { convexTest } from "convex-test";
-import { componentsGeneric, defineSchema, type FunctionReference } from "convex/server";
 import { ConvexError } from "convex/values";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import {
@@ -12,31 +10,15 @@ import {
   type RateLimitConfig,
   type RateLimitReturns,
 } from "../src/client/index.js";
-import type { ComponentApi } from "../src/component/_generated/component.js";
 import type { Doc } from "../src/component/_generated/dataModel.js";
-import { query } from "../src/component/_generated/server.js";
 import { splitTotal } from "../src/shared/split.js";
-import { modules, schema } from "../src/test.js";
 import { seededRandom as seeded } from "./model.js";
+import { inspectable, makeInspectableTest } from "./setup.js";
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 123);
 
-// A test-only query, registered inside the component next to its own modules, that lists its rows.
-const inspect = {
-  rows: query({ args: {}, handler: async (ctx) => ctx.db.query("rateLimits").collect() }),
-};
-const components = componentsGeneric() as unknown as {
-  rateLimiter: ComponentApi & {
-    inspect: { rows: FunctionReference<"query", "internal", Record<string, never>, Doc<"rateLimits">[]> };
-  };
-};
-const api = components.rateLimiter;
-
-function makeT() {
-  const t = convexTest(defineSchema({}), import.meta.glob("./app/**/*.ts"));
-  t.registerComponent("rateLimiter", schema, { ...modules, "./component/inspect.ts": async () => inspect });
-  return t;
-}
+const api = inspectable.rateLimiter;
+const makeT = makeInspectableTest;
 type T = ReturnType<typeof makeT>;
 
 async function rows(t: T, name?: string, key?: string): Promise<Doc<"rateLimits">[]> {

@@ -1,9 +1,11 @@
 // Shared convex-test setup: an app with the rate limiter registered through the published
 // register() helper, the way a user's tests do it.
 import { convexTest } from "convex-test";
-import { componentsGeneric, defineSchema } from "convex/server";
-import { register } from "../src/test.js";
+import { componentsGeneric, defineSchema, type FunctionReference } from "convex/server";
+import { modules, register, schema } from "../src/test.js";
 import type { ComponentApi } from "../src/component/_generated/component.js";
+import type { Doc } from "../src/component/_generated/dataModel.js";
+import { query } from "../src/component/_generated/server.js";
 
 const appModules = import.meta.glob("./app/**/*.ts");
 
@@ -16,3 +18,22 @@ export function makeTest() {
 
 /** `components.rateLimiter`, as an app's generated API would give it. */
 export const components = componentsGeneric() as unknown as { rateLimiter: ComponentApi };
+
+// A test-only query, registered inside the component next to its own modules, that lists its rows.
+const inspect = {
+  rows: query({ args: {}, handler: async (ctx) => ctx.db.query("rateLimits").collect() }),
+};
+
+/** The component's API plus the test-only `inspect.rows` query of {@link makeInspectableTest}. */
+export const inspectable = componentsGeneric() as unknown as {
+  rateLimiter: ComponentApi & {
+    inspect: { rows: FunctionReference<"query", "internal", Record<string, never>, Doc<"rateLimits">[]> };
+  };
+};
+
+/** A convex-test instance with the component registered alongside a query listing its rows. */
+export function makeInspectableTest() {
+  const t = convexTest(defineSchema({}), appModules);
+  t.registerComponent("rateLimiter", schema, { ...modules, "./component/inspect.ts": async () => inspect });
+  return t;
+}

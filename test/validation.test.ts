@@ -1,32 +1,14 @@
 // The bad-input matrix, table-driven on convex-test with fake timers: every config field and argument × bad values, through each entry point; each must throw an InvalidRateLimit ConvexError naming the field, write nothing, and leave the limit usable.
-import { convexTest } from "convex-test";
-import { componentsGeneric, defineSchema, type FunctionReference } from "convex/server";
+import type { FunctionReference } from "convex/server";
 import { ConvexError } from "convex/values";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { calculateRateLimit, MINUTE, RateLimiter, type RateLimitConfig } from "../src/client/index.js";
-import type { ComponentApi } from "../src/component/_generated/component.js";
-import type { Doc } from "../src/component/_generated/dataModel.js";
-import { query } from "../src/component/_generated/server.js";
-import { modules, schema } from "../src/test.js";
+import { inspectable, makeInspectableTest } from "./setup.js";
 
 const T0 = Date.UTC(2025, 2, 3, 4, 5, 6, 7);
 
-// A test-only query, registered inside the component next to its own modules, that lists its rows.
-const inspect = {
-  rows: query({ args: {}, handler: async (ctx) => ctx.db.query("rateLimits").collect() }),
-};
-const components = componentsGeneric() as unknown as {
-  rateLimiter: ComponentApi & {
-    inspect: { rows: FunctionReference<"query", "internal", Record<string, never>, Doc<"rateLimits">[]> };
-  };
-};
-const api = components.rateLimiter;
-
-function makeT() {
-  const t = convexTest(defineSchema({}), import.meta.glob("./app/**/*.ts"));
-  t.registerComponent("rateLimiter", schema, { ...modules, "./component/inspect.ts": async () => inspect });
-  return t;
-}
+const api = inspectable.rateLimiter;
+const makeT = makeInspectableTest;
 type T = ReturnType<typeof makeT>;
 const rows = (t: T) => t.run((ctx) => ctx.runQuery(api.inspect.rows, {}));
 

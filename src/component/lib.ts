@@ -158,7 +158,8 @@ function result(args: RateLimitArgs, plan: Plan): RateLimitReturns {
 async function applyPlan(db: DatabaseWriter, args: RateLimitArgs, plan: Plan, view: LimitView) {
   const shards = args.config.shards ?? 1;
   const writes = new Map(plan.writes.map((w) => [w.shard, w.state]));
-  if (view.migration) {
+  // A request that takes nothing (a peek, or a refusal) writes nothing, not even a migration.
+  if (writes.size > 0 && view.migration) {
     view.migration.states.forEach((state, shard) => {
       if (!writes.has(shard)) writes.set(shard, state);
     });

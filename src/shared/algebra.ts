@@ -104,9 +104,15 @@ export function evaluate(state: State | null, p: Params, now: number): State {
  * The least whole number of ms d ≥ 1 such that `ok(now + d)`, for a predicate that turns true at
  * some instant and stays true. `guess` is a float estimate of d; it is corrected by evaluating
  * `ok` itself, so the answer agrees with the evaluation to the millisecond whatever float
- * rounding did to the estimate.
+ * rounding did to the estimate. `count` only names the request in the error thrown when the
+ * wait doesn't fit in a number.
  */
-export function leastDelay(ok: (t: number) => boolean, now: number, guess: number): number {
+export function leastDelay(
+  ok: (t: number) => boolean,
+  now: number,
+  guess: number,
+  count: number = NaN,
+): number {
   let hi = Number.isFinite(guess) ? Math.max(1, Math.ceil(guess)) : 1;
   let lo = 0; // a d known to fail; 0 stands for "nothing below 1 is allowed"
   if (ok(now + hi)) {
@@ -122,7 +128,7 @@ export function leastDelay(ok: (t: number) => boolean, now: number, guess: numbe
     for (let step = 1; ; step *= 2) {
       const next = lo + step;
       if (!Number.isFinite(next)) {
-        throw invalid("config", "never", "the request can never succeed with this config");
+        throw invalid("count", count, "can never succeed: the wait would not fit in a number of ms");
       }
       if (ok(now + next)) {
         hi = next;
@@ -163,7 +169,8 @@ function guessDelay(cur: State, p: Params, now: number, need: number): number {
  * other traffic. A full row must pass `test`, or the wait never ends (an error). `test`
  * is the exact condition on the value that the caller decides with (by default `value >= need`);
  * searching on it, rather than on `need`, keeps the answer right where float rounding makes
- * `value - count >= floor` and `value >= count + floor` disagree.
+ * `value - count >= floor` and `value >= count + floor` disagree. `count` names the request in
+ * errors (default `need`).
  */
 export function delayUntil(
   state: State | null,
@@ -171,13 +178,14 @@ export function delayUntil(
   now: number,
   need: number,
   test: (value: number) => boolean = (value) => value >= need,
+  count: number = need,
 ): number {
   // A full row is the best there can ever be: if even it fails the test, the wait never ends.
   if (!test(p.capacity)) {
-    throw invalid("count", need, `needs ${need} tokens but the capacity is ${p.capacity}`);
+    throw invalid("count", count, `needs ${need} tokens but the capacity is ${p.capacity}`);
   }
   const cur = evaluate(state, p, now);
-  return leastDelay((t) => test(evaluate(state, p, t).value), now, guessDelay(cur, p, now, need));
+  return leastDelay((t) => test(evaluate(state, p, t).value), now, guessDelay(cur, p, now, need), count);
 }
 
 /** The outcome of a request against one row, before anything is written. */
@@ -208,10 +216,10 @@ export function decideRow(
   if (cur.value - count >= floor) {
     const next = { value: cur.value - count, ts: cur.ts };
     if (next.value >= 0) return { ok: true, next };
-    return { ok: true, next, retryAfter: delayUntil(next, p, now, 0) };
+    return { ok: true, next, retryAfter: delayUntil(next, p, now, 0, undefined, count) };
   }
   const accepts = (value: number) => value - count >= floor;
-  return { ok: false, retryAfter: delayUntil(state, p, now, count + floor, accepts) };
+  return { ok: false, retryAfter: delayUntil(state, p, now, count + floor, accepts, count) };
 }
 
 /** The params of a whole config (or of one row, for a config that is one shard's share). */

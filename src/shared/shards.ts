@@ -175,7 +175,7 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
     const guess = Math.max(ca.ts, cb.ts, now) - now + (count + floor - ca.value - cb.value) / rate;
     const accepts = (t: number) =>
       pairAccepts(evaluate(a.state, a.p, t).value, evaluate(b.state, b.p, t).value, count, floor);
-    return { ok: false, retryAfter: leastDelay(accepts, now, guess), writes: [], shards };
+    return { ok: false, retryAfter: leastDelay(accepts, now, guess, count), writes: [], shards };
   }
   const [fuller, fullerCur] = cb.value > ca.value ? [b, cb] : [a, ca];
   if (fullerCur.value - count >= 0) {
@@ -198,8 +198,8 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
   ];
   if (va >= 0 && vb >= 0) return { ok: true, writes, shards };
   const repaid = Math.max(
-    va < 0 ? delayUntil(next[0], a.p, now, 0) : 0,
-    vb < 0 ? delayUntil(next[1], b.p, now, 0) : 0,
+    va < 0 ? delayUntil(next[0], a.p, now, 0, undefined, count) : 0,
+    vb < 0 ? delayUntil(next[1], b.p, now, 0, undefined, count) : 0,
   );
   return { ok: true, retryAfter: repaid, writes, shards };
 }
@@ -225,18 +225,28 @@ export type StoredRow = { shard: number; value: number; ts: number; shards?: num
  */
 export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: number, now: number): State[] {
   const n = config.shards ?? 1;
-  const old = rows.find((r) => r.shards !== undefined)?.shards ?? n;
+  // Rows that don't record their layout (written by @convex-dev/rate-limiter) are taken to be the
+  // smallest layout that has them: shards it can't see are not counted, never counted full.
+  const old = rows.find((r) => r.shards !== undefined)?.shards ?? Math.max(...rows.map((r) => r.shard)) + 1;
   const oldConfig = { ...config, shards: old };
   let total = 0;
   for (let i = 0; i < old; i++) {
     const row = rows.find((r) => r.shard === i);
     total += evaluate(row ?? null, shardParams(oldConfig, phase, i), now).value;
   }
-  return Array.from({ length: n }, (_, i) => {
-    const p = shardParams(config, phase, i);
-    return {
-      value: Math.min(splitTotal(total, n, i), p.capacity),
-      ts: p.kind === "fixed window" ? windowStart(now, p) : now,
-    };
-  });
+  const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
+  const values = params.map((p, i) => Math.min(splitTotal(total, n, i), p.capacity));
+  // What a full shard couldn't take goes to shards with room, so only what fits nowhere is lost.
+  let left = total - values.reduce((sum, v) => sum + v, 0);
+  for (let i = 0; i < n && left > 0; i++) {
+    const add = Math.min(left, params[i]!.capacity - values[i]!);
+    if (add > 0) {
+      values[i]! += add;
+      left -= add;
+    }
+  }
+  return params.map((p, i) => ({
+    value: values[i]!,
+    ts: p.kind === "fixed window" ? windowStart(now, p) : now,
+  }));
 }

@@ -1,0 +1,162 @@
+// Pure checks of what a scenario recorded: the most any interval let through against what the
+// limit allows in it, a replay of the same requests through the shared `calculateRateLimit` (the
+// decisions an exact, single-row limiter makes), and whether scheduled work ran when promised.
+import { calculateRateLimit, type RateLimitConfig } from "convex-rate-limiter";
+
+/** The numbers a bound needs: a whole limit's rate, period and capacity, and a window phase (ms). */
+export type Limit = {
+  kind: RateLimitConfig["kind"];
+  rate: number;
+  period: number;
+  capacity: number;
+  /** Where fixed windows start, mod `period`; unused by token buckets. */
+  phase: number;
+};
+
+/** The whole limit of a config (every shard together); `phase` for fixed windows. */
+export function limitOf(config: RateLimitConfig, phase = 0): Limit {
+  return {
+    kind: config.kind,
+    rate: config.rate,
+    period: config.period,
+    capacity: config.capacity ?? config.rate,
+    phase,
+  };
+}
+
+/** Tokens taken at an instant: `count` at `at` (ms). */
+export type Taken = { at: number; count: number };
+
+/** The index of the fixed window of `limit` holding `t`. */
+export function windowIndex(t: number, limit: Pick<Limit, "phase" | "period">): number {
+  return Math.floor((t - limit.phase) / limit.period);
+}
+
+/**
+ * The largest excess, over every interval [t_i, t_j] between two events, of the tokens taken in
+ * it over what the limit allows in it: for a token bucket `capacity + rate × (t_j − t_i + slackMs)
+ * / period`, for a fixed window `capacity + rate × (window boundaries crossed)`. ≤ 0 means no
+ * interval of any length was over the bound; -Infinity when there are no events.
+ *
+ * `slackMs` widens every interval (token buckets only): scheduled work that jitter may delay by up
+ * to `slackMs` is allowed to bunch by that much.
+ *
+ * O(n log n): with `C_k` the tokens taken up to event k and `X(t)` the elapsed periods (or window
+ * index), the excess of [t_i, t_j] is `(C_j − rate·X_j) − (C_{i−1} − rate·X_i) − capacity`, so one
+ * pass keeping the least `C_{i−1} − rate·X_i` finds the worst interval ending at each event.
+ */
+export function worstExcess(events: readonly Taken[], limit: Limit, slackMs = 0): number {
+  const sorted = [...events].sort((a, b) => a.at - b.at);
+  const t0 = sorted[0]?.at ?? 0; // measured from the first event, so floats keep their precision
+  const x = (t: number) =>
+    limit.kind === "token bucket" ? (t - t0) / limit.period : windowIndex(t, limit) - windowIndex(t0, limit);
+  const slack = limit.kind === "token bucket" ? (limit.rate * slackMs) / limit.period : 0;
+  let before = 0; // C_{i−1}
+  let least = Infinity;
+  let worst = -Infinity;
+  for (const e of sorted) {
+    const xi = x(e.at);
+    least = Math.min(least, before - limit.rate * xi);
+    before += e.count;
+    worst = Math.max(worst, before - limit.rate * xi - least - limit.capacity - slack);
+  }
+  return worst;
+}
+
+/** A request's outcome: ok or refused, and its `retryAfter` (ms) when it has one. */
+export type Decision = { at: number; count: number; ok: boolean; retryAfter?: number };
+
+/**
+ * Replays requests, in order, through `calculateRateLimit` on one row starting full: the decisions
+ * an exact, unsharded limiter makes. With `reserve`, a request is let through while the debt it
+ * leaves is no deeper than `maxReserved`, and its `retryAfter` is when that debt is repaid (when the
+ * work may run). A refused request leaves the row as it was. A fixed window's phase comes from
+ * `config.start`, so pass a config with the phase the server used.
+ */
+export function replay(
+  requests: readonly Taken[],
+  config: RateLimitConfig,
+  opts: { reserve?: boolean } = {},
+): Decision[] {
+  const floor = opts.reserve === true ? -(config.maxReserved ?? Infinity) : 0;
+  let state: { value: number; ts: number } | null = null;
+  const out: Decision[] = [];
+  for (const { at, count } of requests) {
+    const r = calculateRateLimit(state, config, at, count);
+    if (r.value >= floor) {
+      state = { value: r.value, ts: r.ts };
+      const wait = r.value < 0 ? calculateRateLimit(state, config, at, 0).retryAfter : undefined;
+      out.push(wait === undefined ? { at, count, ok: true } : { at, count, ok: true, retryAfter: wait });
+    } else if (opts.reserve === true) {
+      out.push({ at, count, ok: false });
+    } else {
+      out.push({ at, count, ok: false, retryAfter: r.retryAfter ?? 1 });
+    }
+  }
+  return out;
+}
+
+/**
+ * Compares what the server decided with what the replay decided, request by request, and
+ * describes the first `limit` differences (in `ok`, or in `retryAfter` where both have one).
+ */
+export function disagreements(actual: readonly Decision[], expected: readonly Decision[], limit = 3): string[] {
+  const out: string[] = [];
+  if (actual.length !== expected.length) out.push(`${actual.length} decisions, replay made ${expected.length}`);
+  const n = Math.min(actual.length, expected.length);
+  for (let i = 0; i < n && out.length < limit; i++) {
+    const a = actual[i]!;
+    const e = expected[i]!;
+    const what = (d: Decision) => `${d.ok ? "ok" : "refused"}${d.retryAfter === undefined ? "" : ` retryAfter ${d.retryAfter}`}`;
+    const sameWait = a.retryAfter === undefined || e.retryAfter === undefined || a.retryAfter === e.retryAfter;
+    if (a.ok !== e.ok || !sameWait) out.push(`request #${i + 1} (count ${a.count}): ${what(a)}, expected ${what(e)}`);
+  }
+  return out;
+}
+
+/** A scheduled job as the example app records it (llmJobs): all times in ms since the epoch. */
+export type Job = { tokens: number; requestedAt: number; notBefore: number; ranAt?: number };
+
+/** How the jobs' runs compare with their promised instants. */
+export type Timing = {
+  jobs: number;
+  /** Jobs that never ran. */
+  missing: number;
+  /** Jobs that ran before `notBefore`: the tokens weren't there yet. */
+  early: number;
+  /** Jobs that ran later than `notBefore + jitterMs`. */
+  late: number;
+  /** The largest `ranAt − notBefore`, ms (-Infinity when no job ran). */
+  worstDelay: number;
+};
+
+/** Measures the jobs' runs against their promised instants and the allowed jitter (ms). */
+export function timing(jobs: readonly Job[], jitterMs: number): Timing {
+  let missing = 0;
+  let early = 0;
+  let late = 0;
+  let worstDelay = -Infinity;
+  for (const job of jobs) {
+    if (job.ranAt === undefined) {
+      missing++;
+      continue;
+    }
+    const delay = job.ranAt - job.notBefore;
+    worstDelay = Math.max(worstDelay, delay);
+    if (delay < 0) early++;
+    else if (delay > jitterMs) late++;
+  }
+  return { jobs: jobs.length, missing, early, late, worstDelay };
+}
+
+/**
+ * The most a limit can let through over [start, end] starting full: `capacity` plus `rate` for
+ * each period elapsed (token bucket) or each window boundary crossed (fixed window).
+ */
+export function ceiling(limit: Limit, start: number, end: number): number {
+  const refills =
+    limit.kind === "token bucket"
+      ? Math.max(0, end - start) / limit.period
+      : Math.max(0, windowIndex(end, limit) - windowIndex(start, limit));
+  return limit.capacity + limit.rate * refills;
+}

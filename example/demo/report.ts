@@ -1,0 +1,216 @@
+// The demo's HTML report (pure): one self-contained page, inline CSS and SVG, no scripts and no
+// network assets, with a chart, a summary table and the checks for each scenario.
+import { compact } from "./chart.js";
+import { duration, timeStep } from "./format.js";
+import { MARK_KINDS, type ChartData, type MarkKind, type ScenarioResult } from "./types.js";
+
+/** What the page says about the run as a whole. */
+export type ReportMeta = {
+  /** The command that produced it, e.g. "npm run demo -- --fast". */
+  command: string;
+  seed: number;
+  /** The simulated clock's start (ms since the epoch). */
+  clockStart: number;
+  /** Real time the whole run took, ms. */
+  wallMs: number;
+  /** convex-test calls made. */
+  calls: number;
+};
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+}
+
+const LANE_COLORS: Record<MarkKind, string> = {
+  admitted: "#1a9850",
+  reserved: "#d68a00",
+  ran: "#2b83ba",
+  refused: "#d73027",
+};
+/** Each lane's label, beside it. */
+const LANE_LABELS: Record<MarkKind, string> = { admitted: "admitted", reserved: "reserved", ran: "ran", refused: "refused" };
+/** What each lane holds, in the legend and tooltips. */
+const LANE_NAMES: Record<MarkKind, string> = {
+  admitted: "admitted now",
+  reserved: "reserved for later",
+  ran: "scheduled work ran",
+  refused: "refused",
+};
+
+/** Chart geometry, px. */
+const G = { width: 920, left: 64, right: 44, top: 16, plot: 200, axis: 26, lane: 20 } as const;
+
+/** A number for an SVG attribute: at most two decimals. */
+const f = (x: number) => String(Math.round(x * 100) / 100);
+
+/**
+ * Renders a scenario's chart as an inline SVG: the tokens available as a stepped area (below zero,
+ * reserved tokens, in another colour), the capacity (and the reservation floor) as dashed lines,
+ * a time axis, and one lane per kind of mark with bars as tall as the events they hold.
+ * `id` makes the SVG's internal ids unique on the page.
+ */
+export function svgChart(data: ChartData, id: string): string {
+  const points = [...data.points].sort((a, b) => a.at - b.at);
+  const values = points.map((p) => p.value);
+  const lo = Math.min(0, data.floor ?? 0, ...values);
+  const hi = Math.max(data.capacity, ...values);
+  const span = Math.max(1, data.end - data.start);
+  const plotWidth = G.width - G.left - G.right;
+  const x = (t: number) => G.left + ((t - data.start) / span) * plotWidth;
+  const y = (v: number) => G.top + ((hi - v) / (hi - lo || 1)) * G.plot;
+  const kinds = MARK_KINDS.filter((k) => data.marks.some((m) => m.kind === k));
+  const height = G.top + G.plot + G.axis + kinds.length * G.lane + 8;
+  const parts: string[] = [];
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${G.width} ${height}" width="${G.width}" height="${height}" role="img" aria-label="${escapeHtml(data.title)}">`,
+  );
+  // Above zero and below zero get their own clip, so one area takes two colours.
+  parts.push(
+    `<defs><clipPath id="${id}-up"><rect x="${G.left}" y="${G.top}" width="${plotWidth}" height="${f(y(0) - G.top)}"/></clipPath>` +
+      `<clipPath id="${id}-down"><rect x="${G.left}" y="${f(y(0))}" width="${plotWidth}" height="${f(G.top + G.plot - y(0))}"/></clipPath></defs>`,
+  );
+  parts.push(`<rect x="${G.left}" y="${G.top}" width="${plotWidth}" height="${G.plot}" fill="#fafafa" stroke="#ddd"/>`);
+  // Horizontal reference lines with labels: the capacity, zero, the floor.
+  const refs: { v: number; label: string; dash: boolean }[] = [{ v: hi, label: compact(hi), dash: false }];
+  if (data.capacity !== hi) refs.push({ v: data.capacity, label: compact(data.capacity), dash: true });
+  refs.push({ v: 0, label: "0", dash: false });
+  if (lo < 0) refs.push({ v: lo, label: compact(lo), dash: false });
+  if (data.floor !== undefined && data.floor !== lo) refs.push({ v: data.floor, label: compact(data.floor), dash: true });
+  for (const r of refs) {
+    parts.push(
+      `<line x1="${G.left}" x2="${G.left + plotWidth}" y1="${f(y(r.v))}" y2="${f(y(r.v))}" stroke="${r.v === 0 ? "#888" : "#ccc"}"${r.dash ? ' stroke-dasharray="4 3"' : ""}/>`,
+      `<text x="${G.left - 6}" y="${f(y(r.v) + 4)}" text-anchor="end" class="ax">${escapeHtml(r.label)}</text>`,
+    );
+  }
+  parts.push(
+    `<text x="${G.left + plotWidth - 4}" y="${f(y(data.capacity) - 4)}" text-anchor="end" class="note">capacity</text>`,
+  );
+  if (data.floor !== undefined) {
+    parts.push(`<text x="${G.left + plotWidth - 4}" y="${f(y(data.floor) - 4)}" text-anchor="end" class="note">most that may be reserved</text>`);
+  }
+  // The stepped area: each sample holds until the next.
+  if (points.length > 0) {
+    const first = points[0]!;
+    let steps = "";
+    for (let i = 1; i < points.length; i++) steps += `H${f(x(points[i]!.at))}V${f(y(points[i]!.value))}`;
+    steps += `H${f(x(Math.max(data.end, points[points.length - 1]!.at)))}`;
+    const area = `M${f(x(first.at))},${f(y(0))}V${f(y(first.value))}${steps}V${f(y(0))}Z`;
+    parts.push(`<path d="${area}" fill="#9ecae1" fill-opacity="0.6" clip-path="url(#${id}-up)"/>`);
+    parts.push(`<path d="${area}" fill="#fdae61" fill-opacity="0.6" clip-path="url(#${id}-down)"/>`);
+    parts.push(`<path d="M${f(x(first.at))},${f(y(first.value))}${steps}" fill="none" stroke="#3182bd" stroke-width="1.2"/>`);
+  }
+  // The time axis.
+  const axisY = G.top + G.plot;
+  const step = timeStep(span, 10);
+  for (let k = 0; k * step <= span; k++) {
+    const tx = x(data.start + k * step);
+    parts.push(
+      `<line x1="${f(tx)}" x2="${f(tx)}" y1="${axisY}" y2="${axisY + 4}" stroke="#888"/>`,
+      `<text x="${f(tx)}" y="${axisY + 16}" text-anchor="middle" class="ax">${escapeHtml(duration(k * step))}</text>`,
+    );
+  }
+  // One lane per kind of mark: events binned by 4 px, each bar as tall as its share of the busiest.
+  const bins = Math.floor(plotWidth / 4);
+  kinds.forEach((kind, lane) => {
+    const counts = new Array<number>(bins).fill(0);
+    for (const m of data.marks) {
+      if (m.kind !== kind) continue;
+      const b = Math.min(bins - 1, Math.max(0, Math.floor(((m.at - data.start) / span) * bins)));
+      counts[b]! += 1;
+    }
+    const most = Math.max(...counts);
+    const total = counts.reduce((s, n) => s + n, 0);
+    const base = axisY + G.axis + (lane + 1) * G.lane - 4;
+    parts.push(
+      `<text x="${G.left - 6}" y="${base}" text-anchor="end" class="ax">${escapeHtml(LANE_LABELS[kind])}</text>`,
+      `<line x1="${G.left}" x2="${G.left + plotWidth}" y1="${base}" y2="${base}" stroke="#eee"/>`,
+    );
+    let bars = "";
+    counts.forEach((n, b) => {
+      if (n === 0) return;
+      const h = 3 + ((G.lane - 7) * n) / most;
+      bars += `<rect x="${f(G.left + b * 4)}" y="${f(base - h)}" width="3" height="${f(h)}"/>`;
+    });
+    parts.push(`<g fill="${LANE_COLORS[kind]}"><title>${escapeHtml(`${LANE_NAMES[kind]}: ${total}`)}</title>${bars}</g>`);
+    parts.push(`<text x="${G.left + plotWidth + 2}" y="${base}" class="ax">${escapeHtml(compact(total))}</text>`);
+  });
+  parts.push(`</svg>`);
+  return parts.join("\n");
+}
+
+const CSS = `
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #222; margin: 0; background: #fff; }
+main { max-width: 960px; margin: 0 auto; padding: 24px 20px 48px; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 19px; margin: 36px 0 6px; border-top: 1px solid #e5e5e5; padding-top: 20px; }
+.meta { color: #666; font-size: 13px; }
+.status { display: inline-block; padding: 2px 10px; border-radius: 10px; font-weight: 600; font-size: 13px; }
+.pass { background: #e3f4e8; color: #17693a; } .fail { background: #fbe3e1; color: #a1261b; }
+p.about { margin: 4px 0; color: #333; }
+svg { display: block; margin: 12px 0 4px; max-width: 100%; height: auto; font: 11px system-ui, sans-serif; }
+svg .ax { fill: #555; } svg .note { fill: #888; font-style: italic; }
+.legend { font-size: 12px; color: #555; margin: 0 0 10px; }
+.legend span { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 12px; vertical-align: -1px; }
+table { border-collapse: collapse; font-size: 14px; margin: 8px 0; }
+td { padding: 3px 14px 3px 0; vertical-align: top; } td.v { font-variant-numeric: tabular-nums; white-space: nowrap; font-weight: 600; }
+td.n { color: #666; font-size: 13px; }
+ul.checks { list-style: none; padding: 0; margin: 8px 0; font-size: 14px; }
+ul.checks li::before { display: inline-block; width: 1.4em; font-weight: 700; }
+ul.checks li.ok::before { content: "✓"; color: #1a9850; } ul.checks li.bad::before { content: "✗"; color: #d73027; }
+ul.checks .d { color: #666; }
+`;
+
+/** Renders the whole report page for `results`. */
+export function renderReport(results: readonly ScenarioResult[], meta: ReportMeta): string {
+  const checks = results.flatMap((r) => r.checks);
+  const failed = checks.filter((c) => !c.ok);
+  const status =
+    failed.length === 0
+      ? `<span class="status pass">all ${checks.length} checks passed</span>`
+      : `<span class="status fail">${failed.length} of ${checks.length} checks failed</span>`;
+  const sections = results.map((r, i) => {
+    const rows = r.summary
+      .map(
+        (s) =>
+          `<tr><td>${escapeHtml(s.label)}</td><td class="v">${escapeHtml(s.value)}</td><td class="n">${escapeHtml(s.note ?? "")}</td></tr>`,
+      )
+      .join("\n");
+    const list = r.checks
+      .map((c) => `<li class="${c.ok ? "ok" : "bad"}">${escapeHtml(c.name)} <span class="d">— ${escapeHtml(c.detail)}</span></li>`)
+      .join("\n");
+    const legend = MARK_KINDS.filter((k) => r.chart.marks.some((m) => m.kind === k))
+      .map((k) => `<span style="background:${LANE_COLORS[k]}"></span>${LANE_NAMES[k]}`)
+      .join("");
+    return `<section id="${escapeHtml(r.id)}-${i}">
+<h2>${i + 1}. ${escapeHtml(r.title)}</h2>
+${r.about.map((a) => `<p class="about">${escapeHtml(a)}</p>`).join("\n")}
+${svgChart(r.chart, `c${i}`)}
+<p class="legend">${escapeHtml(r.chart.title)}; under it, one lane per outcome:${legend}</p>
+<table>
+${rows}
+</table>
+<ul class="checks">
+${list}
+</ul>
+</section>`;
+  });
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>convex-rate-limiter demo report</title>
+<style>${CSS}</style>
+</head>
+<body>
+<main>
+<h1>convex-rate-limiter: demo report</h1>
+<p class="meta">${escapeHtml(meta.command)} · seed ${meta.seed} · simulated clock from ${escapeHtml(new Date(meta.clockStart).toISOString())} · ${meta.calls.toLocaleString("en-US")} convex-test calls in ${escapeHtml(duration(meta.wallMs))} real time</p>
+<p>The example app's own Convex functions, run in-process on convex-test with a simulated clock. Each chart shows the tokens available over simulated time; below zero, tokens reserved ahead. ${status}</p>
+${sections.join("\n")}
+</main>
+</body>
+</html>
+`;
+}

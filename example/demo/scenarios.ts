@@ -1,0 +1,677 @@
+// The demo's scenarios: scripted traffic through the example app's own Convex functions, on
+// convex-test, under a simulated clock. Each scenario runs on a fresh app, moves the clock from
+// event to event (scheduled functions fire at their own instants on the way), samples the tokens
+// available through the limiter's getValue, and hands its records to the pure checks in bounds.ts.
+// Needs vite's module runner (bench/run.mjs): convex-test loads modules with `import.meta.glob`.
+import type { SessionId } from "convex-helpers/server/sessions";
+import {
+  calculateRateLimit,
+  HOUR,
+  isRateLimitError,
+  MINUTE,
+  RateLimiter,
+  SECOND,
+  type GetValueReturns,
+  type RateLimitConfig,
+} from "convex-rate-limiter";
+import type { installClock } from "../../bench/harness.js";
+import { prng, seedMathRandom, streamSeed } from "../../bench/harness.js";
+import { api, components } from "../convex/_generated/api.js";
+import type { Id } from "../convex/_generated/dataModel.js";
+import { rateLimiter } from "../convex/limits.js";
+import { JITTER_MS } from "../convex/llm.js";
+import { makeTest } from "../convex/test.setup.js";
+import { ceiling, disagreements, limitOf, replay, timing, worstExcess, type Decision, type Taken } from "./bounds.js";
+import { clockTime, duration, num, pct, spread, waits, type SummaryRow } from "./format.js";
+import { minutesFor, type Options } from "./options.js";
+import type { Progress } from "./progress.js";
+import { Timeline } from "./timeline.js";
+import type { Check, Mark, Point, ScenarioResult } from "./types.js";
+
+/** A fixed window's config (the public package names only the union). */
+type FixedWindowConfig = Extract<RateLimitConfig, { kind: "fixed window" }>;
+
+/** The simulated clock starts every scenario here: Wednesday 2025-01-01, 09:20 UTC. */
+export const T0 = Date.UTC(2025, 0, 1, 9, 20);
+
+/** How many times each chart samples the tokens available (the HTML chart draws them all). */
+const SAMPLES = 300;
+/** Float slack when comparing token sums with a bound. */
+const EPSILON = 1e-6;
+
+type Test = ReturnType<typeof makeTest>;
+type Clock = ReturnType<typeof installClock>;
+
+/** What a scenario needs from the program: the installed clock, the options, the progress line. */
+export type RunContext = { clock: Clock; opts: Options; progress: Progress };
+
+/** A named limit's config from the app's `RateLimiter` (limits.ts). */
+function named(name: keyof NonNullable<typeof rateLimiter.limits>): RateLimitConfig {
+  const config = rateLimiter.limits?.[name];
+  if (config === undefined) throw new Error(`limits.ts has no limit ${name}`);
+  return config;
+}
+
+/** The tokens a `getValue` result says are available now (every shard, when all were read). */
+function available(v: GetValueReturns, now: number): number {
+  return v.total?.value ?? calculateRateLimit({ value: v.value, ts: v.ts }, v.config, now).value;
+}
+
+/** Describes a config in words: "token bucket, 10 per 1m, capacity 3". */
+function describe(config: RateLimitConfig): string {
+  const unit = { [SECOND]: "second", [MINUTE]: "minute", [HOUR]: "hour", [24 * HOUR]: "day" }[config.period];
+  const parts = [`${config.kind}, ${num(config.rate)} per ${unit ?? duration(config.period)}`];
+  parts.push(`capacity ${num(config.capacity ?? config.rate)}`);
+  if (config.maxReserved !== undefined) parts.push(`max reserved ${num(config.maxReserved)}`);
+  if (config.shards !== undefined) parts.push(`${config.shards} shards`);
+  return parts.join(", ");
+}
+
+/** Poisson arrivals in [from, to) at `perMs(t)` requests per ms (piecewise constant is fine). */
+function arrivals(from: number, to: number, perMs: (t: number) => number, random: () => number): number[] {
+  const out: number[] = [];
+  // Thinning: draw at the peak rate, keep each with probability rate(t) / peak.
+  let peak = 0;
+  for (let t = from; t < to; t += (to - from) / 1000) peak = Math.max(peak, perMs(t));
+  if (!(peak > 0)) return out;
+  let t = from;
+  for (;;) {
+    t += -Math.log(1 - random()) / peak;
+    if (t >= to) return out;
+    if (random() * peak < perMs(t)) out.push(Math.floor(t));
+  }
+}
+
+/** One scenario's run: a fresh app, the timeline driving it, and a count of the calls made. */
+class Run {
+  readonly t: Test;
+  readonly timeline: Timeline;
+  readonly started = performance.now();
+  calls = 0;
+
+  /** @param label Names the scenario's stream of `Math.random` (shard picks, the LLM jitter). */
+  constructor(
+    readonly ctx: RunContext,
+    label: string,
+  ) {
+    // The previous scenario left no timers behind (see drain), so moving the clock shifts none.
+    ctx.clock.setSystemTime(T0);
+    seedMathRandom(ctx.opts.seed, `Math.random/${label}`);
+    this.t = makeTest();
+    this.timeline = new Timeline((at) => this.advanceTo(at));
+  }
+
+  /**
+   * Moves the clock to `at`, firing every timer due on the way at its own instant and waiting for
+   * the scheduled functions it starts, so each job sees the clock of its own time.
+   */
+  async advanceTo(at: number): Promise<void> {
+    const clock = this.ctx.clock;
+    // Timers fire on whole ms.
+    const target = Math.ceil(at);
+    if (target <= clock.now) return;
+    // A no-op timer marks the target, so stepping stops there rather than jumping past it.
+    clock.setTimeout(() => {}, target - clock.now);
+    while (clock.now < target) {
+      if (clock.countTimers() === 0) throw new Error(`the clock stalled at ${clock.now} before ${target}`);
+      clock.next();
+      await this.t.finishInProgressScheduledFunctions();
+    }
+  }
+
+  /** Runs every timer left (scheduled functions), each at its own instant. */
+  async drain(): Promise<void> {
+    while (this.ctx.clock.countTimers() > 0) {
+      this.ctx.clock.next();
+      await this.t.finishInProgressScheduledFunctions();
+    }
+  }
+
+  /** Makes one convex-test call, counting it and reporting progress now and then. */
+  async call<R>(f: (t: Test) => Promise<R>): Promise<R> {
+    this.calls++;
+    if (this.calls % 50 === 0) {
+      const elapsed = Date.now() - T0;
+      this.ctx.progress.update(`${num(this.calls)} calls, simulated ${duration(elapsed)}`);
+    }
+    return f(this.t);
+  }
+
+  /** Schedules `SAMPLES + 1` samples of `sample()` across [from, to], pushed into `into`. */
+  sampleEvenly(from: number, to: number, into: Point[], sample: () => Promise<number>): void {
+    for (let k = 0; k <= SAMPLES; k++) {
+      const at = from + Math.round(((to - from) * k) / SAMPLES);
+      this.timeline.at(at, async () => {
+        into.push({ at: Date.now(), value: await sample() });
+      });
+    }
+  }
+
+  get wallMs(): number {
+    return performance.now() - this.started;
+  }
+}
+
+/** A check that a worst excess (tokens over the bound) is not positive. */
+function boundCheck(name: string, excess: number): Check {
+  if (excess === -Infinity) return { name, ok: true, detail: "nothing was let through" };
+  return {
+    name,
+    ok: excess <= EPSILON,
+    detail:
+      excess > EPSILON
+        ? `an interval went ${num(excess, 2)} tokens over it`
+        : excess >= -EPSILON
+          ? "the fullest interval reached it exactly"
+          : `the fullest interval stayed ${num(-excess, 2)} tokens under it`,
+  };
+}
+
+/** A check that the server's decisions match the pure replay. */
+function agreementCheck(actual: readonly Decision[], expected: readonly Decision[]): Check {
+  const diff = disagreements(actual, expected);
+  return {
+    name: "the server decided exactly as calculateRateLimit predicts",
+    ok: diff.length === 0,
+    detail: diff.length === 0 ? `${num(actual.length)} decisions replayed on one exact row` : diff.join("; "),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. messages: users burst, then send when the chat box says they may
+
+const NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy"];
+
+type User = {
+  name: string;
+  sessionId: SessionId;
+  decisions: Decision[];
+  /** Per burst: attempts made, and how many went through. */
+  bursts: { attempts: number; admitted: number }[];
+  /** Waits the chat box's countdown showed (from the hook query), and how those sends went. */
+  hookWaits: number[];
+  timed: { sent: number; admitted: number };
+};
+
+/** messages runs users who burst chat messages, then send as the chat box's countdown allows. */
+export async function messages(ctx: RunContext): Promise<ScenarioResult> {
+  const run = new Run(ctx, "messages");
+  const config = named("sendMessage");
+  const end = T0 + minutesFor("messages", ctx.opts) * MINUTE;
+  const users: User[] = Array.from({ length: ctx.opts.users }, (_, i) => ({
+    name: NAMES[i] ?? `user${i + 1}`,
+    sessionId: `demo-session-${i + 1}` as SessionId,
+    decisions: [],
+    bursts: [],
+    hookWaits: [],
+    timed: { sent: 0, admitted: 0 },
+  }));
+  const watched = users[0]!;
+  const marks: Mark[] = [];
+  const points: Point[] = [];
+
+  const send = async (u: User): Promise<Decision> => {
+    const at = Date.now();
+    let d: Decision;
+    try {
+      await run.call((t) => t.mutation(api.messages.send, { sessionId: u.sessionId, body: `hello from ${u.name}` }));
+      d = { at, count: 1, ok: true };
+    } catch (e) {
+      if (!isRateLimitError(e)) throw e;
+      d = { at, count: 1, ok: false, retryAfter: e.data.retryAfter };
+    }
+    u.decisions.push(d);
+    if (u === watched) marks.push({ at, kind: d.ok ? "admitted" : "refused" });
+    return d;
+  };
+
+  // A burst: 4 to 7 messages 0.4 s apart, whatever the answers; then a few sent as the chat box
+  // allows; then a pause of 20 to 60 s (long enough to refill the bucket), and again.
+  const burst = (u: User, at: number, random: () => number): void => {
+    if (at > end) return;
+    const record = { attempts: 4 + Math.floor(random() * 4), admitted: 0 };
+    u.bursts.push(record);
+    for (let k = 0; k < record.attempts; k++) {
+      run.timeline.at(at + k * 400, async () => {
+        if ((await send(u)).ok) record.admitted++;
+      });
+    }
+    run.timeline.at(at + record.attempts * 400, () => steady(u, 3 + Math.floor(random() * 5), random));
+  };
+  const steady = async (u: User, left: number, random: () => number): Promise<void> => {
+    // What the chat box does with useRateLimit: read the bucket through the hook query and work
+    // out, with the same calculateRateLimit, when one token will be there; send then.
+    const state = await run.call((t) => t.query(api.messages.getRateLimit, { key: u.sessionId }));
+    const now = Date.now();
+    const wait = calculateRateLimit({ value: state.value, ts: state.ts }, state.config, now, 1).retryAfter ?? 0;
+    if (now + wait > end) return;
+    u.hookWaits.push(wait);
+    run.timeline.at(now + wait, async () => {
+      const d = await send(u);
+      u.timed.sent++;
+      if (d.ok) u.timed.admitted++;
+      if (left > 1) await steady(u, left - 1, random);
+      else burst(u, Date.now() + 20 * SECOND + Math.floor(random() * 40 * SECOND), random);
+    });
+  };
+
+  users.forEach((u, i) => {
+    const random = prng(streamSeed(ctx.opts.seed, `messages/${u.name}`));
+    // The watched user starts a little after T0, so the chart opens on a full bucket.
+    burst(u, T0 + (i === 0 ? 5 * SECOND : Math.floor(random() * 20 * SECOND)), random);
+  });
+  run.sampleEvenly(T0, end, points, async () => {
+    const v = await run.call((t) => t.query(api.messages.getRateLimit, { key: watched.sessionId }));
+    return available(v, Date.now());
+  });
+  await run.timeline.runUntil(end);
+  await run.drain();
+
+  // Checks and summary.
+  const limit = limitOf(config);
+  const all = users.flatMap((u) => u.decisions);
+  const admitted = all.filter((d) => d.ok).length;
+  const worst = Math.max(...users.map((u) => worstExcess(u.decisions.filter((d) => d.ok), limit)));
+  const replayed = users.flatMap((u) => replay(u.decisions, config));
+  const timed = users.reduce((s, u) => ({ sent: s.sent + u.timed.sent, admitted: s.admitted + u.timed.admitted }), {
+    sent: 0,
+    admitted: 0,
+  });
+  const bursts = users.flatMap((u) => u.bursts);
+  const ideal = replayed.filter((d) => d.ok).length;
+  const bound = users.length * ceiling(limit, T0, end);
+  const summary: SummaryRow[] = [
+    { label: "limit", value: "sendMessage", note: `${describe(config)}; one bucket per sender` },
+    { label: "users", value: num(users.length), note: `chart: ${watched.name}'s bucket (${ctx.opts.users > 1 ? "all users in the numbers" : "the only user"})` },
+    { label: "attempts", value: num(all.length), note: `${num(bursts.length)} bursts, ${num(timed.sent)} sends timed by the chat box` },
+    { label: "admitted", value: num(admitted), note: pct(admitted / Math.max(1, all.length)) },
+    {
+      label: "refused",
+      value: num(all.length - admitted),
+      note: `${num(all.length - admitted - (timed.sent - timed.admitted))} in bursts, ${num(timed.sent - timed.admitted)} of the timed sends`,
+    },
+    {
+      label: "per burst",
+      value: `${num(spread(bursts.map((b) => b.admitted)).mean, 1)} ok`,
+      note: `of ${num(spread(bursts.map((b) => b.attempts)).min)} to ${num(spread(bursts.map((b) => b.attempts)).max)} attempts: the capacity of ${num(limit.capacity)}, then refusals`,
+    },
+    { label: "refusal waits", value: waits(all.filter((d) => !d.ok).map((d) => d.retryAfter ?? 0)), note: "retryAfter, until a token is back" },
+    { label: "countdowns", value: waits(users.flatMap((u) => u.hookWaits)), note: `the chat box's wait before each timed send: a token every ${duration(limit.period / limit.rate)}` },
+    { label: "vs exact", value: pct(admitted / Math.max(1, ideal)), note: `admitted / what one exact row admits for the same attempts (${num(ideal)})` },
+    { label: "vs ceiling", value: pct(admitted / bound), note: `of ${num(bound, 0)} = users x (capacity + rate x time); users pause between bursts` },
+  ];
+  const checks: Check[] = [
+    boundCheck("no sender was ever over capacity + rate x time", worst),
+    agreementCheck(all, replayed),
+    {
+      name: "every send timed by the hook's countdown went through",
+      ok: timed.admitted === timed.sent,
+      detail: `${num(timed.admitted)} of ${num(timed.sent)}`,
+    },
+  ];
+  return {
+    id: "messages",
+    title: "messages: users burst, then wait for the countdown",
+    about: [
+      `${users.length} user${users.length === 1 ? "" : "s"} chat through messages.send (a session mutation) for ${duration(end - T0)}. Each sends a burst of 4 to 7 messages 0.4 s apart, then a few more, each when the chat box's countdown (messages.getRateLimit + calculateRateLimit, as useRateLimit does) says a token is back, then pauses 20 to 60 s.`,
+    ],
+    chart: { title: `tokens of sendMessage for ${watched.name}`, start: T0, end, points, capacity: limit.capacity, marks },
+    summary,
+    checks,
+    calls: run.calls,
+    wallMs: run.wallMs,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. signups: a flood against one global fixed window, with the default phase and with `start`
+
+/** Midnight UTC of the simulated day: with it as `start`, windows open on the hour. */
+const MIDNIGHT = Date.UTC(2025, 0, 1);
+
+/** signups floods freeTrialSignUp, once as declared (default phase) and once with a `start`. */
+export async function signups(ctx: RunContext): Promise<ScenarioResult[]> {
+  return [await signupVariant(ctx, "default"), await signupVariant(ctx, "start")];
+}
+
+async function signupVariant(ctx: RunContext, variant: "default" | "start"): Promise<ScenarioResult> {
+  const run = new Run(ctx, `signups/${variant}`);
+  const base = named("freeTrialSignUp");
+  if (base.kind !== "fixed window") throw new Error("freeTrialSignUp is expected to be a fixed window");
+  const config: FixedWindowConfig = variant === "default" ? base : { ...base, start: MIDNIGHT };
+  // The example declares freeTrialSignUp without a start; this variant declares the same limit
+  // with one, as an app would, and signs up as signups.signUp does.
+  const aligned = new RateLimiter(components.rateLimiter, { freeTrialSignUp: config });
+  const end = T0 + minutesFor("signups", ctx.opts) * MINUTE;
+  const decisions: Decision[] = [];
+  const marks: Mark[] = [];
+  const points: Point[] = [];
+  let last: GetValueReturns | undefined;
+
+  const signUp = async (name: string): Promise<void> => {
+    if (variant === "default") {
+      await run.call((t) => t.mutation(api.signups.signUp, { name, password: "pw" }));
+      return;
+    }
+    await run.call((t) =>
+      t.run(async (c) => {
+        await aligned.limit(c, "freeTrialSignUp", { throws: true });
+        await c.db.insert("users", { name, password: "pw" });
+      }),
+    );
+  };
+  // Both variants see the same arrivals.
+  const random = prng(streamSeed(ctx.opts.seed, "signups"));
+  const times = arrivals(T0, end, () => ctx.opts.signups / HOUR, random);
+  times.forEach((at, i) =>
+    run.timeline.at(at, async () => {
+      try {
+        await signUp(`visitor${i + 1}`);
+        decisions.push({ at, count: 1, ok: true });
+        marks.push({ at, kind: "admitted" });
+      } catch (e) {
+        if (!isRateLimitError(e)) throw e;
+        decisions.push({ at, count: 1, ok: false, retryAfter: e.data.retryAfter });
+        marks.push({ at, kind: "refused" });
+      }
+    }),
+  );
+  run.sampleEvenly(T0, end, points, async () => {
+    const v = await run.call((t) =>
+      t.run((c) => (variant === "default" ? rateLimiter : aligned).getValue(c, "freeTrialSignUp")),
+    );
+    last = v;
+    return available(v, Date.now());
+  });
+  await run.timeline.runUntil(end);
+  await run.drain();
+
+  // A fixed window's row keeps the start of its current window as `ts`: that gives the phase.
+  const phase = (((last?.ts ?? 0) % base.period) + base.period) % base.period;
+  const limit = limitOf(config, phase);
+  const admitted = decisions.filter((d) => d.ok);
+  const refused = decisions.filter((d) => !d.ok);
+  const replayed = replay(decisions, { ...config, start: phase });
+  const ideal = replayed.filter((d) => d.ok).length;
+  const bound = ceiling(limit, T0, end);
+  const perWindow = new Map<number, number>();
+  for (const d of admitted) {
+    const w = Math.floor((d.at - phase) / base.period);
+    perWindow.set(w, (perWindow.get(w) ?? 0) + 1);
+  }
+  const firstOpen = phase + Math.floor((T0 - phase) / base.period) * base.period;
+  const onBoundary = refused.filter((d) => ((d.at + (d.retryAfter ?? 0) - phase) % base.period) === 0).length;
+  const opens = `:${clockTime(phase).slice(3)} past each hour`;
+  const summary: SummaryRow[] = [
+    { label: "limit", value: "freeTrialSignUp", note: `${describe(config)}; global (no key)` },
+    {
+      label: "windows open",
+      value: opens,
+      note: variant === "default" ? "a phase hashed from the name: apps' windows don't all open at once" : `start = ${new Date(MIDNIGHT).toISOString()}: on the hour`,
+    },
+    { label: "attempts", value: num(decisions.length), note: `about ${num(ctx.opts.signups)} an hour for ${duration(end - T0)}` },
+    { label: "admitted", value: num(admitted.length), note: pct(admitted.length / Math.max(1, decisions.length)) },
+    { label: "refused", value: num(refused.length) },
+    {
+      label: "per window",
+      value: [...perWindow.values()].join(" | "),
+      note: `the first one opened at ${clockTime(firstOpen)}, ${duration(T0 - firstOpen)} before the flood began`,
+    },
+    { label: "refusal waits", value: waits(refused.map((d) => d.retryAfter ?? 0)), note: "retryAfter: until the next window opens" },
+    { label: "vs exact", value: pct(admitted.length / Math.max(1, ideal)), note: `admitted / what one exact row admits for the same attempts (${num(ideal)})` },
+    { label: "vs ceiling", value: pct(admitted.length / bound), note: `of ${num(bound)} = capacity + rate x windows opened during the run` },
+  ];
+  const checks: Check[] = [
+    boundCheck("never over capacity + rate x windows opened, in any interval", worstExcess(admitted, limit)),
+    agreementCheck(decisions, replayed),
+    {
+      name: "every refusal's retryAfter ends exactly when a window opens",
+      ok: onBoundary === refused.length,
+      detail: `${num(onBoundary)} of ${num(refused.length)}`,
+    },
+  ];
+  if (variant === "start") {
+    const expected = ((MIDNIGHT % base.period) + base.period) % base.period;
+    checks.push({
+      name: "windows open where start puts them",
+      ok: phase === expected,
+      detail: `phase ${duration(phase)} into the hour, expected ${duration(expected)}`,
+    });
+  }
+  return {
+    id: "signups",
+    title: `sign-ups flood a global fixed window (${variant === "default" ? "default phase" : "with start"})`,
+    about: [
+      variant === "default"
+        ? `Visitors sign up through signups.signUp at about ${num(ctx.opts.signups)} an hour (Poisson arrivals) for ${duration(end - T0)}, against freeTrialSignUp as limits.ts declares it: no start, so the windows' phase is hashed from the limit's name.`
+        : `The same visitors, against the same limit declared with start = midnight UTC (a RateLimiter built here with { ...freeTrialSignUp, start }, called as signUp calls it; the example has no sign-up with a start). Windows open on the hour.`,
+    ],
+    chart: { title: "tokens of freeTrialSignUp (everyone's)", start: T0, end, points, capacity: limit.capacity, marks },
+    summary,
+    checks,
+    calls: run.calls,
+    wallMs: run.wallMs,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. llm: requests reserve tokens of a budget; their work runs when the tokens exist
+
+/** llm sends requests that reserve tokens of llmTokens, and runs their jobs when their time comes. */
+export async function llm(ctx: RunContext): Promise<ScenarioResult> {
+  const run = new Run(ctx, "llm");
+  const config = named("llmTokens");
+  const limit = limitOf(config);
+  const end = T0 + minutesFor("llm", ctx.opts) * MINUTE;
+  const random = prng(streamSeed(ctx.opts.seed, "llm"));
+  const requests: { at: number; tokens: number; ok: boolean; runAfter?: number; jobId?: Id<"llmJobs"> }[] = [];
+  const marks: Mark[] = [];
+  const points: Point[] = [];
+
+  arrivals(T0, end, () => ctx.opts.requests / MINUTE, random).forEach((at, i) => {
+    // 1k to 15k tokens, in hundreds.
+    const tokens = 1000 + Math.floor(random() * 141) * 100;
+    run.timeline.at(at, async () => {
+      const r = await run.call((t) => t.mutation(api.llm.request, { prompt: `request ${i + 1}`, tokens }));
+      if (r.ok) {
+        requests.push({ at, tokens, ok: true, runAfter: r.runAfter, jobId: r.jobId });
+        marks.push({ at, kind: r.runAfter === 0 ? "admitted" : "reserved" });
+      } else {
+        requests.push({ at, tokens, ok: false });
+        marks.push({ at, kind: "refused" });
+      }
+    });
+  });
+  const sample = async () => {
+    const v = await run.call((t) => t.run((c) => rateLimiter.getValue(c, "llmTokens")));
+    points.push({ at: Date.now(), value: available(v, Date.now()) });
+  };
+  const every = (end - T0) / SAMPLES;
+  for (let k = 0; k <= SAMPLES; k++) run.timeline.at(T0 + Math.round(k * every), sample);
+  await run.timeline.runUntil(end);
+  // The queue outlives the traffic: keep sampling, stepping job by job, until every job has run.
+  let at = end;
+  while (ctx.clock.countTimers() > 0) {
+    at += every;
+    await run.advanceTo(Math.round(at));
+    await sample();
+  }
+  const chartEnd = Date.now();
+
+  const jobs = await run.call((t) => t.run((c) => c.db.query("llmJobs").collect()));
+  const byId = new Map(jobs.map((j) => [j._id, j]));
+  for (const j of jobs) if (j.ranAt !== undefined) marks.push({ at: j.ranAt, kind: "ran" });
+  const accepted = requests.filter((r) => r.ok);
+  const reserved = accepted.filter((r) => (r.runAfter ?? 0) > 0);
+  const refused = requests.filter((r) => !r.ok);
+  const tokens = (rs: readonly { tokens: number }[]) => num(rs.reduce((s, r) => s + r.tokens, 0));
+  // What the server decided, with the wait it promised (notBefore − requestedAt), for the replay.
+  const actual: Decision[] = requests.map((r) => {
+    const job = r.jobId === undefined ? undefined : byId.get(r.jobId);
+    if (!r.ok || job === undefined) return { at: r.at, count: r.tokens, ok: r.ok };
+    const wait = job.notBefore - job.requestedAt;
+    return wait > 0 ? { at: r.at, count: r.tokens, ok: true, retryAfter: wait } : { at: r.at, count: r.tokens, ok: true };
+  });
+  const replayed = replay(actual, config, { reserve: true });
+  const tm = timing(jobs, JITTER_MS);
+  const runs: Taken[] = jobs.flatMap((j) => (j.ranAt === undefined ? [] : [{ at: j.ranAt, count: j.tokens }]));
+  const promised: Taken[] = jobs.map((j) => ({ at: j.notBefore, count: j.tokens }));
+  const lastRun = Math.max(T0, ...runs.map((r) => r.at));
+  const bound = ceiling(limit, T0, lastRun);
+  const ran = runs.reduce((s, r) => s + r.count, 0);
+  const deepest = Math.min(...points.map((p) => p.value));
+  const maxReserved = config.maxReserved ?? Infinity;
+  const summary: SummaryRow[] = [
+    { label: "limit", value: "llmTokens", note: describe(config) },
+    { label: "requests", value: num(requests.length), note: `${tokens(requests)} tokens; about ${num(ctx.opts.requests, Number.isInteger(ctx.opts.requests) ? 0 : 1)} a minute for ${duration(end - T0)}, 1k to 15k tokens each` },
+    { label: "run now", value: num(accepted.length - reserved.length), note: `${tokens(accepted.filter((r) => (r.runAfter ?? 0) === 0))} tokens` },
+    { label: "reserved", value: num(reserved.length), note: `${tokens(reserved)} tokens, work scheduled for when they exist` },
+    {
+      label: "refused",
+      value: num(refused.length),
+      note: refused.length === 0 ? "the queue never filled" : `${tokens(refused)} tokens: the queue was full (max reserved)`,
+    },
+    { label: "waits", value: waits(reserved.map((r) => r.runAfter ?? 0)), note: "runAfter of reserved requests (retryAfter + jitter)" },
+    { label: "ran late by", value: waits(jobs.flatMap((j) => (j.ranAt === undefined ? [] : [j.ranAt - j.notBefore]))), note: `after the promised instant; the jitter is up to ${duration(JITTER_MS)}` },
+    { label: "deepest queue", value: `${num(Math.max(0, -deepest))} tokens`, note: `sampled; at most ${num(maxReserved)} may be reserved` },
+    { label: "budget used", value: pct(ran / bound), note: `${num(ran)} tokens run of ${num(bound)} = capacity + rate x time to the last run` },
+  ];
+  const checks: Check[] = [
+    { name: "every reserved job ran", ok: tm.missing === 0, detail: `${num(tm.jobs - tm.missing)} of ${num(tm.jobs)} jobs` },
+    { name: "no job ran before its promised instant", ok: tm.early === 0, detail: tm.early === 0 ? "none early" : `${tm.early} early` },
+    {
+      name: `every job ran within the jitter (${duration(JITTER_MS)}) of its promise`,
+      ok: tm.late === 0,
+      detail: tm.jobs === tm.missing ? "no job ran" : `latest ${duration(tm.worstDelay)} after; ${tm.late} beyond`,
+    },
+    boundCheck("the promised schedule never exceeds the budget", worstExcess(promised, limit)),
+    boundCheck("the actual runs never exceed it by more than the jitter allows", worstExcess(runs, limit, JITTER_MS)),
+    {
+      name: "the queue never went deeper than max reserved (sampled)",
+      ok: deepest >= -maxReserved - EPSILON,
+      detail: `deepest ${num(Math.max(0, -deepest))} of ${num(maxReserved)}`,
+    },
+    agreementCheck(actual, replayed),
+  ];
+  return {
+    id: "llm",
+    title: "LLM requests reserve a token budget; the work runs when promised",
+    about: [
+      `Requests of 1k to 15k tokens arrive through llm.request at about ${num(ctx.opts.requests, Number.isInteger(ctx.opts.requests) ? 0 : 1)} a minute for ${duration(end - T0)}, about ${num((ctx.opts.requests * 8_000) / config.rate, 1)}x the budget on average. Each reserves its tokens (reserve: true) and schedules llm.generate for when they exist, plus up to ${duration(JITTER_MS)} of jitter. The clock steps timer by timer, so each job runs at its own instant and stamps ranAt.`,
+    ],
+    chart: {
+      title: "tokens of llmTokens (below 0: reserved ahead)",
+      start: T0,
+      end: chartEnd,
+      points,
+      capacity: limit.capacity,
+      floor: -maxReserved,
+      marks,
+    },
+    summary,
+    checks,
+    calls: run.calls,
+    wallMs: run.wallMs,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. api: a hot sharded limit under a load peak
+
+/** apiCalls puts a load peak on the sharded apiCalls limit, counting the rows each call touches. */
+export async function apiCalls(ctx: RunContext): Promise<ScenarioResult> {
+  const run = new Run(ctx, "api");
+  const config = named("apiCalls");
+  const limit = limitOf(config);
+  const duration_ = minutesFor("api", ctx.opts) * MINUTE;
+  const end = T0 + duration_;
+  const base = 0.5;
+  const peak = ctx.opts.load;
+  const peakFrom = T0 + duration_ / 4;
+  const peakTo = T0 + (3 * duration_) / 4;
+  const perMs = (t: number) => ((t >= peakFrom && t < peakTo ? peak : base) * limit.rate) / limit.period;
+  const times = arrivals(T0, end, perMs, prng(streamSeed(ctx.opts.seed, "api")));
+  const calls: { at: number; ok: boolean; retryAfter?: number; read: number; written: number }[] = [];
+  const marks: Mark[] = [];
+  const points: Point[] = [];
+
+  for (const at of times) {
+    run.timeline.at(at, async () => {
+      // The app's own mutation, called from a wrapper that reads the transaction's metrics around it.
+      const m = await run.call((t) =>
+        t.run(async (c) => {
+          const before = await c.meta.getTransactionMetrics();
+          let ok = true;
+          let retryAfter: number | undefined;
+          try {
+            await c.runMutation(api.apiCalls.call, {});
+          } catch (e) {
+            if (!isRateLimitError(e)) throw e;
+            ok = false;
+            retryAfter = e.data.retryAfter;
+          }
+          const after = await c.meta.getTransactionMetrics();
+          return {
+            ok,
+            retryAfter,
+            read: after.documentsRead.used - before.documentsRead.used,
+            written: after.documentsWritten.used - before.documentsWritten.used,
+          };
+        }),
+      );
+      calls.push({ at, ...m });
+      marks.push({ at, kind: m.ok ? "admitted" : "refused" });
+    });
+  }
+  run.sampleEvenly(T0, end, points, async () => {
+    const v = await run.call((t) => t.run((c) => rateLimiter.getValue(c, "apiCalls", { sampleShards: config.shards })));
+    return available(v, Date.now());
+  });
+  await run.timeline.runUntil(end);
+  await run.drain();
+
+  const admitted = calls.filter((c) => c.ok);
+  const refused = calls.filter((c) => !c.ok);
+  const { shards: _shards, ...unsharded } = config;
+  const ideal = replay(times.map((at) => ({ at, count: 1 })), unsharded).filter((d) => d.ok).length;
+  const bound = ceiling(limit, T0, end);
+  const inPeak = admitted.filter((c) => c.at >= peakFrom && c.at < peakTo).length;
+  const peakRate = (inPeak / (peakTo - peakFrom)) * limit.period;
+  // convex-test counts one extra document read for each patch; written documents are patches
+  // (but for each shard's first insert), so read − written is about the shard rows read.
+  const rows = calls.map((c) => c.read - c.written);
+  const twoReads = rows.filter((r) => r >= 2).length;
+  const summary: SummaryRow[] = [
+    { label: "limit", value: "apiCalls", note: `${describe(config)}; global` },
+    {
+      label: "demand",
+      value: `${num(calls.length)} calls`,
+      note: `${base}x the rate, then ${peak}x from ${duration(peakFrom - T0)} to ${duration(peakTo - T0)}, then ${base}x again`,
+    },
+    { label: "admitted", value: num(admitted.length), note: pct(admitted.length / Math.max(1, calls.length)) },
+    { label: "refused", value: num(refused.length) },
+    { label: "in the peak", value: `${num(peakRate, 1)} per ${duration(limit.period)}`, note: `admitted while demand was ${peak}x the rate of ${num(limit.rate)}, with what the bucket saved before` },
+    { label: "vs exact", value: pct(admitted.length / Math.max(1, ideal)), note: `admitted / what one exact unsharded row admits for the same calls (${num(ideal)})` },
+    { label: "vs ceiling", value: pct(admitted.length / bound), note: `of ${num(bound)} = capacity + rate x time` },
+    {
+      label: "rows read",
+      value: `${num(spread(rows).mean, 2)} per call`,
+      note: `shard rows; ${pct(twoReads / Math.max(1, calls.length))} of calls read a second shard (the first was low)`,
+    },
+    { label: "rows written", value: `${num(spread(calls.map((c) => c.written)).mean, 2)} per call`, note: "from ctx.meta.getTransactionMetrics()" },
+    { label: "refusal waits", value: waits(refused.map((c) => c.retryAfter ?? 0)), note: "retryAfter from the shards read" },
+  ];
+  const checks: Check[] = [boundCheck("never over capacity + rate x time, in any interval, across all shards", worstExcess(admitted.map((c) => ({ at: c.at, count: 1 })), limit))];
+  return {
+    id: "api",
+    title: `a hot limit over ${config.shards ?? 1} shards under a load peak`,
+    about: [
+      `Calls to apiCalls.call (Poisson arrivals) at half the limit's rate, then ${peak}x it for the middle half of ${duration(duration_)}, then half again. Each call runs in a wrapper that reads the transaction's metrics, to count the shard rows it touched.`,
+    ],
+    chart: { title: "tokens of apiCalls (all shards together)", start: T0, end, points, capacity: limit.capacity, marks },
+    summary,
+    checks,
+    calls: run.calls,
+    wallMs: run.wallMs,
+  };
+}
