@@ -270,7 +270,7 @@ describe("leastDelay", () => {
   });
 
   test("a predicate that never turns true is an error, not a hang", () => {
-    expect(invalidField(() => leastDelay(() => false, 0, 1))).toBe("config");
+    expect(invalidField(() => leastDelay(() => false, 0, 1))).toBe("count"); // the request can never be served
   });
 });
 

@@ -264,6 +264,42 @@ describe("differences from @convex-dev/rate-limiter 0.4.0", () => {
   });
 });
 
+describe("more differences", () => {
+  // Drain a fixed window on the hour at 12:59 (60 taken), then switch the same numbers to a
+  // token bucket: the window's start (12:00) is not when the last token was taken.
+  test("fixed window → token bucket — upstream reads the window start as a last refill and grants ~59 at once; ours grants nothing", async () => {
+    const t = makeT();
+    const start = Date.UTC(2025, 0, 1, 12, 0, 0, 0);
+    vi.setSystemTime(start + 59 * MINUTE);
+    const fixed = { kind: "fixed window", rate: 60, period: HOUR, start: 0 } as const satisfies RateLimitConfig;
+    const bucket = { kind: "token bucket", rate: 60, period: HOUR } as const satisfies RateLimitConfig;
+    for (let i = 0; i < 60; i++) {
+      expect((await limitOurs(t, fixed)).ok).toBe(true);
+      expect((await limitTheirs(t, fixed)).ok).toBe(true);
+    }
+    let theirsAdmitted = 0;
+    let oursAdmitted = 0;
+    for (let i = 0; i < 100; i++) {
+      if ((await limitTheirs(t, bucket)).ok) theirsAdmitted++;
+      if ((await limitOurs(t, bucket)).ok) oursAdmitted++;
+    }
+    expect(theirsAdmitted).toBeGreaterThanOrEqual(58);
+    expect(oursAdmitted).toBe(0);
+  });
+
+  test("period below 1 ms, a name over 1024 characters, more than 1024 shards — upstream accepts them; ours refuses, naming the field", async () => {
+    const t = makeT();
+    const long = "n".repeat(1025);
+    expect((await t.run((ctx) => theirs.limit(ctx, "p", { config: { ...tenPerMinute, period: 0.5 } }))).ok).toBe(true);
+    await expectInvalid(t.run((ctx) => ours.limit(ctx, "p", { config: { ...tenPerMinute, period: 0.5 } })), "config.period");
+    expect((await t.run((ctx) => theirs.limit(ctx, long, { config: tenPerMinute }))).ok).toBe(true);
+    await expectInvalid(t.run((ctx) => ours.limit(ctx, long, { config: tenPerMinute })), "name");
+    const many = { kind: "token bucket", rate: 5000, period: MINUTE, shards: 1025 } as const satisfies RateLimitConfig;
+    expect((await t.run((ctx) => theirs.limit(ctx, "s", { config: many }))).ok).toBe(true);
+    await expectInvalid(t.run((ctx) => ours.limit(ctx, "s", { config: many })), "config.shards");
+  });
+});
+
 describe("where both agree", () => {
   // Parity checks: drop-in users keep these behaviours.
   test("throws with reserve throws whenever the work would wait, with the same error data", async () => {

@@ -6,6 +6,7 @@ import {
   planRequest,
   relayout,
   resolvePhase,
+  sameClock,
   shardConfig,
   shardParams,
   type Plan,
@@ -45,7 +46,8 @@ type Row = { doc: Doc<"rateLimits"> | null; read: ShardRead };
 /**
  * A limit's shard rows as one request sees them, read lazily: one index lookup per shard asked
  * for. A missing row is a full shard (never used under this layout). When a row turns out to have
- * been written under another shard count, the view switches to the limit's whole state
+ * been written under another layout (shard count, kind, or fixed-window phase or period; see
+ * `sameClock`), the view switches to the limit's whole state
  * redistributed over the current layout (`relayout`), and `migration` holds what to write so
  * every row is rewritten once under the new layout.
  */
@@ -90,12 +92,12 @@ class LimitView {
       if (!doc) other = await this.prefix().first();
     }
     const seen = doc ?? other;
-    if (seen && seen.shards !== this.n) {
+    const p = shardParams(this.args.config, this.phase, shard);
+    if (seen && (seen.shards !== this.n || !sameClock(seen, p))) {
       const docs = await this.prefix().collect();
       this.migration = { docs, states: relayout(docs, this.args.config, this.phase, this.now) };
       return this.migrated(shard);
     }
-    const p = shardParams(this.args.config, this.phase, shard);
     const row = { doc, read: { shard, state: doc && { value: doc.value, ts: doc.ts }, p } };
     this.rows.set(shard, row);
     return row;
@@ -153,13 +155,16 @@ function result(args: RateLimitArgs, plan: Plan): RateLimitReturns {
 
 /**
  * Writes a plan's rows, recording the layout they were written under. After a layout change,
- * writes every shard of the new layout and deletes rows the new layout doesn't have.
+ * writes every shard of the new layout and deletes rows the new layout doesn't have (unless the
+ * request is a peek).
  */
 async function applyPlan(db: DatabaseWriter, args: RateLimitArgs, plan: Plan, view: LimitView) {
   const shards = args.config.shards ?? 1;
   const writes = new Map(plan.writes.map((w) => [w.shard, w.state]));
-  // A request that takes nothing (a peek, or a refusal) writes nothing, not even a migration.
-  if (writes.size > 0 && view.migration) {
+  // A pending migration is written by any request but a peek (which never writes), refused ones
+  // included: a row whose clock changed is carried over "as it stands, now", so until it is
+  // rewritten every read would start that clock again and the key would never refill.
+  if (view.migration && (args.count ?? 1) > 0) {
     view.migration.states.forEach((state, shard) => {
       if (!writes.has(shard)) writes.set(shard, state);
     });
@@ -169,7 +174,7 @@ async function applyPlan(db: DatabaseWriter, args: RateLimitArgs, plan: Plan, vi
   }
   for (const [shard, state] of writes) {
     const { doc } = await view.shard(shard);
-    const fields = { value: state.value, ts: state.ts, shards };
+    const fields = { value: state.value, ts: state.ts, shards, kind: args.config.kind };
     if (doc) {
       await db.patch(doc._id, fields);
     } else {

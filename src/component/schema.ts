@@ -20,5 +20,7 @@ export default defineSchema({
     ts: v.number(),
     /** The shard count the row was written under, so a layout change is never a refill. */
     shards: v.optional(v.number()),
+    /** The kind the row was written under: `ts` means something else for each kind. */
+    kind: v.optional(v.union(v.literal("token bucket"), v.literal("fixed window"))),
   }).index("name", ["name", "key", "shard"]),
 });

@@ -213,15 +213,29 @@ export function pairAccepts(va: number, vb: number, count: number, floor: number
   return Math.max(va, vb) - count >= 0 || va + vb - count >= floor;
 }
 
-/** A stored row as {@link relayout} sees it. `shards` is the layout it was written under, if recorded. */
-export type StoredRow = { shard: number; value: number; ts: number; shards?: number };
+/**
+ * A stored row as {@link relayout} sees it: `shards` and `kind` are the layout it was written
+ * under, when recorded (rows written by @convex-dev/rate-limiter have neither).
+ */
+export type StoredRow = { shard: number; value: number; ts: number; shards?: number; kind?: RateLimitConfig["kind"] };
 
 /**
- * The states of every shard of a limit whose rows were written under another shard count (or by
- * a version that didn't record it, taken to be the current count). The limit's total at `now`
- * under the old layout, where a missing row was a full shard, is split over the new shards
- * exactly as `capacity` is (each clamped to its share), so changing the layout never gains tokens
- * and loses only what no longer fits. Fixed windows keep their phase.
+ * Whether a row's `ts` means what the current config takes it to mean: written under the same
+ * kind (assumed when not recorded) and, for a fixed window, a window start of the current phase
+ * and period. Otherwise the config's kind, `start` or `period` changed under the row.
+ */
+export function sameClock(row: StoredRow, p: Params): boolean {
+  if ((row.kind ?? p.kind) !== p.kind) return false;
+  return p.kind !== "fixed window" || windowStart(row.ts, p) === row.ts;
+}
+
+/**
+ * The states of every shard of a limit whose rows were written under another layout: another
+ * shard count, kind, or fixed-window phase or period. The limit's total at `now` under the old
+ * layout (where a missing row was a full shard) is split over the new shards exactly as
+ * `capacity` is, so changing the layout never gains tokens and loses only what no longer fits.
+ * A row whose clock changed (see {@link sameClock}) counts as it stands, with no time passed
+ * since it was written: its old `ts` can't be trusted to mean the same thing any more.
  */
 export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: number, now: number): State[] {
   const n = config.shards ?? 1;
@@ -232,7 +246,8 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
   let total = 0;
   for (let i = 0; i < old; i++) {
     const row = rows.find((r) => r.shard === i);
-    total += evaluate(row ?? null, shardParams(oldConfig, phase, i), now).value;
+    const p = shardParams(oldConfig, phase, i);
+    total += row && !sameClock(row, p) ? Math.min(row.value, p.capacity) : evaluate(row ?? null, p, now).value;
   }
   const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
   const values = params.map((p, i) => Math.min(splitTotal(total, n, i), p.capacity));

@@ -1,0 +1,127 @@
+// A config that changes under a live key, on convex-test with fake timers: each change is evaluated without throwing and never grants tokens the old or new limit wouldn't have; plus relayout's pure edge cases.
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { HOUR, MINUTE, type RateLimitConfig } from "../src/client/index.js";
+import { relayout, resolvePhase } from "../src/shared/shards.js";
+import { isInvalidRateLimitError } from "../src/client/index.js";
+import { inspectable, makeInspectableTest } from "./setup.js";
+
+const api = inspectable.rateLimiter;
+const HOUR_START = Date.UTC(2025, 0, 1, 12, 0, 0, 0);
+const NAME = "changing";
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(HOUR_START);
+});
+afterEach(() => vi.useRealTimers());
+
+type T = ReturnType<typeof makeInspectableTest>;
+
+/** Takes one token at a time under `config` until refused; returns how many were admitted. */
+async function drain(t: T, config: RateLimitConfig, most = 1000): Promise<number> {
+  for (let admitted = 0; admitted < most; admitted++) {
+    const r = await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config }));
+    if (!r.ok) return admitted;
+  }
+  throw new Error("never refused");
+}
+
+const rows = (t: T) => t.run((ctx) => ctx.runQuery(api.inspect.rows, {}));
+
+describe("each change is evaluated without throwing and grants nothing at the switch", () => {
+  const onTheHour: RateLimitConfig = { kind: "fixed window", rate: 60, period: HOUR, start: 0 };
+  const bucket: RateLimitConfig = { kind: "token bucket", rate: 60, period: HOUR };
+
+  test.each([
+    // [why, before, after]
+    ["fixed window → token bucket: the window's start is not a last refill", onTheHour, bucket],
+    ["token bucket → fixed window", bucket, onTheHour],
+    ["start moved by half an hour: no boundary of the new phase counts", onTheHour, { ...onTheHour, start: 30 * MINUTE }],
+    ["period shortened to a minute: old windows aren't re-counted as new ones", onTheHour, { ...onTheHour, period: MINUTE }],
+    ["capacity lowered: the value clamps", bucket, { ...bucket, capacity: 10 }],
+    ["shards 1 → 3", bucket, { ...bucket, shards: 3 }],
+  ] as [string, RateLimitConfig, RateLimitConfig][])("%s", async (_why, before, after) => {
+    const t = makeInspectableTest();
+    vi.setSystemTime(HOUR_START + 59 * MINUTE);
+    expect(await drain(t, before)).toBeGreaterThan(0);
+    // 31 minutes on, the old config would have refilled at most a whole window or 31 tokens.
+    vi.setSystemTime(HOUR_START + 90 * MINUTE);
+    const check = await t.run((ctx) => ctx.runQuery(api.lib.checkRateLimit, { name: NAME, config: after }));
+    expect(check).toHaveProperty("ok"); // decided, no throw
+    const admitted = await drain(t, after);
+    const oldBound = before.kind === "fixed window" ? 60 : 31;
+    expect(admitted).toBeLessThanOrEqual(oldBound);
+    // Every row now records the new layout.
+    for (const row of await rows(t)) {
+      expect(row).toMatchObject({ kind: after.kind, shards: after.shards ?? 1 });
+    }
+  });
+
+  test("after a switch the new config refills as usual", async () => {
+    const t = makeInspectableTest();
+    await drain(t, onTheHour);
+    await drain(t, bucket); // the switch: nothing left to take
+    vi.setSystemTime(HOUR_START + 10 * MINUTE);
+    expect(await drain(t, bucket)).toBe(10); // 60 an hour: 10 in ten minutes
+  });
+});
+
+test("a peek with a layout change pending writes nothing", async () => {
+  const t = makeInspectableTest();
+  const two: RateLimitConfig = { kind: "token bucket", rate: 10, period: MINUTE, shards: 2 };
+  await drain(t, two);
+  const before = await rows(t);
+  const peek = await t.run((ctx) =>
+    ctx.runMutation(api.lib.rateLimit, { name: NAME, config: { ...two, shards: 4 }, count: 0 }),
+  );
+  expect(peek.ok).toBe(true); // drained to exactly 0: not in debt
+  expect(await rows(t)).toEqual(before);
+});
+
+test("a reservation whose wait doesn't fit in a number is an error naming count", async () => {
+  const t = makeInspectableTest();
+  const config: RateLimitConfig = { kind: "token bucket", rate: 10, period: MINUTE };
+  const error = await t
+    .run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config, count: 1e308, reserve: true }))
+    .then(() => undefined, (e: unknown) => e);
+  expect(isInvalidRateLimitError(error) && error.data).toMatchObject({ field: "count", value: "1e+308" });
+  expect(await rows(t)).toEqual([]);
+});
+
+describe("relayout, pure", () => {
+  const config = (shards: number, capacity = 100): RateLimitConfig => ({
+    kind: "token bucket",
+    rate: 100,
+    period: MINUTE,
+    capacity,
+    shards,
+  });
+  const phase = resolvePhase(config(1), NAME, undefined);
+
+  test("upstream rows (no layout recorded) are taken as the smallest layout that has them", () => {
+    // Ten drained rows of an old 10-shard limit, now configured with 20: nothing was available.
+    const legacy = Array.from({ length: 10 }, (_, shard) => ({ shard, value: 0, ts: 0 }));
+    const states = relayout(legacy, config(20), phase, 0);
+    expect(states).toHaveLength(20);
+    expect(states.reduce((sum, s) => sum + s.value, 0)).toBe(0);
+  });
+
+  test("what a full shard can't take goes to a shard with room", () => {
+    // 9.5 tokens over shares of 4, 3, 3 (capacity 10): all of it fits.
+    const old = [{ shard: 0, value: 9.5, ts: 0, shards: 1, kind: "token bucket" as const }];
+    const states = relayout(old, config(3, 10), phase, 0);
+    expect(states.map((s) => s.value).reduce((a, b) => a + b, 0)).toBe(9.5);
+    // Split as 3, 3, 3.5; the last share holds 3, so its half token goes to shard 0 (share 4).
+    expect(states.map((s) => s.value)).toEqual([3.5, 3, 3]);
+  });
+
+  test("the total is split exactly, never above a share", () => {
+    const old = [
+      { shard: 0, value: 20, ts: 0, shards: 5, kind: "token bucket" as const },
+      { shard: 1, value: 0, ts: 0, shards: 5, kind: "token bucket" as const },
+    ]; // shards 2-4 missing: full under the old layout (20 each)
+    const states = relayout(old, config(10), phase, 0);
+    expect(states.reduce((sum, s) => sum + s.value, 0)).toBe(80);
+    for (const s of states) expect(s.value).toBeLessThanOrEqual(10);
+  });
+});
