@@ -243,13 +243,23 @@ describe.each(cases)("$kind, $shards shard(s)", ({ kind, shards }) => {
       const before = await rows(t);
       const result = await limit(t, { key: "k", count: 1 + (i % 3) });
       const after = await rows(t);
+      const used = result.shards ?? [];
+      // A key's first write creates all its shards; those it didn't take from start full.
+      const created = after.filter((r) => !before.some((b) => b._id === r._id));
+      if (before.length === 0 && created.length > 0) {
+        expect(created).toHaveLength(shards);
+        for (const r of created.filter((c) => !used.includes(c.shard))) {
+          expect(r.value).toBe(splitTotal(config.capacity ?? config.rate, shards, r.shard));
+        }
+      } else {
+        expect(created).toEqual([]); // after that, no row is ever missing
+      }
       const changed = after
         .filter((r) => {
           const old = before.find((b) => b._id === r._id);
-          return !old || old.value !== r.value || old.ts !== r.ts;
+          return old ? old.value !== r.value || old.ts !== r.ts : used.includes(r.shard);
         })
         .map((r) => r.shard);
-      const used = result.shards ?? [];
       expect(used.length).toBeGreaterThanOrEqual(1);
       expect(used.length).toBeLessThanOrEqual(Math.min(2, shards));
       expect(new Set(used).size).toBe(used.length);

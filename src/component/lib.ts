@@ -54,13 +54,15 @@ type Row = { doc: Doc<"rateLimits"> | null; read: ShardRead };
 class LimitView {
   private rows = new Map<number, Row>();
   migration: { states: State[]; docs: Doc<"rateLimits">[] } | undefined;
+  /** Whether the key has no rows at all (learned when a missing shard made us look). */
+  fresh = false;
   private readonly n: number;
 
   constructor(
     private db: DatabaseReader,
     private args: { name: string; key?: string; config: RateLimitConfig },
     private phase: number,
-    private now: number,
+    readonly now: number,
   ) {
     this.n = args.config.shards ?? 1;
   }
@@ -88,9 +90,11 @@ class LimitView {
         .query("rateLimits")
         .withIndex("name", (q) => q.eq("name", this.args.name).eq("key", this.args.key).eq("shard", shard))
         .first();
-      // Only a missing row needs a look at its siblings: is the limit new, or re-laid out?
+      // Only a missing row needs a look at its siblings: is the limit new, or re-laid out? Once
+      // a key has rows it has all of them (see applyPlan), so this is off the hot path.
       if (!doc) other = await this.prefix().first();
     }
+    if (!doc && !other) this.fresh = true;
     const seen = doc ?? other;
     const p = shardParams(this.args.config, this.phase, shard);
     if (seen && (seen.shards !== this.n || !sameClock(seen, p))) {
@@ -101,6 +105,20 @@ class LimitView {
     const row = { doc, read: { shard, state: doc && { value: doc.value, ts: doc.ts }, p } };
     this.rows.set(shard, row);
     return row;
+  }
+
+  /** Shard `shard`'s share of the config. */
+  params(shard: number) {
+    return shardParams(this.args.config, this.phase, shard);
+  }
+
+  /**
+   * The stored row of a shard this view has seen, without reading: the plan only writes shards
+   * it read, a migration read them all, and a fresh key has none.
+   */
+  docOf(shard: number): Doc<"rateLimits"> | null {
+    if (this.migration) return this.migrated(shard).doc;
+    return this.rows.get(shard)?.doc ?? null;
   }
 
   private migrated(shard: number): Row {
@@ -172,8 +190,15 @@ async function applyPlan(db: DatabaseWriter, args: RateLimitArgs, plan: Plan, vi
       if (doc.shard >= shards || !Number.isInteger(doc.shard)) await db.delete(doc._id);
     }
   }
+  // A key's first write creates all its shards (full ones for those not taken from), so later
+  // requests never find a missing row and never need to look at siblings.
+  if (writes.size > 0 && view.fresh) {
+    for (let shard = 0; shard < shards; shard++) {
+      if (!writes.has(shard)) writes.set(shard, evaluate(null, view.params(shard), view.now));
+    }
+  }
   for (const [shard, state] of writes) {
-    const { doc } = await view.shard(shard);
+    const doc = view.docOf(shard);
     const fields = { value: state.value, ts: state.ts, shards, kind: args.config.kind };
     if (doc) {
       await db.patch(doc._id, fields);
