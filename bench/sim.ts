@@ -8,13 +8,13 @@ import {
   planOne,
   planTwo,
   planRequest,
-  runPlan,
   resolvePhase,
   shardParams,
   type Plan,
   type ShardRead,
 } from "../src/shared/shards.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
+import { runPlan } from "../test/model.js";
 
 /** How a request picks the shard rows it reads and takes from. */
 export type Policy =

@@ -5,7 +5,6 @@ import type { State } from "../src/shared/algebra.js";
 import {
   planRequest,
   resolvePhase,
-  runPlan,
   shardParams,
   type Plan,
   type ShardRead,
@@ -23,6 +22,13 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** Runs the component's decision flow ({@link planRequest}) against a synchronous reader. */
+export function runPlan(flow: Generator<number, Plan, ShardRead>, read: (shard: number) => ShardRead): Plan {
+  let step = flow.next();
+  while (!step.done) step = flow.next(read(step.value));
+  return step.value;
 }
 
 /** One limit's rows: shard number → stored state. A missing shard is a full one. */

@@ -171,7 +171,8 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
 
   /**
    * check decides a request exactly as {@link limit} would at this instant, without taking any
-   * tokens. Use it in queries, or before several `limit` calls that must succeed together.
+   * tokens (for a sharded limit: as `limit` would with the same shards drawn; each call draws its
+   * own). Use it in queries, or before several `limit` calls that must succeed together.
    * Takes the same options and returns the same result as `limit`.
    */
   async check<Name extends string = keyof Limits & string>(

@@ -3,7 +3,7 @@
 import type { RateLimitConfig } from "./validators.js";
 import { invalid, validateConfig, validateCount } from "./validate.js";
 
-/** One millisecond-based unit of time, for configs: `{ rate: 10, period: MINUTE }`. */
+/** One second in ms (1000), for configs: `{ rate: 10, period: SECOND }`. Periods are in ms. */
 export const SECOND = 1000;
 /** 60 000 ms. */
 export const MINUTE = 60 * SECOND;

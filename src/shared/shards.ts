@@ -114,13 +114,6 @@ export function* planRequest(
   return planTwo(yield first, b, now, count, reserve);
 }
 
-/** Runs {@link planRequest} against a synchronous reader (an in-memory store). */
-export function runPlan(flow: Generator<number, Plan, ShardRead>, read: (shard: number) => ShardRead): Plan {
-  let step = flow.next();
-  while (!step.done) step = flow.next(read(step.value));
-  return step.value;
-}
-
 /** Decides against one row: the whole unsharded limit, or a sharded one's comfortable first pick. */
 export function planOne(read: ShardRead, now: number, count: number, reserve: boolean): Plan {
   const d = decideRow(read.state, read.p, now, count, reserve);

@@ -64,9 +64,15 @@ export const rateLimitArgs = {
   key: v.optional(v.string()),
   /** How many tokens the request takes. Defaults to 1; 0 is a peek that never writes. */
   count: v.optional(v.number()),
-  /** Take the tokens now even if they're not there yet, and run the work after `retryAfter`. */
+  /**
+   * Take the tokens now even if they're not there yet, and run the work after `retryAfter` ms.
+   * Default false. Use it to queue work (e.g. LLM calls) instead of refusing it.
+   */
   reserve: v.optional(v.boolean()),
-  /** Throw a `RateLimited` `ConvexError` instead of returning `{ ok: false }`. */
+  /**
+   * Throw a `RateLimited` `ConvexError` instead of returning `{ ok: false }` (with `reserve`:
+   * whenever the work would have to wait). Default false.
+   */
   throws: v.optional(v.boolean()),
   config: configValidator,
 };
@@ -97,7 +103,9 @@ export const rateLimitReturns = v.union(
 
 /** The arguments of `lib.getValue`. */
 export const getValueArgs = {
+  /** The name of the limit. Must be non-empty. */
   name: v.string(),
+  /** Which bucket of the limit; omit it for the global one. */
   key: v.optional(v.string()),
   /** How many shard rows to read (a sharded limit). Defaults to 1; at most `shards` are read. */
   sampleShards: v.optional(v.number()),
