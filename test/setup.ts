@@ -5,7 +5,8 @@ import { componentsGeneric, defineSchema, type FunctionReference } from "convex/
 import { modules, register, schema } from "../src/test.js";
 import type { ComponentApi } from "../src/component/_generated/component.js";
 import type { Doc } from "../src/component/_generated/dataModel.js";
-import { query } from "../src/component/_generated/server.js";
+import { mutation, query } from "../src/component/_generated/server.js";
+import { v } from "convex/values";
 
 const appModules = import.meta.glob("./app/**/*.ts");
 
@@ -22,12 +23,22 @@ export const components = componentsGeneric() as unknown as { rateLimiter: Compo
 // A test-only query, registered inside the component next to its own modules, that lists its rows.
 const inspect = {
   rows: query({ args: {}, handler: async (ctx) => ctx.db.query("rateLimits").collect() }),
+  /** Overwrites every row's value and ts, to model corrupt state. */
+  corrupt: mutation({
+    args: { value: v.number(), ts: v.number() },
+    handler: async (ctx, args) => {
+      for (const row of await ctx.db.query("rateLimits").collect()) await ctx.db.patch(row._id, args);
+    },
+  }),
 };
 
 /** The component's API plus the test-only `inspect.rows` query of {@link makeInspectableTest}. */
 export const inspectable = componentsGeneric() as unknown as {
   rateLimiter: ComponentApi & {
-    inspect: { rows: FunctionReference<"query", "internal", Record<string, never>, Doc<"rateLimits">[]> };
+    inspect: {
+      rows: FunctionReference<"query", "internal", Record<string, never>, Doc<"rateLimits">[]>;
+      corrupt: FunctionReference<"mutation", "internal", { value: number; ts: number }, null>;
+    };
   };
 };
 
