@@ -13,7 +13,7 @@ import DefaultRateLimiter, {
   type RateLimitConfig,
 } from "../src/client/index.js";
 import { register } from "../src/test.js";
-import { components, makeTest } from "./setup.js";
+import { components, makeTest, thrown } from "./setup.js";
 
 const T0 = Date.UTC(2025, 5, 1, 9, 30, 0, 0);
 
@@ -30,15 +30,6 @@ const rateLimiter = new RateLimiter(components.rateLimiter, {
   sendMessage: { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 },
   freeTrialSignUp: { kind: "fixed window", rate: 100, period: HOUR },
 });
-
-async function thrown(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected the call to throw");
-}
 
 function errorData(e: unknown): unknown {
   return e instanceof ConvexError ? e.data : undefined;

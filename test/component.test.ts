@@ -13,7 +13,7 @@ import {
 import type { Doc } from "../src/component/_generated/dataModel.js";
 import { splitTotal } from "../src/shared/split.js";
 import { seededRandom as seeded } from "./model.js";
-import { inspectable, makeInspectableTest } from "./setup.js";
+import { inspectable, makeInspectableTest, thrown } from "./setup.js";
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 123);
 
@@ -41,15 +41,6 @@ function bothPicks(a: number, b: number, n: number) {
 
 function errorData(e: unknown): unknown {
   return e instanceof ConvexError ? e.data : undefined;
-}
-
-async function thrown(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected the call to throw");
 }
 
 beforeEach(() => {

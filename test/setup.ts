@@ -48,3 +48,13 @@ export function makeInspectableTest() {
   t.registerComponent("rateLimiter", schema, { ...modules, "./component/inspect.ts": async () => inspect });
   return t;
 }
+
+/** The error `p` rejects with; fails the test if it resolves. */
+export async function thrown(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (e) {
+    return e;
+  }
+  throw new Error("expected the call to throw");
+}

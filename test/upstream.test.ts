@@ -14,6 +14,7 @@ import { calculateRateLimit, HOUR, MINUTE, RateLimiter, SECOND } from "../src/cl
 import type { ComponentApi } from "../src/component/_generated/component.js";
 import { register } from "../src/test.js";
 import { seededRandom as seeded } from "./model.js";
+import { thrown } from "./setup.js";
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 0);
 const components = componentsGeneric() as unknown as { rateLimiter: ComponentApi; upstream: UpstreamApi };
@@ -48,15 +49,6 @@ const checkOurs = (t: T, config: RateLimitConfig, o: Options = {}) =>
   t.run((ctx) => ours.check(ctx, "n", { config, ...o }));
 const checkTheirs = (t: T, config: RateLimitConfig, o: Options = {}) =>
   t.run((ctx) => theirs.check(ctx, "n", { config, ...o }));
-
-async function thrown(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected the call to throw");
-}
 
 /** Our validation error: a ConvexError naming the field, so it survives production redaction. */
 async function expectInvalid(p: Promise<unknown>, field: string) {

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { isRateLimitError, SECOND } from "convex-rate-limiter";
 import { api } from "./_generated/api.js";
 import { rateLimiter } from "./limits.js";
-import { makeTest } from "./test.setup.js";
+import { makeTest, seeded } from "./test.setup.js";
 
 const START = Date.UTC(2025, 0, 1, 9);
 const CAPACITY = 100;
@@ -12,14 +12,6 @@ const CAPACITY = 100;
 const SHARD_REFILL = SECOND / 10;
 
 type Test = ReturnType<typeof makeTest>;
-
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 beforeEach(() => {
   vi.useFakeTimers();

@@ -7,7 +7,7 @@ import { api } from "./_generated/api.js";
 import type { Doc } from "./_generated/dataModel.js";
 import { rateLimiter } from "./limits.js";
 import { JITTER_MS } from "./llm.js";
-import { makeTest } from "./test.setup.js";
+import { makeTest, seeded } from "./test.setup.js";
 
 const START = Date.UTC(2025, 0, 1, 9);
 /** `llmTokens` from limits.ts; rate = capacity = 40k a minute, at most 200k reserved. */
@@ -15,15 +15,6 @@ const budget: RateLimitConfig = { kind: "token bucket", rate: 40_000, period: MI
 const CAPACITY = 40_000;
 
 type Test = ReturnType<typeof makeTest>;
-
-/** A seeded generator, so the jitter (and so any failure) replays exactly. */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 beforeEach(() => {
   vi.useFakeTimers();

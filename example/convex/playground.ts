@@ -6,7 +6,7 @@
 // the client picks) with a key the server prefixes with "playground:", so it never touches
 // another limit's state.
 import { v } from "convex/values";
-import { MINUTE, type RateLimitConfig } from "convex-rate-limiter";
+import { configValidator, MINUTE, type RateLimitConfig } from "convex-rate-limiter";
 import { mutation } from "./_generated/server.js";
 import { rateLimiter } from "./limits.js";
 
@@ -17,19 +17,6 @@ const defaultConfig: RateLimitConfig = { kind: "token bucket", rate: 10, period:
 function laneKey(lane: string | undefined): string {
   return `playground:${lane ?? "shared"}`;
 }
-
-const common = {
-  rate: v.number(),
-  period: v.number(),
-  capacity: v.optional(v.number()),
-  maxReserved: v.optional(v.number()),
-  shards: v.optional(v.number()),
-};
-/** A config as the playground's form sends it (the limiter validates the numbers). */
-const playgroundConfig = v.union(
-  v.object({ kind: v.literal("token bucket"), ...common }),
-  v.object({ kind: v.literal("fixed window"), ...common, start: v.optional(v.number()) }),
-);
 
 // #region playgroundHook
 /** The hook functions for the playground: `allowClientConfig` lets the UI send its own config. */
@@ -47,7 +34,7 @@ export const { getRateLimit, getServerTime } = rateLimiter.hookAPI("playground",
 export const request = mutation({
   args: {
     lane: v.optional(v.string()),
-    config: playgroundConfig,
+    config: configValidator,
     count: v.optional(v.number()),
     reserve: v.optional(v.boolean()),
   },
@@ -58,11 +45,9 @@ export const request = mutation({
     at: v.number(),
   }),
   handler: async (ctx, args) => {
-    // Annotated, so the form's validator can't drift from what the limiter accepts.
-    const config: RateLimitConfig = args.config;
     const decision = await rateLimiter.limit(ctx, "playground", {
       key: laneKey(args.lane),
-      config,
+      config: args.config,
       count: args.count,
       reserve: args.reserve,
     });
@@ -72,7 +57,7 @@ export const request = mutation({
 
 /** reset empties a playground lane's state: its next request finds the limit full. */
 export const reset = mutation({
-  args: { lane: v.optional(v.string()), config: playgroundConfig },
+  args: { lane: v.optional(v.string()), config: configValidator },
   returns: v.null(),
   handler: async (ctx, args) => {
     await rateLimiter.reset(ctx, "playground", { key: laneKey(args.lane), config: args.config });
