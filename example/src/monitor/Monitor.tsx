@@ -2,8 +2,8 @@
 import { calculateRateLimit, type RateLimitConfig } from "convex-rate-limiter";
 import type { ReactNode } from "react";
 import { capacityOf } from "../playground/config.js";
-import { Chart, formatSeconds, formatTokens } from "./Chart.js";
-import { valueAt, type Mark, type Segment } from "./model.js";
+import { Chart, formatSeconds, formatTokens, type ChartProps } from "./Chart.js";
+import { valueAt, type Segment } from "./model.js";
 
 /** The least span (ms) the chart shows after `now`, so a projection is always visible. */
 const MIN_LOOKAHEAD = 2000;
@@ -30,14 +30,8 @@ export function horizon(
   return now + Math.min(lookahead, maxLookahead);
 }
 
-export type MonitorProps = {
-  config: RateLimitConfig;
-  segments: readonly Segment[];
-  from: number;
-  to: number;
-  now: number;
-  origin: number;
-  marks: readonly Mark[];
+/** The chart's props but its description, which the monitor writes itself. */
+export type MonitorProps = Omit<ChartProps, "description"> & {
   /** What the chart is about (e.g. "simulated" or "live"), shown under the heading. */
   children?: ReactNode;
 };
