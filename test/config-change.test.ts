@@ -32,25 +32,24 @@ describe("each change is evaluated without throwing and grants nothing at the sw
   const onTheHour: RateLimitConfig = { kind: "fixed window", rate: 60, period: HOUR, start: 0 };
   const bucket: RateLimitConfig = { kind: "token bucket", rate: 60, period: HOUR };
 
+  // Drained at 12:59, asked again at 13:30. `most` is what may pass then.
   test.each([
-    // [why, before, after]
-    ["fixed window → token bucket: the window's start is not a last refill", onTheHour, bucket],
-    ["token bucket → fixed window", bucket, onTheHour],
-    ["start moved by half an hour: no boundary of the new phase counts", onTheHour, { ...onTheHour, start: 30 * MINUTE }],
-    ["period shortened to a minute: old windows aren't re-counted as new ones", onTheHour, { ...onTheHour, period: MINUTE }],
-    ["capacity lowered: the value clamps", bucket, { ...bucket, capacity: 10 }],
-    ["shards 1 → 3", bucket, { ...bucket, shards: 3 }],
-  ] as [string, RateLimitConfig, RateLimitConfig][])("%s", async (_why, before, after) => {
+    // [why, before, after, most]
+    ["fixed window → token bucket: refills from the window's end (13:00), not its start", onTheHour, bucket, 30],
+    ["token bucket → fixed window: the first boundary after the last update (13:00) grants a window", bucket, onTheHour, 60],
+    ["start moved to :30: the first new window after the old one's end (13:30)", onTheHour, { ...onTheHour, start: 30 * MINUTE }, 60],
+    ["period shortened to a minute: minute windows from the old window's end", onTheHour, { ...onTheHour, period: MINUTE }, 60],
+    ["capacity lowered: the value clamps", bucket, { ...bucket, capacity: 10 }, 10],
+    ["shards 1 → 3", bucket, { ...bucket, shards: 3 }, 31],
+  ] as [string, RateLimitConfig, RateLimitConfig, number][])("%s", async (_why, before, after, most) => {
     const t = makeInspectableTest();
     vi.setSystemTime(HOUR_START + 59 * MINUTE);
     expect(await drain(t, before)).toBeGreaterThan(0);
-    // 31 minutes on, the old config would have refilled at most a whole window or 31 tokens.
     vi.setSystemTime(HOUR_START + 90 * MINUTE);
     const check = await t.run((ctx) => ctx.runQuery(api.lib.checkRateLimit, { name: NAME, config: after }));
     expect(check).toHaveProperty("ok"); // decided, no throw
     const admitted = await drain(t, after);
-    const oldBound = before.kind === "fixed window" ? 60 : 31;
-    expect(admitted).toBeLessThanOrEqual(oldBound);
+    expect(admitted).toBeLessThanOrEqual(most);
     // Every row now records the new layout.
     for (const row of await rows(t)) {
       expect(row).toMatchObject({ kind: after.kind, shards: after.shards ?? 1 });
@@ -61,8 +60,10 @@ describe("each change is evaluated without throwing and grants nothing at the sw
     const t = makeInspectableTest();
     await drain(t, onTheHour);
     await drain(t, bucket); // the switch: nothing left to take
-    vi.setSystemTime(HOUR_START + 10 * MINUTE);
-    expect(await drain(t, bucket)).toBe(10); // 60 an hour: 10 in ten minutes
+    vi.setSystemTime(HOUR_START + 50 * MINUTE);
+    expect(await drain(t, bucket)).toBe(0); // the old window's tokens were spent until its end
+    vi.setSystemTime(HOUR_START + 70 * MINUTE);
+    expect(await drain(t, bucket)).toBe(10); // 60 an hour from 13:00: 10 by 13:10
   });
 });
 
@@ -123,5 +124,46 @@ describe("relayout, pure", () => {
     const states = relayout(old, config(10), phase, 0);
     expect(states.reduce((sum, s) => sum + s.value, 0)).toBe(80);
     for (const s of states) expect(s.value).toBeLessThanOrEqual(10);
+  });
+});
+
+describe("a changed clock is carried over from the row, not from the reader's time", () => {
+  const before: RateLimitConfig = { kind: "fixed window", rate: 10, period: HOUR, start: 0 };
+  // Review finding: carried-over state stamped with each reader's time never refilled when no
+  // request wrote it, e.g. when every caller used `throws` (a throw writes nothing).
+  test.each([
+    ["start moved to :30", { ...before, start: 30 * MINUTE }],
+    ["switched to a token bucket", { kind: "token bucket", rate: 10, period: HOUR }],
+  ] as [string, RateLimitConfig][])("%s: callers using throws see the same refills as the others", async (_why, after) => {
+    const admittedWith = async (throws: boolean) => {
+      const t = makeInspectableTest();
+      vi.setSystemTime(HOUR_START + 10 * MINUTE);
+      await drain(t, before);
+      let admitted = 0;
+      for (let step = 0; step < 30; step++) {
+        vi.advanceTimersByTime(10 * MINUTE); // one request every 10 minutes for 5 hours
+        const r = await t
+          .run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config: after, throws }))
+          .catch(() => ({ ok: false }));
+        if (r.ok) admitted++;
+      }
+      return admitted;
+    };
+    const quiet = await admittedWith(true);
+    expect(quiet).toBeGreaterThan(0);
+    expect(quiet).toBe(await admittedWith(false));
+  });
+
+  test("switching from upstream: a fixed-window row of its random phase, drained a day ago, is full", async () => {
+    const t = makeInspectableTest();
+    const config: RateLimitConfig = { kind: "fixed window", rate: 10, period: HOUR };
+    // Upstream's window start: its own random phase (:17), a day ago, nothing left then.
+    const ts = HOUR_START - 24 * HOUR - 43 * MINUTE;
+    await t.run((ctx) => ctx.runMutation(api.inspect.insertUpstreamRow, { name: NAME, shard: 0, value: 0, ts }));
+    for (let i = 0; i < 10; i++) {
+      const r = await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config, throws: true }));
+      expect(r.ok).toBe(true);
+    }
+    expect((await t.run((ctx) => ctx.runQuery(api.lib.checkRateLimit, { name: NAME, config }))).ok).toBe(false);
   });
 });

@@ -23,6 +23,13 @@ export const components = componentsGeneric() as unknown as { rateLimiter: Compo
 // A test-only query, registered inside the component next to its own modules, that lists its rows.
 const inspect = {
   rows: query({ args: {}, handler: async (ctx) => ctx.db.query("rateLimits").collect() }),
+  /** Inserts a row as @convex-dev/rate-limiter writes them (no layout recorded). */
+  insertUpstreamRow: mutation({
+    args: { name: v.string(), shard: v.number(), value: v.number(), ts: v.number() },
+    handler: async (ctx, args) => {
+      await ctx.db.insert("rateLimits", args);
+    },
+  }),
   /** Overwrites every row's value and ts, to model corrupt state. */
   corrupt: mutation({
     args: { value: v.number(), ts: v.number() },
@@ -38,6 +45,12 @@ export const inspectable = componentsGeneric() as unknown as {
     inspect: {
       rows: FunctionReference<"query", "internal", Record<string, never>, Doc<"rateLimits">[]>;
       corrupt: FunctionReference<"mutation", "internal", { value: number; ts: number }, null>;
+      insertUpstreamRow: FunctionReference<
+        "mutation",
+        "internal",
+        { name: string; shard: number; value: number; ts: number },
+        null
+      >;
     };
   };
 };

@@ -48,7 +48,7 @@ export type UseRateLimitOptions = {
   count?: number;
   /**
    * How many shard rows the query reads for a sharded limit; the emptiest is shown. Default: the
-   * server's choice (`hookAPI`'s `sampleShards`, else 1). Not sent when omitted.
+   * server's choice (`hookAPI`'s `sampleShards`, else every shard). Not sent when omitted.
    */
   sampleShards?: number;
   /**

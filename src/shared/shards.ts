@@ -223,12 +223,24 @@ export function sameClock(row: StoredRow, p: Params): boolean {
 }
 
 /**
+ * A row written under another clock (kind, or fixed-window phase or period), as a state of the
+ * current one: its tokens as of the last instant it can have been updated, which is its own `ts`
+ * for a token bucket, and the end of its window for a fixed window (taking the window to be
+ * `p.period` long). From there the current config refills it. The anchor comes from the row, not
+ * from the reader's clock, so every read agrees, whether or not anything writes the change, and
+ * no window of a new phase can refill a key that just emptied one of the old.
+ */
+export function carriedOver(row: StoredRow, p: Params): State {
+  const lastUpdate = (row.kind ?? p.kind) === "token bucket" ? row.ts : row.ts + p.period;
+  return { value: Math.min(row.value, p.capacity), ts: lastUpdate };
+}
+
+/**
  * The states of every shard of a limit whose rows were written under another layout: another
  * shard count, kind, or fixed-window phase or period. The limit's total at `now` under the old
  * layout (where a missing row was a full shard) is split over the new shards exactly as
  * `capacity` is, so changing the layout never gains tokens and loses only what no longer fits.
- * A row whose clock changed (see {@link sameClock}) counts as it stands, with no time passed
- * since it was written: its old `ts` can't be trusted to mean the same thing any more.
+ * A row whose clock changed (see {@link sameClock}) is carried over by {@link carriedOver}.
  */
 export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: number, now: number): State[] {
   const n = config.shards ?? 1;
@@ -237,10 +249,15 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
   const old = rows.find((r) => r.shards !== undefined)?.shards ?? Math.max(...rows.map((r) => r.shard)) + 1;
   const oldConfig = { ...config, shards: old };
   let total = 0;
+  // The latest instant the old rows were evaluated to: a carried-over row anchored in the future
+  // gains nothing until then, so neither may the new rows.
+  let latest = now;
   for (let i = 0; i < old; i++) {
     const row = rows.find((r) => r.shard === i);
     const p = shardParams(oldConfig, phase, i);
-    total += row && !sameClock(row, p) ? Math.min(row.value, p.capacity) : evaluate(row ?? null, p, now).value;
+    const cur = evaluate(row && !sameClock(row, p) ? carriedOver(row, p) : (row ?? null), p, now);
+    total += cur.value;
+    latest = Math.max(latest, cur.ts);
   }
   const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
   const values = params.map((p, i) => Math.min(splitTotal(total, n, i), p.capacity));
@@ -255,6 +272,6 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
   }
   return params.map((p, i) => ({
     value: values[i]!,
-    ts: p.kind === "fixed window" ? windowStart(now, p) : now,
+    ts: p.kind === "fixed window" ? windowStart(latest, p) : latest,
   }));
 }

@@ -13,7 +13,7 @@ const applyUpdates = v.optional(literals("transactionally", "asynchronously"));
 const commonConfigFields = {
   /** Tokens added per `period`. Must be finite and > 0. */
   rate: v.number(),
-  /** The period in ms over which `rate` tokens are added. Must be finite and > 0. */
+  /** The period in ms over which `rate` tokens are added. Must be finite and ≥ 1 ms. */
   period: v.number(),
   /** The most tokens that can accumulate. Defaults to `rate`. 0 means "reserve only". */
   capacity: v.optional(v.number()),
