@@ -516,3 +516,23 @@ describe("retryAfter is exact for awkward rates (unsharded)", () => {
     },
   );
 });
+
+describe("getValue's total when only some shards are read", () => {
+  const config: RateLimitConfig = { kind: "token bucket", rate: 100, period: MINUTE, shards: 10 };
+  const total = (t: ReturnType<typeof makeT>) =>
+    t.run((ctx) => ctx.runQuery(api.lib.getValue, { name: "sampled", config, sampleShards: 3 }));
+
+  test("is scaled from the sample to the whole limit, and marked inexact", async () => {
+    const t = makeT();
+    // Fresh: three full shards of 10 stand for 100, not 30.
+    expect((await total(t)).total).toEqual({ value: 100, capacity: 100, exact: false });
+    // Drained (checked by reading every shard): any sample says 0.
+    const exactTotal = async () =>
+      (await t.run((ctx) => ctx.runQuery(api.lib.getValue, { name: "sampled", config, sampleShards: 10 }))).total;
+    for (let i = 0; i < 1000 && (await exactTotal())?.value !== 0; i++) {
+      await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: "sampled", config }));
+    }
+    expect(await exactTotal()).toEqual({ value: 0, capacity: 100, exact: true });
+    expect((await total(t)).total).toEqual({ value: 0, capacity: 100, exact: false });
+  });
+});
