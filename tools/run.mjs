@@ -1,6 +1,6 @@
 // Runs a TypeScript program that needs vite (convex-test's `import.meta.glob`) outside vitest:
 //
-//   node bench/run.mjs [entry.ts] [args...]      (entry defaults to bench/main.ts)
+//   node tools/run.mjs entry.ts [args...]      (npm run bench and npm run demo use it)
 //
 // It starts a vite dev server in middleware mode (no HTTP listener, no websocket, no file
 // watching, no HMR), opens a module runner over its SSR environment and imports the entry
@@ -9,16 +9,19 @@
 // `runnerImport` would close it too early ("module runner has been closed").
 //
 // The entry sees its own arguments as `process.argv.slice(2)`, as if run directly, and may
-// export `main(args: string[]): Promise<void>`, which is awaited. Exit code 1 on error.
+// export `main(args: string[]): Promise<void>`, which is awaited. Exit code 1 on error, 2 with
+// no entry.
 import { createServer, createServerModuleRunner } from "vite";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const [first, ...rest] = process.argv.slice(2);
-const hasEntry = first !== undefined && /\.(m?ts|tsx)$/.test(first);
-const entry = path.resolve(hasEntry ? first : path.join(root, "bench/main.ts"));
-const args = hasEntry ? rest : process.argv.slice(2);
+const [first, ...args] = process.argv.slice(2);
+if (first === undefined || !/\.(m?ts|tsx)$/.test(first)) {
+  console.error("usage: node tools/run.mjs entry.ts [args...]");
+  process.exit(2);
+}
+const entry = path.resolve(first);
 process.argv = [process.argv[0] ?? "node", entry, ...args];
 
 const server = await createServer({
