@@ -10,7 +10,8 @@ import type { ComponentApi as UpstreamApi } from "@convex-dev/rate-limiter/_gene
 import type { GenericDatabaseReader, GenericDataModel, GenericMutationCtx } from "convex/server";
 import { componentsGeneric } from "convex/server";
 import { MINUTE, SECOND } from "../src/shared/algebra.js";
-import { COMFORT_FRACTION, resolvePhase } from "../src/shared/shards.js";
+import { resolvePhase } from "../src/shared/layout.js";
+import { COMFORT_FRACTION } from "../src/shared/plan.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import { modules } from "../src/test.js";
 import { components, makeTest } from "../test/setup.js";
@@ -219,7 +220,7 @@ const LOADS = [0.5, 0.9, 1] as const;
 function refusals(opts: Options): void {
   const rate = 60;
   const shards = 10;
-  console.log(`\n2. REFUSALS and the COMFORT THRESHOLD c (pure planner, src/shared/shards.ts)`);
+  console.log(`\n2. REFUSALS and the COMFORT THRESHOLD c (pure planner, src/shared/plan.ts)`);
   console.log(
     `   rate ${rate}/min, capacity ${rate}, ${shards} shards (${rate / shards} tokens per shard); Poisson arrivals of`,
   );
@@ -279,7 +280,7 @@ function refusals(opts: Options): void {
   console.log(`   refNN%: share refused at NN% load; reads: shard rows read per call.`);
   console.log(`   c: a second shard is read only when the first would hold < c x its capacity`);
   console.log(`   after serving. c=1 always reads two (the policy of @convex-dev/rate-limiter).`);
-  console.log(`   * = COMFORT_FRACTION in src/shared/shards.ts (${COMFORT_FRACTION}).`);
+  console.log(`   * = COMFORT_FRACTION in src/shared/plan.ts (${COMFORT_FRACTION}).`);
   console.log(`   what-if (not implemented): c=0.25, and when the pair is refused, one more`);
   console.log(`   random shard is read and taken from alone if it can serve.`);
   console.log(

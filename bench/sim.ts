@@ -1,18 +1,10 @@
 // Pure simulations for the benchmark: arrival streams, the shard-choice policies compared (ours
 // with a comfort threshold as a parameter, and the baselines), and the bounds an admission
-// history is checked against. Built on the component's own planner (src/shared/shards.ts), so
+// history is checked against. Built on the component's own planner (src/shared/plan.ts), so
 // "ours" here decides exactly as lib.rateLimit does.
 import { evaluate, paramsOf, windowIndex, type Params, type State } from "../src/shared/algebra.js";
-import {
-  pickTwo,
-  planOne,
-  planTwo,
-  planRequest,
-  resolvePhase,
-  shardParams,
-  type Plan,
-  type ShardRead,
-} from "../src/shared/shards.js";
+import { resolvePhase, shardParams } from "../src/shared/layout.js";
+import { pickTwo, planOne, planTwo, planRequest, type Plan, type ShardRead } from "../src/shared/plan.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import { runPlan } from "../test/model.js";
 

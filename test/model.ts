@@ -1,14 +1,9 @@
 // A small in-memory model of the component for pure-layer tests: a seeded random source, a
 // Map-backed store of shard rows, and a decide/apply pair that runs the very decision flow the
-// component runs (`planRequest` from src/shared/shards.ts), over the Map instead of the database.
+// component runs (`planRequest` from src/shared/plan.ts), over the Map instead of the database.
 import type { State } from "../src/shared/algebra.js";
-import {
-  planRequest,
-  resolvePhase,
-  shardParams,
-  type Plan,
-  type ShardRead,
-} from "../src/shared/shards.js";
+import { resolvePhase, shardParams } from "../src/shared/layout.js";
+import { planRequest, type Plan, type ShardRead } from "../src/shared/plan.js";
 import { validateConfig, validateCount } from "../src/shared/validate.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 

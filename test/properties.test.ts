@@ -15,7 +15,8 @@ import {
   windowStart,
   type State,
 } from "../src/shared/algebra.js";
-import { resolvePhase, shardParams, type Plan } from "../src/shared/shards.js";
+import { resolvePhase, shardParams } from "../src/shared/layout.js";
+import { type Plan } from "../src/shared/plan.js";
 import { smallestPair, splitTotal } from "../src/shared/split.js";
 import { validateConfig, validateCount } from "../src/shared/validate.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";

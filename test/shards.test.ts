@@ -1,18 +1,8 @@
 // The sharded planner (pickTwo, isComfortable, planOne, planTwo, shardParams/shardConfig, resolvePhase): tables with explicit rows and instants, and seeded simulations through the model store of test/model.ts.
 import { describe, expect, test } from "vitest";
 import { HOUR, MINUTE, SECOND, calculateRateLimit, delayUntil, evaluate, type State } from "../src/shared/algebra.js";
-import {
-  COMFORT_FRACTION,
-  isComfortable,
-  pickTwo,
-  planOne,
-  planTwo,
-  resolvePhase,
-  shardConfig,
-  shardParams,
-  type Plan,
-  type ShardRead,
-} from "../src/shared/shards.js";
+import { resolvePhase, shardConfig, shardParams } from "../src/shared/layout.js";
+import { COMFORT_FRACTION, isComfortable, pickTwo, planOne, planTwo, type Plan, type ShardRead } from "../src/shared/plan.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import { applyModel, decideModel, seededRandom, type Store } from "./model.js";
 

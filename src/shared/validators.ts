@@ -142,6 +142,8 @@ export type RateLimitReturns = Infer<typeof rateLimitReturns>;
 export type GetValueReturns = Infer<typeof getValueReturns>;
 const rateLimitArgsObject = v.object(rateLimitArgs);
 export type RateLimitArgs = Infer<typeof rateLimitArgsObject>;
+const getValueArgsObject = v.object(getValueArgs);
+export type GetValueArgs = Infer<typeof getValueArgsObject>;
 
 /** The data of the `ConvexError` thrown for a refused request when `throws: true`. */
 export type RateLimitError = {

@@ -1,0 +1,144 @@
+// The key-level flows (src/shared/flow.ts): the exact reads and writes of a request and the exact
+// report of getValue, as tables over an in-memory key with explicit rows, instants and draws.
+import { describe, expect, test } from "vitest";
+import { getValueFlow, requestFlow, type KeyRow, type RowQuery } from "../src/shared/flow.js";
+import { runPlan, sampleDistinct } from "../src/shared/plan.js";
+import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
+
+const TB = "token bucket" as const;
+const T0 = 1_000_000;
+
+/** Answers a flow's reads from `rows` and records them. */
+function reader(rows: KeyRow<string>[]) {
+  const reads: RowQuery[] = [];
+  const sorted = [...rows].sort((a, b) => a.shard - b.shard);
+  const answer = (q: RowQuery): KeyRow<string>[] => {
+    reads.push(q);
+    if (q.read === "shard") return sorted.filter((r) => r.shard === q.shard).slice(0, 1);
+    if (q.read === "any") return sorted.slice(0, 1);
+    return sorted;
+  };
+  return { reads, answer };
+}
+
+/** A stored row of shard `shard`, written under `shards` shards of a token bucket. */
+function row(shard: number, value: number, shards: number, ts = T0): KeyRow<string> {
+  return { id: `row${shard}`, shard, value, ts, shards, kind: TB };
+}
+
+/** Draws that replay `values` in order. */
+function draws(...values: number[]): () => number {
+  let i = 0;
+  return () => {
+    if (i >= values.length) throw new Error("drew more than expected");
+    return values[i++]!;
+  };
+}
+
+function request(config: RateLimitConfig, extra: Partial<RateLimitArgs> = {}): RateLimitArgs {
+  return { name: "n", config, ...extra };
+}
+
+describe("requestFlow: the exact writes", () => {
+  test("a layout that shrinks from 4 shards to 2 deletes rows 2 and 3 and rewrites 0 and 1", () => {
+    const config: RateLimitConfig = { kind: TB, rate: 8, period: 1000, shards: 2 };
+    // Under 4 shards each holds 2 of 8; all full, so the key holds 8, split 4 + 4 over 2 shards.
+    const { answer } = reader([row(0, 2, 4), row(1, 2, 4), row(2, 2, 4), row(3, 2, 4)]);
+    const out = runPlan(requestFlow<string>(request(config), T0, draws(0, 0)), answer);
+    expect(out.result.ok).toBe(true);
+    expect(out.ops.filter((o) => o.op === "delete")).toEqual([
+      { op: "delete", id: "row2", shard: 2 },
+      { op: "delete", id: "row3", shard: 3 },
+    ]);
+    const patches = out.ops.filter((o) => o.op === "patch");
+    expect(patches.map((o) => o.shard).sort()).toEqual([0, 1]);
+    // One token taken from shard 0; nothing gained or lost overall.
+    const total = patches.reduce((sum, o) => sum + (o.op === "patch" ? o.fields.value : 0), 0);
+    expect(total).toBe(7);
+    for (const o of patches) expect(o.op === "patch" && o.fields.shards).toBe(2);
+  });
+
+  test("a peek (count 0) after a layout change reads every row but writes nothing", () => {
+    const config: RateLimitConfig = { kind: TB, rate: 8, period: 1000, shards: 2 };
+    const { answer, reads } = reader([row(0, 2, 4), row(1, 2, 4), row(2, 2, 4), row(3, 2, 4)]);
+    const out = runPlan(requestFlow<string>(request(config, { count: 0 }), T0, draws(0, 0)), answer);
+    expect(out.ops).toEqual([]);
+    expect(reads).toContainEqual({ read: "all" });
+  });
+
+  test("a key's first write creates every shard: the one taken from, and full ones", () => {
+    const config: RateLimitConfig = { kind: TB, rate: 10, period: 1000, shards: 3 };
+    const { answer, reads } = reader([]);
+    // Draws 0.5 and 0: first pick shard 1 (comfortable: 3 of 3... 4 - 1 = 3 ≥ 1), second pick unused.
+    const out = runPlan(requestFlow<string>(request(config), T0, draws(0.5, 0)), answer);
+    expect(reads).toEqual([{ read: "shard", shard: 1 }, { read: "any" }]);
+    expect(out.ops).toEqual([
+      { op: "insert", shard: 1, fields: { value: 2, ts: T0, shards: 3, kind: TB } },
+      { op: "insert", shard: 0, fields: { value: 4, ts: T0, shards: 3, kind: TB } },
+      { op: "insert", shard: 2, fields: { value: 3, ts: T0, shards: 3, kind: TB } },
+    ]);
+  });
+
+  test("a refused request writes nothing to a key of the current layout", () => {
+    const config: RateLimitConfig = { kind: TB, rate: 2, period: 1000 };
+    const { answer } = reader([row(0, 0, 1)]);
+    const out = runPlan(requestFlow<string>(request(config), T0, draws(0, 0)), answer);
+    expect(out.result).toEqual({ ok: false, retryAfter: 500, shards: [0] });
+    expect(out.ops).toEqual([]);
+  });
+
+  test("an existing row is patched in place, one read", () => {
+    const config: RateLimitConfig = { kind: TB, rate: 2, period: 1000 };
+    const { answer, reads } = reader([row(0, 2, 1)]);
+    const out = runPlan(requestFlow<string>(request(config), T0, draws(0, 0)), answer);
+    expect(reads).toEqual([{ read: "any" }]);
+    expect(out.ops).toEqual([{ op: "patch", id: "row0", shard: 0, fields: { value: 1, ts: T0, shards: 1, kind: TB } }]);
+  });
+});
+
+describe("sampleDistinct: the sample follows the draws", () => {
+  test.each([
+    // [why, n, k, draws, expected]
+    ["draw 0 keeps the first shard in place", 5, 1, [0], [0]],
+    ["a draw just below 1 picks the last shard", 5, 1, [1 - 2 ** -53], [4]],
+    ["draw 0.5 of 5 picks shard 2", 5, 1, [0.5], [2]],
+    ["the second pick comes from the shards left: shard 0, swapped to the end", 5, 2, [0.99, 0.99], [4, 0]],
+    ["k above n picks every shard", 3, 7, [0, 0, 0], [0, 1, 2]],
+  ] as [string, number, number, number[], number[]][])("%s", (_why, n, k, values, expected) => {
+    expect(sampleDistinct(n, k, draws(...values))).toEqual(expected);
+  });
+
+  test("every shard is sampled equally often over a uniform grid of draws", () => {
+    const n = 6;
+    const counts = Array.from({ length: n }, () => 0);
+    for (let i = 0; i < 600; i++) counts[sampleDistinct(n, 1, () => (i + 0.5) / 600)[0]!]! += 1;
+    expect(counts).toEqual(Array.from({ length: n }, () => 100));
+  });
+});
+
+describe("getValueFlow: the exact report", () => {
+  const config: RateLimitConfig = { kind: TB, rate: 10, period: 1000, shards: 2 };
+  // Shard 0 holds 1 of its 5, shard 1 all 5 of its 5.
+  const rows = [row(0, 1, 2), row(1, 5, 2)];
+
+  test.each([
+    // [why, draw, expected shard and value]
+    ["draw 0 samples shard 0", 0, { shard: 0, value: 1 }],
+    ["draw 0.75 samples shard 1", 0.75, { shard: 1, value: 5 }],
+  ] as [string, number, { shard: number; value: number }][])("%s", (_why, draw, expected) => {
+    const out = runPlan(getValueFlow<string>({ name: "n", config }, T0, draws(draw)), reader(rows).answer);
+    expect({ shard: out.shard, value: out.value }).toEqual(expected);
+    expect(out.total).toEqual({ value: expected.value * 2, capacity: 10, exact: false });
+  });
+
+  test("reading every shard reports the emptiest and the exact total", () => {
+    const out = runPlan(getValueFlow<string>({ name: "n", config, sampleShards: 2 }, T0, draws(0.75, 0)), reader(rows).answer);
+    expect(out).toEqual({
+      value: 1,
+      ts: T0,
+      shard: 0,
+      config: { kind: TB, rate: 5, period: 1000, capacity: 5 },
+      total: { value: 6, capacity: 10, exact: true },
+    });
+  });
+});
