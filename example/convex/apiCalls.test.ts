@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { isRateLimitError, SECOND } from "convex-rate-limiter";
 import { api } from "./_generated/api.js";
 import { rateLimiter } from "./limits.js";
-import { makeTest, seeded } from "./test.setup.js";
+import { seededRandom as seeded } from "../../tools/random.js";
+import { makeTest } from "./test.setup.js";
 
 const START = Date.UTC(2025, 0, 1, 9);
 const CAPACITY = 100;

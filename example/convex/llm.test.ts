@@ -7,12 +7,13 @@ import { api } from "./_generated/api.js";
 import type { Doc } from "./_generated/dataModel.js";
 import { rateLimiter } from "./limits.js";
 import { JITTER_MS } from "./llm.js";
-import { makeTest, seeded } from "./test.setup.js";
+import { limitOf, worstExcess } from "../../tools/bounds.js";
+import { seededRandom as seeded } from "../../tools/random.js";
+import { makeTest } from "./test.setup.js";
 
 const START = Date.UTC(2025, 0, 1, 9);
 /** `llmTokens` from limits.ts; rate = capacity = 40k a minute, at most 200k reserved. */
 const budget: RateLimitConfig = { kind: "token bucket", rate: 40_000, period: MINUTE, maxReserved: 200_000 };
-const CAPACITY = 40_000;
 
 type Test = ReturnType<typeof makeTest>;
 
@@ -41,24 +42,6 @@ async function runUntil(t: Test, at: number) {
 
 async function allJobs(t: Test): Promise<Doc<"llmJobs">[]> {
   return t.run((ctx) => ctx.db.query("llmJobs").collect());
-}
-
-/**
- * The most tokens any interval [a, b] may hold for a token bucket: capacity + rate × (b − a).
- * Checks every interval that starts and ends at an event, which is where the sum peaks.
- */
-function worstExcess(events: { at: number; tokens: number }[], slackMs: number): number {
-  const sorted = [...events].sort((x, y) => x.at - y.at);
-  let worst = -Infinity;
-  for (let i = 0; i < sorted.length; i++) {
-    let sum = 0;
-    for (let j = i; j < sorted.length; j++) {
-      sum += sorted[j]!.tokens;
-      const allowed = CAPACITY + (budget.rate * (sorted[j]!.at - sorted[i]!.at + slackMs)) / budget.period;
-      worst = Math.max(worst, sum - allowed);
-    }
-  }
-  return worst;
 }
 
 describe("request", () => {
@@ -135,10 +118,11 @@ describe("a stream of requests larger than the budget", () => {
       expect(job.ranAt).toBeLessThanOrEqual(job.notBefore + JITTER_MS);
     }
     // The promised instants respect the bucket exactly (1 ms for rounding retryAfter up)...
-    expect(worstExcess(jobs.map((j) => ({ at: j.notBefore, tokens: j.tokens })), 1)).toBeLessThanOrEqual(0);
+    const promised = jobs.map((j) => ({ at: j.notBefore, count: j.tokens }));
+    expect(worstExcess(promised, limitOf(budget), 1)).toBeLessThanOrEqual(0);
     // ...and the actual runs, which jitter may delay and bunch by up to JITTER_MS, within that.
-    const runs = jobs.map((j) => ({ at: j.ranAt ?? NaN, tokens: j.tokens }));
-    expect(worstExcess(runs, JITTER_MS + 1)).toBeLessThanOrEqual(0);
+    const runs = jobs.map((j) => ({ at: j.ranAt ?? NaN, count: j.tokens }));
+    expect(worstExcess(runs, limitOf(budget), JITTER_MS + 1)).toBeLessThanOrEqual(0);
 
     // The scheduled runs took nothing: the limit's state is what the accepted requests alone make.
     let model: { value: number; ts: number } | null = null;

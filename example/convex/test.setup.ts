@@ -14,12 +14,3 @@ export function makeTest() {
   return t;
 }
 // #endregion testSetup
-
-/** A seeded generator of uniform draws in [0, 1), for `Math.random`, so failures replay exactly. */
-export function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0;
-    return s / 2 ** 32;
-  };
-}

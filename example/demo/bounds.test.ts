@@ -1,65 +1,10 @@
-// The demo's pure checks (bounds.ts): the worst-interval excess against a naive all-pairs model (table rows and fast-check properties), the calculateRateLimit replay, disagreements, job timing and the ceiling.
-import { fc, test as prop } from "@fast-check/vitest";
+// The demo's pure checks (bounds.ts), table-driven: the calculateRateLimit replay, disagreements, job timing and the ceiling. (worstExcess is tested in test/tools/bounds.test.ts.)
 import { describe, expect, test } from "vitest";
 import { MINUTE, SECOND, type RateLimitConfig } from "convex-rate-limiter";
-import { ceiling, disagreements, limitOf, replay, timing, windowIndex, worstExcess, type Limit, type Taken } from "./bounds.js";
-
-const bucket: Limit = { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3, phase: 0 };
-const window: Limit = { kind: "fixed window", rate: 100, period: MINUTE, capacity: 100, phase: 15 * SECOND };
-
-/** The naive model: every interval between two events, summed directly. */
-function naiveExcess(events: readonly Taken[], limit: Limit, slackMs = 0): number {
-  const sorted = [...events].sort((a, b) => a.at - b.at);
-  let worst = -Infinity;
-  for (let i = 0; i < sorted.length; i++) {
-    let sum = 0;
-    for (let j = i; j < sorted.length; j++) {
-      sum += sorted[j]!.count;
-      const a = sorted[i]!.at;
-      const b = sorted[j]!.at;
-      const refills =
-        limit.kind === "token bucket" ? (b - a + slackMs) / limit.period : windowIndex(b, limit) - windowIndex(a, limit);
-      worst = Math.max(worst, sum - limit.capacity - limit.rate * refills);
-    }
-  }
-  return worst;
-}
+import { limitOf, type Taken } from "../../tools/bounds.js";
+import { ceiling, disagreements, replay, timing } from "./bounds.js";
 
 const ones = (...ats: number[]): Taken[] => ats.map((at) => ({ at, count: 1 }));
-
-describe("worstExcess", () => {
-  test.each([
-    // [what, events, limit, slack, expected]
-    ["no events: nothing to exceed", [], bucket, 0, -Infinity],
-    ["one event uses 1 of capacity 3", ones(0), bucket, 0, -2],
-    ["a burst of exactly the capacity reaches the bound", ones(0, 0, 0), bucket, 0, 0],
-    ["a fourth at the same instant is one over", ones(0, 0, 0, 0), bucket, 0, 1],
-    ["the fourth 6 s later: one token refilled, at the bound", ones(0, 0, 0, 6000), bucket, 0, 0],
-    ["the fourth 3 s later: half a token over", ones(0, 0, 0, 3000), bucket, 0, 0.5],
-    ["slack of 3 s covers that half token", ones(0, 0, 0, 3000), bucket, 3000, 0],
-    ["weighted: 2 + 2 at once is one over capacity 3", [{ at: 0, count: 2 }, { at: 0, count: 2 }], bucket, 0, 1],
-    // Window boundaries at :15 of each minute; 100 before and 100 after one boundary is allowed.
-    ["100 on each side of a boundary", [...ones(...Array(100).fill(14_000)), ...ones(...Array(100).fill(16_000))], window, 0, 0],
-    ["101 inside one window is one over", ones(...Array(101).fill(20_000)), window, 0, 1],
-    ["slack is ignored by fixed windows", ones(...Array(101).fill(20_000)), window, 60_000, 1],
-  ] as const)("%s", (_what, events, limit, slack, expected) => {
-    expect(worstExcess(events, limit, slack)).toBeCloseTo(expected, 9);
-  });
-
-  prop.prop(
-    [
-      fc.array(fc.record({ at: fc.integer({ min: 0, max: 5 * MINUTE }), count: fc.integer({ min: 1, max: 5 }) }), { maxLength: 40 }),
-      fc.constantFrom<Limit>(bucket, window, { ...window, phase: 0 }),
-      fc.integer({ min: 0, max: 5000 }),
-    ],
-    { numRuns: 200 },
-  )("agrees with the all-pairs model", (events, limit, slack) => {
-    const fast = worstExcess(events, limit, slack);
-    const naive = naiveExcess(events, limit, slack);
-    if (events.length === 0) expect(fast).toBe(-Infinity);
-    else expect(fast).toBeCloseTo(naive, 6);
-  });
-});
 
 describe("replay", () => {
   const config: RateLimitConfig = { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 };

@@ -1,67 +1,9 @@
-// Pure checks of what a scenario recorded: the most any interval let through against what the
-// limit allows in it, a replay of the same requests through the shared `calculateRateLimit` (the
-// decisions an exact, single-row limiter makes), and whether scheduled work ran when promised.
+// Pure checks of what a scenario recorded, beside the worst-interval bound of tools/bounds.ts: a
+// replay of the same requests through the shared `calculateRateLimit` (the decisions an exact,
+// single-row limiter makes), whether scheduled work ran when promised, and the most a limit can
+// let through over a whole run.
 import { calculateRateLimit, type RateLimitConfig } from "convex-rate-limiter";
-
-/** The numbers a bound needs: a whole limit's rate, period and capacity, and a window phase (ms). */
-export type Limit = {
-  kind: RateLimitConfig["kind"];
-  rate: number;
-  period: number;
-  capacity: number;
-  /** Where fixed windows start, mod `period`; unused by token buckets. */
-  phase: number;
-};
-
-/** The whole limit of a config (every shard together); `phase` for fixed windows. */
-export function limitOf(config: RateLimitConfig, phase = 0): Limit {
-  return {
-    kind: config.kind,
-    rate: config.rate,
-    period: config.period,
-    capacity: config.capacity ?? config.rate,
-    phase,
-  };
-}
-
-/** Tokens taken at an instant: `count` at `at` (ms). */
-export type Taken = { at: number; count: number };
-
-/** The index of the fixed window of `limit` holding `t`. */
-export function windowIndex(t: number, limit: Pick<Limit, "phase" | "period">): number {
-  return Math.floor((t - limit.phase) / limit.period);
-}
-
-/**
- * The largest excess, over every interval [t_i, t_j] between two events, of the tokens taken in
- * it over what the limit allows in it: for a token bucket `capacity + rate × (t_j − t_i + slackMs)
- * / period`, for a fixed window `capacity + rate × (window boundaries crossed)`. ≤ 0 means no
- * interval of any length was over the bound; -Infinity when there are no events.
- *
- * `slackMs` widens every interval (token buckets only): scheduled work that jitter may delay by up
- * to `slackMs` is allowed to bunch by that much.
- *
- * O(n log n): with `C_k` the tokens taken up to event k and `X(t)` the elapsed periods (or window
- * index), the excess of [t_i, t_j] is `(C_j − rate·X_j) − (C_{i−1} − rate·X_i) − capacity`, so one
- * pass keeping the least `C_{i−1} − rate·X_i` finds the worst interval ending at each event.
- */
-export function worstExcess(events: readonly Taken[], limit: Limit, slackMs = 0): number {
-  const sorted = [...events].sort((a, b) => a.at - b.at);
-  const t0 = sorted[0]?.at ?? 0; // measured from the first event, so floats keep their precision
-  const x = (t: number) =>
-    limit.kind === "token bucket" ? (t - t0) / limit.period : windowIndex(t, limit) - windowIndex(t0, limit);
-  const slack = limit.kind === "token bucket" ? (limit.rate * slackMs) / limit.period : 0;
-  let before = 0; // C_{i−1}
-  let least = Infinity;
-  let worst = -Infinity;
-  for (const e of sorted) {
-    const xi = x(e.at);
-    least = Math.min(least, before - limit.rate * xi);
-    before += e.count;
-    worst = Math.max(worst, before - limit.rate * xi - least - limit.capacity - slack);
-  }
-  return worst;
-}
+import { windowIndex, type Limit, type Taken } from "../../tools/bounds.js";
 
 /** A request's outcome: ok or refused, and its `retryAfter` (ms) when it has one. */
 export type Decision = { at: number; count: number; ok: boolean; retryAfter?: number };

@@ -2,13 +2,13 @@
 // simulated clock, through scripted traffic, and reports what the rate limiter decided: a chart,
 // a summary and checks per scenario on stdout, and an HTML report. `--help` lists the options.
 //
-// It is a program, not a test: bench/run.mjs loads it through vite's module runner (convex-test
-// needs `import.meta.glob`), and @sinonjs/fake-timers (bench/harness.ts) drives the clock:
-//   node bench/run.mjs example/demo/main.ts [options]
+// It is a program, not a test: tools/run.mjs loads it through vite's module runner (convex-test
+// needs `import.meta.glob`), and @sinonjs/fake-timers (tools/clock.ts) drives the clock:
+//   node tools/run.mjs example/demo/main.ts [options]
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { modules as componentModules } from "convex-rate-limiter/test";
-import { installClock, preload } from "../../bench/harness.js";
+import { installClock, preload } from "../../tools/clock.js";
 import { duration, num } from "./format.js";
 import { parseArgs, type ScenarioId } from "./options.js";
 import { Progress } from "./progress.js";

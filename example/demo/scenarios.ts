@@ -1,8 +1,9 @@
 // The demo's scenarios: scripted traffic through the example app's own Convex functions, on
 // convex-test, under a simulated clock. Each scenario runs on a fresh app, moves the clock from
 // event to event (scheduled functions fire at their own instants on the way), samples the tokens
-// available through the limiter's getValue, and hands its records to the pure checks in bounds.ts.
-// Needs vite's module runner (bench/run.mjs): convex-test loads modules with `import.meta.glob`.
+// available through the limiter's getValue, and hands its records to the pure checks in bounds.ts
+// and tools/bounds.ts. Needs vite's module runner (tools/run.mjs): convex-test loads modules with
+// `import.meta.glob`.
 import type { SessionId } from "convex-helpers/server/sessions";
 import {
   calculateRateLimit,
@@ -14,14 +15,15 @@ import {
   type GetValueReturns,
   type RateLimitConfig,
 } from "convex-rate-limiter";
-import type { installClock } from "../../bench/harness.js";
-import { prng, seedMathRandom, streamSeed } from "../../bench/harness.js";
+import { limitOf, worstExcess, type Taken } from "../../tools/bounds.js";
+import type { installClock } from "../../tools/clock.js";
+import { seededRandom, seedMathRandom, streamSeed } from "../../tools/random.js";
 import { api, components } from "../convex/_generated/api.js";
 import type { Id } from "../convex/_generated/dataModel.js";
 import { rateLimiter } from "../convex/limits.js";
 import { JITTER_MS } from "../convex/llm.js";
 import { makeTest } from "../convex/test.setup.js";
-import { ceiling, disagreements, limitOf, replay, timing, worstExcess, type Decision, type Taken } from "./bounds.js";
+import { ceiling, disagreements, replay, timing, type Decision } from "./bounds.js";
 import { clockTime, duration, num, pct, spread, waits, type SummaryRow } from "./format.js";
 import { minutesFor, type Options } from "./options.js";
 import type { Progress } from "./progress.js";
@@ -256,7 +258,7 @@ export async function messages(ctx: RunContext): Promise<ScenarioResult> {
   };
 
   users.forEach((u, i) => {
-    const random = prng(streamSeed(ctx.opts.seed, `messages/${u.name}`));
+    const random = seededRandom(streamSeed(ctx.opts.seed, `messages/${u.name}`));
     // The watched user starts a little after T0, so the chart opens on a full bucket.
     burst(u, T0 + (i === 0 ? 5 * SECOND : Math.floor(random() * 20 * SECOND)), random);
   });
@@ -361,7 +363,7 @@ async function signupVariant(ctx: RunContext, variant: "default" | "start"): Pro
     );
   };
   // Both variants see the same arrivals.
-  const random = prng(streamSeed(ctx.opts.seed, "signups"));
+  const random = seededRandom(streamSeed(ctx.opts.seed, "signups"));
   const times = arrivals(T0, end, () => ctx.opts.signups / HOUR, random);
   times.forEach((at, i) =>
     run.timeline.at(at, async () => {
@@ -463,7 +465,7 @@ export async function llm(ctx: RunContext): Promise<ScenarioResult> {
   const config = named("llmTokens");
   const limit = limitOf(config);
   const end = T0 + minutesFor("llm", ctx.opts) * MINUTE;
-  const random = prng(streamSeed(ctx.opts.seed, "llm"));
+  const random = seededRandom(streamSeed(ctx.opts.seed, "llm"));
   const requests: { at: number; tokens: number; ok: boolean; runAfter?: number; jobId?: Id<"llmJobs"> }[] = [];
   const marks: Mark[] = [];
   const points: Point[] = [];
@@ -590,7 +592,7 @@ export async function apiCalls(ctx: RunContext): Promise<ScenarioResult> {
   const peakFrom = T0 + duration_ / 4;
   const peakTo = T0 + (3 * duration_) / 4;
   const perMs = (t: number) => ((t >= peakFrom && t < peakTo ? peak : base) * limit.rate) / limit.period;
-  const times = arrivals(T0, end, perMs, prng(streamSeed(ctx.opts.seed, "api")));
+  const times = arrivals(T0, end, perMs, seededRandom(streamSeed(ctx.opts.seed, "api")));
   const calls: { at: number; ok: boolean; retryAfter?: number; read: number; written: number }[] = [];
   const marks: Mark[] = [];
   const points: Point[] = [];
