@@ -12,8 +12,8 @@ import { v } from "convex/values";
 import type { ComponentApi } from "../component/_generated/component.js";
 import { invalid, validateConfig } from "../shared/validate.js";
 import {
-  configValidator,
   getValueReturns,
+  hookQueryArgs,
   type GetValueReturns,
   type InvalidRateLimitError,
   type RateLimitArgs,
@@ -24,7 +24,7 @@ import {
 
 export { calculateRateLimit, DAY, HOUR, MINUTE, SECOND, WEEK } from "../shared/algebra.js";
 /** Convex validators for configs and results, for apps that pass them through their own functions. */
-export { configValidator, rateLimitReturns } from "../shared/validators.js";
+export { configValidator, KINDS, rateLimitReturns } from "../shared/validators.js";
 export type {
   GetValueReturns,
   InvalidRateLimitError,
@@ -242,12 +242,7 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     const serverConfig = this.configFor(name, opts);
     return {
       getRateLimit: queryGeneric({
-        args: {
-          name: v.optional(v.string()),
-          key: v.optional(v.string()),
-          sampleShards: v.optional(v.number()),
-          config: v.optional(configValidator),
-        },
+        args: hookQueryArgs,
         returns: getValueReturns,
         handler: async (ctx, args): Promise<GetValueReturns> => {
           const allow = opts?.allowClientConfig ?? false;

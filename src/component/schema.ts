@@ -1,5 +1,6 @@
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
+import { kindValidator } from "../shared/validators.js";
 
 export default defineSchema({
   /**
@@ -21,6 +22,6 @@ export default defineSchema({
     /** The shard count the row was written under, so a layout change is never a refill. */
     shards: v.optional(v.number()),
     /** The kind the row was written under: `ts` means something else for each kind. */
-    kind: v.optional(v.union(v.literal("token bucket"), v.literal("fixed window"))),
+    kind: v.optional(kindValidator),
   }).index("name", ["name", "key", "shard"]),
 });

@@ -6,7 +6,7 @@ import { getFunctionName, makeFunctionReference, type FunctionReference } from "
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { calculateRateLimit } from "../shared/algebra.js";
 import { invalid } from "../shared/validate.js";
-import type { GetValueReturns, RateLimitConfig } from "../shared/validators.js";
+import type { GetValueReturns, HookQueryArgs, RateLimitConfig } from "../shared/validators.js";
 
 /**
  * GetRateLimitValueQuery is the type of the public query `rateLimiter.hookAPI(...)` returns as
@@ -17,7 +17,7 @@ import type { GetValueReturns, RateLimitConfig } from "../shared/validators.js";
 export type GetRateLimitValueQuery = FunctionReference<
   "query",
   "public",
-  { name?: string; key?: string; sampleShards?: number; config?: RateLimitConfig },
+  HookQueryArgs,
   GetValueReturns
 >;
 

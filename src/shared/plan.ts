@@ -2,6 +2,7 @@
 // caller supplies the rows it read and the random draws; the planner says which shard to read
 // next and, at the end, which tokens to take from which shard.
 import { decideRow, delayUntil, evaluate, leastDelay, type Params, type State } from "./algebra.js";
+import { pairAccepts } from "./split.js";
 
 /**
  * A shard is "comfortable" when, after serving the request, it still holds at least this fraction
@@ -134,14 +135,6 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
   return { ok: true, retryAfter: repaid, writes, shards };
 }
 
-/**
- * Whether a pair holding `va` and `vb` tokens serves `count`: the fuller alone without debt, or
- * both together down to `floor` (minus their combined `maxReserved` when reserving, else 0).
- * The planner, its retry search and validation all use this one test, so they can't disagree.
- */
-export function pairAccepts(va: number, vb: number, count: number, floor: number): boolean {
-  return Math.max(va, vb) - count >= 0 || va + vb - count >= floor;
-}
 
 
 /**

@@ -29,3 +29,12 @@ export function smallestPair(total: number, parts: number): number {
     .sort((a, b) => a - b);
   return tail[0]! + tail[1]!;
 }
+
+/**
+ * Whether a pair holding `va` and `vb` tokens serves `count`: the fuller alone without debt, or
+ * both together down to `floor` (minus their combined `maxReserved` when reserving, else 0).
+ * The planner, its retry search and validation all use this one test, so they can't disagree.
+ */
+export function pairAccepts(va: number, vb: number, count: number, floor: number): boolean {
+  return Math.max(va, vb) - count >= 0 || va + vb - count >= floor;
+}

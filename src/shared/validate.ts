@@ -1,7 +1,7 @@
 // Validation of configs and requests. Every error is a ConvexError whose data names the field and
 // the value, so it survives production redaction. Nothing is written before these checks pass.
 import { ConvexError } from "convex/values";
-import { smallestPair, splitTotal } from "./split.js";
+import { pairAccepts, smallestPair, splitTotal } from "./split.js";
 import type { InvalidRateLimitError, RateLimitConfig } from "./validators.js";
 
 /** The longest `name` or `key` accepted, in UTF-16 code units. Keeps index keys small. */
@@ -94,7 +94,8 @@ export function validateConfig(config: RateLimitConfig): void {
  * Checks a request's `count` against a (valid) config: finite, ≥ 0, and one that can ever
  * succeed: one that a full limit accepts by the very test the decision uses. Unsharded: at most
  * `capacity` (plus `maxReserved` when reserving). Sharded: what the weakest pair of full shards
- * accepts together (see `pairAccepts`), so a fresh limit serves every count validation passes.
+ * accepts together (by `pairAccepts`, the planner's own test), so a fresh limit serves every count
+ * validation passes.
  */
 export function validateCount(count: number, config: RateLimitConfig, reserve: boolean): void {
   requireNumber("count", count, (x) => x >= 0, "must be a finite number ≥ 0");
@@ -111,7 +112,7 @@ export function validateCount(count: number, config: RateLimitConfig, reserve: b
   for (let i = Math.max(0, shards - 3); i < shards; i++) {
     for (let j = i + 1; j < shards; j++) {
       const floor = reserve && count > 0 ? -(res(i) + res(j)) : 0;
-      if (!(Math.max(cap(i), cap(j)) - count >= 0 || cap(i) + cap(j) - count >= floor)) {
+      if (!pairAccepts(cap(i), cap(j), count, floor)) {
         throw neverSucceeds(count, "what two shards hold together", smallestPair(capacity, shards), maxReserved);
       }
     }

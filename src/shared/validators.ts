@@ -1,7 +1,7 @@
 // The shapes that cross the component boundary. Types are inferred from these validators, so the
 // validator is the single source of truth.
 import { v, type Infer } from "convex/values";
-import { literals } from "convex-helpers/validators";
+import { literals, partial } from "convex-helpers/validators";
 
 /**
  * `applyUpdates` is accepted for compatibility with `@convex-dev/rate-limiter` configs.
@@ -55,6 +55,12 @@ export const fixedWindowValidator = v.object({
 
 /** One rate limit's configuration: a token bucket or a fixed window. */
 export const configValidator = v.union(tokenBucketValidator, fixedWindowValidator);
+
+/** The kind of a limit, as stored on its rows: one of the config validator's kinds. */
+export const kindValidator = v.union(tokenBucketValidator.fields.kind, fixedWindowValidator.fields.kind);
+
+/** KINDS lists every kind of limit, in the order of {@link configValidator}'s members. */
+export const KINDS: readonly Infer<typeof kindValidator>[] = kindValidator.members.map((m) => m.value);
 
 /** The arguments of `lib.rateLimit` and `lib.checkRateLimit`. */
 export const rateLimitArgs = {
@@ -135,6 +141,17 @@ export const getValueReturns = v.object({
   ),
 });
 
+/**
+ * The arguments of the public query `RateLimiter.hookAPI` makes (`getRateLimit`), all optional:
+ * what `useRateLimit` may send. The server decides which of them it honours.
+ */
+export const hookQueryArgs = partial({
+  name: v.string(),
+  key: v.string(),
+  sampleShards: v.number(),
+  config: configValidator,
+});
+
 export type RateLimitConfig = Infer<typeof configValidator>;
 export type TokenBucketConfig = Infer<typeof tokenBucketValidator>;
 export type FixedWindowConfig = Infer<typeof fixedWindowValidator>;
@@ -144,20 +161,28 @@ const rateLimitArgsObject = v.object(rateLimitArgs);
 export type RateLimitArgs = Infer<typeof rateLimitArgsObject>;
 const getValueArgsObject = v.object(getValueArgs);
 export type GetValueArgs = Infer<typeof getValueArgsObject>;
+const hookQueryArgsObject = v.object(hookQueryArgs);
+/** The arguments of `hookAPI`'s `getRateLimit` query; see {@link hookQueryArgs}. */
+export type HookQueryArgs = Infer<typeof hookQueryArgsObject>;
 
 /** The data of the `ConvexError` thrown for a refused request when `throws: true`. */
-export type RateLimitError = {
-  kind: "RateLimited";
-  name: string;
-  retryAfter: number;
-};
+export const rateLimitErrorValidator = v.object({
+  kind: v.literal("RateLimited"),
+  /** The name of the limit that refused. */
+  name: v.string(),
+  /** Whole ms after which the same request succeeds if nothing else takes tokens meanwhile. */
+  retryAfter: v.number(),
+});
+export type RateLimitError = Infer<typeof rateLimitErrorValidator>;
 
 /** The data of the `ConvexError` thrown for a malformed config or request. */
-export type InvalidRateLimitError = {
-  kind: "InvalidRateLimit";
+export const invalidRateLimitErrorValidator = v.object({
+  kind: v.literal("InvalidRateLimit"),
   /** The field at fault, e.g. `"config.rate"` or `"count"`. */
-  field: string;
+  field: v.string(),
   /** The offending value, as a string so NaN and ±Infinity survive serialization. */
-  value: string;
-  message: string;
-};
+  value: v.string(),
+  /** `field = value: what is wrong`, readable as it stands. */
+  message: v.string(),
+});
+export type InvalidRateLimitError = Infer<typeof invalidRateLimitErrorValidator>;

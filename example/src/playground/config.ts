@@ -1,10 +1,10 @@
 // The Playground's form: what the inputs hold (strings, so a field can be blank or half-typed)
 // and how it becomes a config and a request, checked by the library's own validation.
-import { calculateRateLimit, isInvalidRateLimitError, type RateLimitConfig } from "convex-rate-limiter";
+import { calculateRateLimit, isInvalidRateLimitError, KINDS, type RateLimitConfig } from "convex-rate-limiter";
 
-/** The kinds of limit, as the config's `kind` spells them. */
-export const KINDS = ["token bucket", "fixed window"] as const;
-export type Kind = (typeof KINDS)[number];
+export { KINDS };
+/** A kind of limit, as the config's `kind` spells it. */
+export type Kind = RateLimitConfig["kind"];
 
 /** The form's fields as typed. Optional numbers are blank when unset. */
 export type Form = {
