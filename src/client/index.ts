@@ -22,7 +22,8 @@ import {
   type RateLimitReturns,
 } from "../shared/validators.js";
 
-export { calculateRateLimit, DAY, HOUR, MINUTE, SECOND, WEEK } from "../shared/algebra.js";
+export { calculateRateLimit, DAY, decideRateLimit, HOUR, MINUTE, SECOND, WEEK } from "../shared/algebra.js";
+export type { RateLimitDecision, State as RateLimitState } from "../shared/algebra.js";
 /** Convex validators for configs and results, for apps that pass them through their own functions. */
 export { configValidator, KINDS, rateLimitReturns } from "../shared/validators.js";
 export type {

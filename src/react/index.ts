@@ -209,10 +209,13 @@ export function useRateLimit(
 }
 
 /**
- * Measures `serverTime - clientTime` (ms, whole) once per client and mutation, with the server's
- * answer taken as the midpoint of the round trip. `undefined` until measured, or if it failed.
+ * useServerOffset measures the offset between the browser's clock and the deployment's,
+ * `serverTime - clientTime` (whole ms), once per client and mutation, calling `mutation` (the
+ * `getServerTime` that `hookAPI` makes) and taking its answer as the time halfway through the
+ * round trip. Returns `undefined` until measured, when `mutation` is undefined, or if the call
+ * failed. `useRateLimit` uses it; use it directly to draw charts or countdowns in server time.
  */
-function useServerOffset(mutation: GetServerTimeMutation | undefined): number | undefined {
+export function useServerOffset(mutation: GetServerTimeMutation | undefined): number | undefined {
   const convex = useConvex();
   const [offset, setOffset] = useState<{ fn: string; value: number } | undefined>(undefined);
   // References from `api` are new objects on each access, so the effect depends on the name

@@ -266,3 +266,39 @@ export function calculateRateLimit(
     windowStart: p.kind === "fixed window" ? cur.ts : undefined,
   };
 }
+
+/** The decision {@link decideRateLimit} returns: the server's answer and the row after it. */
+export type RateLimitDecision =
+  | { ok: true; retryAfter: number | undefined; value: number; ts: number }
+  | { ok: false; retryAfter: number; value: number; ts: number };
+
+/**
+ * decideRateLimit decides a whole request against one row exactly as the server decides an
+ * unsharded limit (or one shard, given that shard's config as `getValue` returns it): `count`
+ * tokens (default 1; 0 peeks, ok while nothing is owed) at `now` (ms, default `Date.now()`), with
+ * `reserve` (default false) letting the row go into debt down to `-maxReserved`.
+ *
+ * Returns `ok`, `retryAfter` (whole ms: with `reserve`, when the reserved work may run; when
+ * refused, the least wait after which the same request succeeds with no other traffic), and the
+ * row's `value` and `ts` afterwards (unchanged when refused or peeking). Use it to predict or
+ * replay decisions in the browser or in tests; `calculateRateLimit` answers the simpler "what does
+ * the row hold after taking `count`". The phase of a fixed window comes as in `calculateRateLimit`.
+ * Throws an `InvalidRateLimit` `ConvexError` for a malformed config or a count that could never
+ * succeed, as the server does.
+ */
+export function decideRateLimit(
+  existing: State | null,
+  config: RateLimitConfig,
+  request: { now?: number; count?: number; reserve?: boolean } = {},
+): RateLimitDecision {
+  const { now = Date.now(), count = 1, reserve = false } = request;
+  validateConfig(config);
+  const whole = { ...config, shards: 1 };
+  validateCount(count, whole, reserve);
+  const p = paramsOf(whole, config.kind === "fixed window" ? phaseOf(config.start ?? existing?.ts ?? 0, config.period) : 0);
+  const d = decideRow(existing, p, now, count, reserve);
+  const after = d.ok && d.next ? d.next : evaluate(existing, p, now);
+  return d.ok
+    ? { ok: true, retryAfter: d.retryAfter, value: after.value, ts: after.ts }
+    : { ok: false, retryAfter: d.retryAfter, value: after.value, ts: after.ts };
+}

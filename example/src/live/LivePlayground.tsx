@@ -4,6 +4,7 @@
 import { useMutation, useQuery } from "convex/react";
 import { useSessionId } from "convex-helpers/react/sessions";
 import { isInvalidRateLimitError } from "convex-rate-limiter";
+import { useServerOffset } from "convex-rate-limiter/react";
 import { useMemo, useRef, useState } from "react";
 import { api } from "../../convex/_generated/api.js";
 import { horizon, Monitor } from "../monitor/Monitor.js";
@@ -12,7 +13,6 @@ import { DEFAULT_FORM, parseForm, wholeConfig, type Form } from "../playground/c
 import { DecisionLog, marksOf, outcomeOf, type Entry } from "../playground/decisions.js";
 import { PlaygroundForm } from "../playground/PlaygroundForm.js";
 import { useNow } from "../useNow.js";
-import { useServerOffset } from "./useServerOffset.js";
 
 /** How many requests "Fire a burst" sends at once. */
 const BURST = 5;
@@ -35,7 +35,8 @@ export function LivePlayground() {
   const configKey = shown === undefined ? "" : JSON.stringify(shown.config);
 
   const [lane] = useSessionId();
-  const offset = useServerOffset();
+  // 0 until measured: the chart is then off by the browser's clock error.
+  const offset = useServerOffset(api.playground.getServerTime) ?? 0;
   const serverNow = useNow(200) + offset;
   const [started] = useState(() => Date.now());
 

@@ -1,7 +1,7 @@
 // The what-if simulation behind the offline Playground: requests at simulated instants, decided
 // with the shared `calculateRateLimit` alone, as one row holding the whole limit. Pure: replaying
 // the same requests under another config answers "what if the limit were…?".
-import { calculateRateLimit, isInvalidRateLimitError, type RateLimitConfig } from "convex-rate-limiter";
+import { calculateRateLimit, decideRateLimit, isInvalidRateLimitError, type RateLimitConfig } from "convex-rate-limiter";
 import type { RowState, Segment } from "../monitor/model.js";
 import { wholeConfig } from "../playground/config.js";
 import type { Outcome } from "../playground/decisions.js";
@@ -22,33 +22,20 @@ function decide(
   request: SimRequest,
 ): { decision: SimDecision; next: RowState | null } {
   const { t, count, reserve } = request;
-  const cur = calculateRateLimit(state, config, t, 0);
-  const unchanged = (outcome: Outcome) => ({
-    decision: { request, outcome, before: cur.value, after: cur.value },
-    next: state,
-  });
-  // As the server does: a count of 0 peeks (ok while nothing is owed); reserving may go into debt
-  // down to -maxReserved; otherwise the tokens must be there now.
-  const floor = reserve && count > 0 ? -(config.maxReserved ?? Infinity) : 0;
-  const left = cur.value - count;
-  if (left >= floor) {
-    if (count === 0) return unchanged({ kind: "admitted" });
-    const next = { value: left, ts: cur.ts };
-    const outcome: Outcome =
-      left >= 0 ? { kind: "admitted" } : { kind: "reserved", runAt: t + (calculateRateLimit(next, config, t, 0).retryAfter ?? 0) };
-    return { decision: { request, outcome, before: cur.value, after: left }, next };
-  }
+  const before = calculateRateLimit(state, config, t, 0).value;
   try {
-    // Refused: wait until the value reaches `need`, the count less what may be reserved. A
-    // negative need (already in debt) is the wait until the value shifted up by -need reaches 0.
-    const need = count + floor;
-    const retryAfter =
-      need >= 0
-        ? calculateRateLimit(state, config, t, need).retryAfter
-        : calculateRateLimit({ value: cur.value - need, ts: cur.ts }, config, t, 0).retryAfter;
-    return unchanged({ kind: "refused", retryAt: t + (retryAfter ?? 0) });
+    // The library's own request-level decision: what the server decides for one row.
+    const d = decideRateLimit(state, config, { now: t, count, reserve });
+    if (!d.ok) {
+      return { decision: { request, outcome: { kind: "refused", retryAt: t + d.retryAfter }, before, after: before }, next: state };
+    }
+    const outcome: Outcome = d.retryAfter === undefined ? { kind: "admitted" } : { kind: "reserved", runAt: t + d.retryAfter };
+    const next = count === 0 ? state : { value: d.value, ts: d.ts };
+    return { decision: { request, outcome, before, after: d.value }, next };
   } catch (error) {
-    if (isInvalidRateLimitError(error)) return unchanged({ kind: "invalid", message: error.data.message });
+    if (isInvalidRateLimitError(error)) {
+      return { decision: { request, outcome: { kind: "invalid", message: error.data.message }, before, after: before }, next: state };
+    }
     throw error;
   }
 }
