@@ -1,29 +1,25 @@
-// The sharding benchmark (`npm run bench`, issue 3). It measures and prints; it asserts nothing.
+// The sharding benchmark (`npm run bench`). It measures and prints; it asserts nothing.
 //   1. utilization under saturating demand, through the real component on convex-test;
 //   2. refusals of a tight sharded limit vs unsharded and vs simpler shard policies, and the
 //      comfort threshold's trade-off between refusals and reads (pure planner simulation);
 //   3. shard rows read and written per call at 50 % load (convex-test transaction metrics),
 //      next to @convex-dev/rate-limiter 0.4.0 registered in the same convex-test instance.
-// Run through bench/run.mjs (vite provides `import.meta.glob`); time is simulated, randomness seeded.
+// Run through tools/run.mjs (vite provides `import.meta.glob`); time is simulated, randomness seeded.
 import upstream from "@convex-dev/rate-limiter/test";
 import type { ComponentApi as UpstreamApi } from "@convex-dev/rate-limiter/_generated/component.js";
+import { convexTest } from "convex-test";
 import type { GenericDatabaseReader, GenericDataModel, GenericMutationCtx } from "convex/server";
-import { componentsGeneric } from "convex/server";
+import { componentsGeneric, defineSchema } from "convex/server";
 import { MINUTE, SECOND } from "../src/shared/algebra.js";
 import { resolvePhase } from "../src/shared/layout.js";
 import { COMFORT_FRACTION } from "../src/shared/plan.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
-import { modules } from "../src/test.js";
-import { components, makeTest } from "../test/setup.js";
-import { installClock, preload, prng, seedMathRandom, streamSeed } from "./harness.js";
-import {
-  maxInWindow,
-  poissonArrivals,
-  simulate,
-  worstIntervalExcess,
-  type Policy,
-  type SimResult,
-} from "./sim.js";
+import type { ComponentApi } from "../src/component/_generated/component.js";
+import { modules, register } from "../src/test.js";
+import { limitOf, maxInWindow, worstExcess } from "../tools/bounds.js";
+import { installClock, preload } from "../tools/clock.js";
+import { seededRandom, seedMathRandom, streamSeed } from "../tools/random.js";
+import { poissonArrivals, simulate, type Policy, type SimResult } from "./sim.js";
 import { num, pct, table } from "./table.js";
 
 /** The simulated clock starts here: 2025-01-01T00:00:00Z. */
@@ -113,16 +109,21 @@ function parseOptions(argv: readonly string[]): Options {
 }
 
 type Clock = ReturnType<typeof installClock>;
-const upstreamComponents = componentsGeneric() as unknown as { upstream: UpstreamApi };
+/** Both components, as an app's generated API would give them. */
+const components = componentsGeneric() as unknown as { rateLimiter: ComponentApi; upstream: UpstreamApi };
+/**
+ * The app has no functions of its own, but convex-test finds an app's root folder by the path of
+ * its `_generated` modules, so one empty module stands in for them.
+ */
+const APP_MODULES = { "./_generated/none.ts": async () => ({}) };
 const secondsSince = (start: number) => `${((performance.now() - start) / 1000).toFixed(0)} s`;
 const progress = (line: string) => process.stderr.write(`  ... ${line}\n`);
 
 /** A fresh convex-test app with our component as `rateLimiter` and upstream's as `upstream`. */
-async function freshApp() {
-  const t = makeTest();
+function freshApp() {
+  const t = convexTest(defineSchema({}), APP_MODULES);
+  register(t);
   upstream.register(t, "upstream");
-  await preload(modules);
-  await preload(upstream.modules);
   return t;
 }
 
@@ -146,7 +147,7 @@ async function utilization(opts: Options, clock: Clock): Promise<void> {
     const started = performance.now();
     seedMathRandom(opts.seed, `util/${kind}`);
     clock.setSystemTime(T0);
-    const t = await freshApp();
+    const t = freshApp();
     const config: RateLimitConfig =
       kind === "token bucket"
         ? { kind, rate, period: MINUTE, capacity, shards }
@@ -162,7 +163,8 @@ async function utilization(opts: Options, clock: Clock): Promise<void> {
     const ideal = capacity + rate * opts.minutes;
     const bound = capacity + rate; // any window of one period
     const most = maxInWindow(admitted, MINUTE);
-    const excess = worstIntervalExcess(admitted, config, resolvePhase(config, "util", undefined));
+    const limit = limitOf(config, resolvePhase(config, "util", undefined));
+    const excess = worstExcess(admitted.map((at) => ({ at, count: 1 })), limit);
     rows.push([
       kind,
       num(admitted.length),
@@ -238,10 +240,10 @@ function refusals(opts: Options): void {
         T0,
         opts.simMinutes * MINUTE,
         (load * rate) / MINUTE,
-        prng(streamSeed(opts.seed, `arrivals/${kind}/${load}`)),
+        seededRandom(streamSeed(opts.seed, `arrivals/${kind}/${load}`)),
       );
       const run = (policy: Policy) =>
-        simulate(config, policy, arrivals, 1, prng(streamSeed(opts.seed, `picks/${kind}/${load}`)));
+        simulate(config, policy, arrivals, 1, seededRandom(streamSeed(opts.seed, `picks/${kind}/${load}`)));
       for (const s of STRATEGIES) {
         const byLoad = results.get(s.label) ?? new Map<number, SimResult>();
         byLoad.set(load, run(s.policy));
@@ -336,7 +338,7 @@ async function reads(opts: Options, clock: Clock): Promise<void> {
       const label = `${limit.rate}/min ${limit.label}`;
       seedMathRandom(opts.seed, `reads/${kind}/${label}`);
       clock.setSystemTime(T0);
-      const t = await freshApp();
+      const t = freshApp();
       const countRows = () =>
         rowCounter(t)(
           limit.impl === "ours" ? "rateLimiter" : "upstream",
@@ -345,8 +347,8 @@ async function reads(opts: Options, clock: Clock): Promise<void> {
       const call: RateLimitCall =
         limit.impl === "ours"
           ? (ctx) => ctx.runMutation(components.rateLimiter.lib.rateLimit, { name: "reads", config })
-          : (ctx) => ctx.runMutation(upstreamComponents.upstream.lib.rateLimit, { name: "reads", config });
-      const random = prng(streamSeed(opts.seed, `reads/arrivals/${kind}/${label}`));
+          : (ctx) => ctx.runMutation(components.upstream.lib.rateLimit, { name: "reads", config });
+      const random = seededRandom(streamSeed(opts.seed, `reads/arrivals/${kind}/${label}`));
       const perMs = (0.5 * limit.rate) / MINUTE;
       let now = T0;
       const totals = { ok: 0, read: 0, written: 0, queries: 0 };
@@ -418,10 +420,15 @@ export async function main(argv: readonly string[]): Promise<void> {
   const opts = parseOptions(argv);
   if (opts.sections.size === 0) return;
   const started = performance.now();
-  console.log(`convex-rate-limiter sharding benchmark (issue 3): measures, asserts nothing`);
+  console.log(`convex-rate-limiter sharding benchmark: measures, asserts nothing`);
   console.log(`command: npm run bench${argv.length > 0 ? ` -- ${argv.join(" ")}` : ""}`);
   console.log(`seed ${opts.seed} (Math.random and every random stream are seeded mulberry32)`);
   console.log(`simulated clock from ${new Date(T0).toISOString()}; COMFORT_FRACTION = ${COMFORT_FRACTION}`);
+  // Both components' modules are loaded before any stream is seeded: vite's module runner draws
+  // Math.random for each module it fetches, which would shift the seeded stream of whichever
+  // section first loaded them, and so make its figures depend on the sections run before it.
+  await preload(modules);
+  await preload(upstream.modules);
   const clock = installClock(T0);
   try {
     if (opts.sections.has("util")) await utilization(opts, clock);

@@ -1,12 +1,11 @@
-// Pure simulations for the benchmark: arrival streams, the shard-choice policies compared (ours
-// with a comfort threshold as a parameter, and the baselines), and the bounds an admission
-// history is checked against. Built on the component's own planner (src/shared/plan.ts), so
-// "ours" here decides exactly as lib.rateLimit does.
-import { evaluate, paramsOf, windowIndex, type Params, type State } from "../src/shared/algebra.js";
+// Pure simulations for the benchmark: arrival streams and the shard-choice policies compared (ours
+// with a comfort threshold as a parameter, and the baselines). Built on the component's own
+// planner (src/shared/plan.ts), so "ours" here decides exactly as lib.rateLimit does. The bounds
+// an admission history is checked against are in tools/bounds.ts.
+import { evaluate, paramsOf, type Params, type State } from "../src/shared/algebra.js";
 import { resolvePhase, shardParams } from "../src/shared/layout.js";
-import { pickTwo, planOne, planTwo, planRequest, type Plan, type ShardRead } from "../src/shared/plan.js";
+import { pickTwo, planOne, planTwo, planRequest, runPlan, type Plan, type ShardRead } from "../src/shared/plan.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
-import { runPlan } from "../test/model.js";
 
 /** How a request picks the shard rows it reads and takes from. */
 export type Policy =
@@ -161,42 +160,4 @@ export function simulate(
     for (const w of plan.writes) rows.states[w.shard] = w.state;
   }
   return result;
-}
-
-/** The largest number of instants in any window `[t, t + width)`. `times` must be sorted. */
-export function maxInWindow(times: readonly number[], width: number): number {
-  let best = 0;
-  let lo = 0;
-  for (let hi = 0; hi < times.length; hi++) {
-    while (times[hi]! - times[lo]! >= width) lo++;
-    best = Math.max(best, hi - lo + 1);
-  }
-  return best;
-}
-
-/**
- * The largest excess, over every interval `[t_i, t_j]` between two admissions, of the number
- * admitted in it over what the whole limit allows in it: token bucket
- * `capacity + rate × (t_j − t_i) / period`; fixed window `capacity + rate × (window boundaries in
- * (t_i, t_j])`. ≤ 0 means no interval of any length overshoots. O(n): with
- * `S_k = k − rate × X(t_k)` (X: elapsed periods, or the window index), the excess of `[t_i, t_j]`
- * is `S_j − S_i + 1 − capacity`, so it is the largest rise of S, plus `1 − capacity`.
- */
-export function worstIntervalExcess(
-  times: readonly number[],
-  config: RateLimitConfig,
-  phase: number,
-): number {
-  const p = paramsOf(config, phase);
-  const t0 = times[0] ?? 0; // measured from the first admission, so floats keep their precision
-  const x = (t: number) =>
-    p.kind === "token bucket" ? (t - t0) / p.period : windowIndex(t, p) - windowIndex(t0, p);
-  let minS = Infinity;
-  let worst = -Infinity;
-  times.forEach((t, k) => {
-    const s = k - p.rate * x(t);
-    minS = Math.min(minS, s);
-    worst = Math.max(worst, s - minS + 1 - p.capacity);
-  });
-  return worst;
 }

@@ -12,7 +12,7 @@ import {
 } from "../src/client/index.js";
 import type { Doc } from "../src/component/_generated/dataModel.js";
 import { splitTotal } from "../src/shared/split.js";
-import { seededRandom as seeded } from "./model.js";
+import { seededRandom as seeded } from "../tools/random.js";
 import { inspectable, makeInspectableTest, thrown } from "./setup.js";
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 123);

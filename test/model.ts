@@ -1,30 +1,11 @@
-// A small in-memory model of the component for pure-layer tests: a seeded random source, a
-// Map-backed store of shard rows, and a decide/apply pair that runs the very decision flow the
-// component runs (`planRequest` from src/shared/plan.ts), over the Map instead of the database.
+// A small in-memory model of the component for pure-layer tests: a Map-backed store of shard rows,
+// and a decide/apply pair that runs the very decision flow the component runs (`planRequest` from
+// src/shared/plan.ts, driven by its `runPlan`), over the Map instead of the database.
 import type { State } from "../src/shared/algebra.js";
 import { resolvePhase, shardParams } from "../src/shared/layout.js";
-import { planRequest, type Plan, type ShardRead } from "../src/shared/plan.js";
+import { planRequest, runPlan, type Plan, type ShardRead } from "../src/shared/plan.js";
 import { validateConfig, validateCount } from "../src/shared/validate.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
-
-/** A deterministic generator of uniform draws in [0, 1) (mulberry32), so failures replay. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Runs the component's decision flow ({@link planRequest}) against a synchronous reader. */
-export function runPlan(flow: Generator<number, Plan, ShardRead>, read: (shard: number) => ShardRead): Plan {
-  let step = flow.next();
-  while (!step.done) step = flow.next(read(step.value));
-  return step.value;
-}
 
 /** One limit's rows: shard number → stored state. A missing shard is a full one. */
 export type Store = Map<number, State>;

@@ -20,7 +20,8 @@ import { type Plan } from "../src/shared/plan.js";
 import { smallestPair, splitTotal } from "../src/shared/split.js";
 import { validateConfig, validateCount } from "../src/shared/validate.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
-import { applyModel, decideModel, seededRandom, snapshot, type Decision, type Request, type Store } from "./model.js";
+import { seededRandom } from "../tools/random.js";
+import { applyModel, decideModel, snapshot, type Decision, type Request, type Store } from "./model.js";
 
 const DEEP = (process.env.DEEP ?? "") !== "";
 const replaySeed = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);

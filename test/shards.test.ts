@@ -4,7 +4,8 @@ import { HOUR, MINUTE, SECOND, calculateRateLimit, delayUntil, evaluate, type St
 import { resolvePhase, shardConfig, shardParams } from "../src/shared/layout.js";
 import { COMFORT_FRACTION, isComfortable, pickTwo, planOne, planTwo, type Plan, type ShardRead } from "../src/shared/plan.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
-import { applyModel, decideModel, seededRandom, type Store } from "./model.js";
+import { seededRandom } from "../tools/random.js";
+import { applyModel, decideModel, type Store } from "./model.js";
 
 const TB = "token bucket" as const;
 const FW = "fixed window" as const;

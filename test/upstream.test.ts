@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { calculateRateLimit, HOUR, MINUTE, RateLimiter, SECOND } from "../src/client/index.js";
 import type { ComponentApi } from "../src/component/_generated/component.js";
 import { register } from "../src/test.js";
-import { seededRandom as seeded } from "./model.js";
+import { seededRandom as seeded } from "../tools/random.js";
 import { thrown } from "./setup.js";
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 0);
