@@ -10,7 +10,7 @@ import path from "node:path";
 import { modules as componentModules } from "convex-rate-limiter/test";
 import { installClock, preload } from "../../tools/clock.js";
 import { duration, num } from "./format.js";
-import { parseArgs, type ScenarioId } from "./options.js";
+import { parseArgs, reportPathError, type ScenarioId } from "./options.js";
 import { Progress } from "./progress.js";
 import { renderReport } from "./report.js";
 import { apiCalls, llm, messages, signups, T0, type RunContext } from "./scenarios.js";
@@ -50,6 +50,11 @@ export async function main(argv: readonly string[]): Promise<void> {
     exit(2);
   }
   const opts = parsed.options;
+  const unwritable = opts.report === null ? null : reportPathError(opts.report, process.cwd());
+  if (unwritable !== null) {
+    process.stderr.write(`demo: ${unwritable}\n`);
+    exit(2);
+  }
   const text = { width: opts.width, color: useColor(process.stdout, process.env) };
   const progress = new Progress(process.stderr, () => performance.now());
   const out = (lines: readonly string[]) => process.stdout.write(lines.map((l) => `${l}\n`).join(""));
@@ -96,7 +101,13 @@ export async function main(argv: readonly string[]): Promise<void> {
       wallMs,
       calls: results.reduce((s, r) => s + r.calls, 0),
     });
-    writeFileSync(report, html);
+    try {
+      writeFileSync(report, html);
+    } catch (e) {
+      // Checked before running; this is the directory changing under a running demo.
+      process.stderr.write(`demo: could not write the report: ${e instanceof Error ? e.message : String(e)}\n`);
+      exit(2);
+    }
   }
   out(closingText(results, { wallMs, report: report === null ? null : path.relative(process.cwd(), report) || report }, text));
   const failed = results.flatMap((r) => r.checks.filter((c) => !c.ok).map((c) => `${r.title}: ${c.name}: ${c.detail}`));

@@ -1,6 +1,9 @@
-// The demo's command line (options.ts): defaults, each option, --fast defaults and the errors, table-driven.
-import { describe, expect, test } from "vitest";
-import { DEFAULT_REPORT, minutesFor, parseArgs, SCENARIOS, USAGE, type Options } from "./options.js";
+// The demo's command line (options.ts): defaults, each option, --fast defaults and the errors, table-driven; the report path check on a scratch directory.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
+import { DEFAULT_REPORT, minutesFor, parseArgs, reportPathError, SCENARIOS, USAGE, type Options } from "./options.js";
 
 function run(argv: string[]): Options {
   const parsed = parseArgs(argv);
@@ -71,5 +74,30 @@ describe("minutesFor", () => {
     ["api", { minutes: 2, fast: true }, 2], // --minutes beats both
   ] as const)("%s with %o runs %d minutes", (id, opts, minutes) => {
     expect(minutesFor(id, opts)).toBe(minutes);
+  });
+});
+
+describe("reportPathError", () => {
+  // A scratch directory holding a file and a subdirectory; the demo writes nothing here.
+  const root = mkdtempSync(path.join(tmpdir(), "demo-report-"));
+  writeFileSync(path.join(root, "old.html"), "");
+  mkdirSync(path.join(root, "sub"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  test.each([
+    ["a new file in an existing directory", "new.html", null],
+    ["an existing report, overwritten", "old.html", null],
+    ["a relative path into a subdirectory", "sub/r.html", null],
+    ["an absolute path", path.join(root, "abs.html"), null],
+  ])("%s can be written", (_what, report, expected) => {
+    expect(reportPathError(report, root)).toBe(expected);
+  });
+
+  test.each([
+    ["a missing directory", "/no/such/dir/x.html", "--report /no/such/dir/x.html: no such directory /no/such/dir"],
+    ["a directory that is a file", "old.html/x.html", `--report old.html/x.html: ${path.join(root, "old.html")} is not a directory`],
+    ["a path that is a directory", "sub", "--report sub: is a directory"],
+  ])("%s is one line naming the problem", (_what, report, message) => {
+    expect(reportPathError(report, root)).toBe(message);
   });
 });

@@ -1,4 +1,7 @@
-// The demo's command line: parsing (pure; errors are returned, not thrown) and the help text.
+// The demo's command line: parsing (pure; errors are returned, not thrown), the help text, and a
+// check, before anything runs, that the report can be written (the one part that reads the disk).
+import { accessSync, constants, statSync } from "node:fs";
+import path from "node:path";
 
 /** The scenarios, in the order they run. */
 export const SCENARIOS = ["messages", "signups", "llm", "api"] as const;
@@ -209,4 +212,36 @@ export function minutesFor(id: ScenarioId, opts: Pick<Options, "minutes" | "fast
 
 function isScenario(name: string): name is ScenarioId {
   return (SCENARIOS as readonly string[]).includes(name);
+}
+
+/**
+ * reportPathError says in one line why the HTML report can't be written to `report` (resolved
+ * against `cwd`), or returns null when it can: its directory must exist and be writable, and the
+ * path must not be a directory. The demo checks this before running, so a bad `--report` fails at
+ * once instead of after the whole simulation.
+ */
+export function reportPathError(report: string, cwd: string): string | null {
+  const file = path.resolve(cwd, report);
+  const dir = path.dirname(file);
+  const problem = (what: string) => `--report ${report}: ${what}`;
+  const stat = (p: string) => {
+    try {
+      return statSync(p);
+    } catch {
+      return undefined; // missing, or a path through a file
+    }
+  };
+  const parent = stat(dir);
+  if (parent === undefined) return problem(`no such directory ${dir}`);
+  if (!parent.isDirectory()) return problem(`${dir} is not a directory`);
+  const existing = stat(file);
+  if (existing?.isDirectory() === true) return problem("is a directory");
+  // An existing report is overwritten; a new one is created in the directory.
+  const target = existing === undefined ? dir : file;
+  try {
+    accessSync(target, constants.W_OK);
+  } catch {
+    return problem(`${target} is not writable`);
+  }
+  return null;
 }

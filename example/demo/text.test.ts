@@ -64,6 +64,19 @@ describe("scenarioText", () => {
     for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(80);
     expect(lines.join("\n").includes("\x1b[")).toBe(color);
   });
+
+  test("a heading too long for the width wraps at word boundaries, under itself", () => {
+    const lines = scenarioText(result, 4, 5, { width: 60, color: false });
+    for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(60);
+    // "── 4/5 LLM requests reserve a token budget; the work runs" is 58 wide: two rule characters follow.
+    expect(lines[0]).toBe("── 4/5 LLM requests reserve a token budget; the work runs ──");
+    expect(lines[1]).toBe("   when promised");
+  });
+
+  test("a heading that fits stays on one line, ruled to the width", () => {
+    const short = { ...result, title: "a short title" };
+    expect(scenarioText(short, 1, 2, { width: 40, color: false })[0]).toBe(`── 1/2 a short title ${"─".repeat(19)}`);
+  });
 });
 
 describe("closingText", () => {

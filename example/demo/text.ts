@@ -28,9 +28,11 @@ export function checkLines(c: Check, opts: TextOptions): string[] {
 
 /** The block printed for one scenario: `index` counts from 1 out of `count`. */
 export function scenarioText(r: ScenarioResult, index: number, count: number, opts: TextOptions): string[] {
-  const head = `── ${index}/${count} ${r.title} `;
-  const rule = head.length >= opts.width ? head.slice(0, opts.width) : head + "─".repeat(opts.width - head.length);
-  const lines = [opts.color ? `${BOLD}${rule}${RESET}` : rule];
+  // "── 1/4 title ───", the title wrapped at spaces under itself when the width is too narrow for it.
+  const [first = "", ...rest] = wrap(`${index}/${count} ${r.title}`, opts.width - 5);
+  const head = `── ${first} `;
+  const heading = [head + "─".repeat(Math.max(0, opts.width - head.length)), ...rest.map((l) => `   ${l}`)];
+  const lines = heading.map((l) => (opts.color ? `${BOLD}${l}${RESET}` : l));
   for (const a of r.about) lines.push(...wrap(a, opts.width));
   lines.push("");
   lines.push(...renderChart(r.chart, { width: opts.width, height: 8, color: opts.color }));
