@@ -1,14 +1,42 @@
+import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { pendingAsync, skippedFiles } from "./test/upstream-suite/expected-failures.js";
+import { root, upstreamSrc, upstreamSuite } from "./test/upstream-suite/plugin.js";
+
+/** @convex-dev/rate-limiter's src/ in node_modules, where its tests are. */
+const upstreamDir = path.relative(root, upstreamSrc);
 
 export default defineConfig({
   test: {
-    environment: "edge-runtime",
-    include: ["test/**/*.test.ts", "test/**/*.test.tsx", "example/**/*.test.ts"],
-    server: { deps: { inline: ["convex-test"] } },
-    typecheck: {
-      // Type tests (expectTypeOf, @ts-expect-error) live in *.test-d.ts and are checked by tsc.
-      include: ["test/**/*.test-d.ts"],
-      tsconfig: "./tsconfig.json",
-    },
+    projects: [
+      {
+        // Our tests: `npm test`.
+        test: {
+          name: "default",
+          environment: "edge-runtime",
+          include: ["test/**/*.test.ts", "test/**/*.test.tsx", "example/**/*.test.ts"],
+          server: { deps: { inline: ["convex-test"] } },
+          typecheck: {
+            // On here: vitest doesn't pass the --typecheck flag on to projects.
+            enabled: true,
+            // Type tests (expectTypeOf, @ts-expect-error) live in *.test-d.ts and are checked by tsc.
+            include: ["test/**/*.test-d.ts"],
+            tsconfig: "./tsconfig.json",
+          },
+        },
+      },
+      {
+        // @convex-dev/rate-limiter's own tests, run from node_modules against our code:
+        // `npm run test:upstream`. See test/upstream-suite/expected-failures.ts.
+        plugins: [upstreamSuite()],
+        test: {
+          name: "upstream",
+          environment: "edge-runtime",
+          include: [`${upstreamDir}/**/*.test.ts`, "test/upstream-suite/*.check.ts"],
+          exclude: [...Object.keys(skippedFiles), ...Object.keys(pendingAsync.files)].map((f) => `${upstreamDir}/${f}`),
+          server: { deps: { inline: ["convex-test"] } },
+        },
+      },
+    ],
   },
 });
