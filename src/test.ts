@@ -9,6 +9,7 @@
 // so this entry is shipped as TypeScript source.
 import type { TestConvex } from "convex-test";
 import type { GenericSchema, SchemaDefinition } from "convex/server";
+import batchWorker from "@convex-dev/batch-worker/test";
 import schema from "./component/schema.js";
 
 /** The component's function modules, for `t.registerComponent`. */
@@ -23,6 +24,8 @@ export function register(
   name: string = "rateLimiter",
 ): void {
   t.registerComponent(name, schema, modules);
+  // The applier of asynchronous limits runs on this child component.
+  batchWorker.register(t, `${name}/batchWorker`);
 }
 
 export { schema };

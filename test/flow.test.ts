@@ -1,22 +1,27 @@
 // The key-level flows (src/shared/flow.ts): the exact reads and writes of a request and the exact
 // report of getValue, as tables over an in-memory key with explicit rows, instants and draws.
 import { describe, expect, test } from "vitest";
-import { getValueFlow, requestFlow, type KeyRow, type RowQuery } from "../src/shared/flow.js";
+import { getValueFlow, requestFlow, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow.js";
 import { runPlan, sampleDistinct } from "../src/shared/plan.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
 
 const TB = "token bucket" as const;
 const T0 = 1_000_000;
 
-/** Answers a flow's reads from `rows` and records them. */
-function reader(rows: KeyRow<string>[]) {
+/** Answers a flow's reads from `rows` and the takes not yet applied, and records the reads. */
+function reader(rows: KeyRow<string>[], takes: Take[] = []) {
   const reads: RowQuery[] = [];
   const sorted = [...rows].sort((a, b) => a.shard - b.shard);
-  const answer = (q: RowQuery): KeyRow<string>[] => {
+  const answer = (q: RowQuery): KeyRead<string> => {
     reads.push(q);
-    if (q.read === "shard") return sorted.filter((r) => r.shard === q.shard).slice(0, 1);
-    if (q.read === "any") return sorted.slice(0, 1);
-    return sorted;
+    if (q.read === "shard") {
+      return {
+        rows: sorted.filter((r) => r.shard === q.shard).slice(0, 1),
+        pending: q.pending ? takes.filter((t) => t.shard === q.shard) : [],
+      };
+    }
+    if (q.read === "any") return { rows: sorted.slice(0, 1), pending: [] };
+    return { rows: sorted, pending: q.pending ? takes : [] };
   };
   return { reads, answer };
 }

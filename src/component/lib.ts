@@ -1,25 +1,69 @@
 // The component's registered functions: thin read/write loops. Every decision (validation, which
 // rows to read, what to write, what to report) is a pure flow in src/shared/flow.ts; a handler
 // answers the flow's reads from the database and executes the writes it returns.
-import { v } from "convex/values";
-import { getValueFlow, requestFlow, type KeyRow, type RowOp, type RowQuery } from "../shared/flow.js";
+import { v, type Infer } from "convex/values";
+import {
+  getValueFlow,
+  isAsync,
+  requestFlow,
+  throwIfLimited,
+  type KeyRead,
+  type KeyRow,
+  type RowOp,
+  type RowQuery,
+} from "../shared/flow.js";
 import { runPlanAsync } from "../shared/plan.js";
 import { validateNameAndKey } from "../shared/validate.js";
-import { getValueArgs, getValueReturns, rateLimitArgs, rateLimitReturns } from "../shared/validators.js";
-import { api } from "./_generated/api.js";
-import type { Id } from "./_generated/dataModel.js";
-import { mutation, query, type DatabaseReader, type DatabaseWriter } from "./_generated/server.js";
+import {
+  getValueArgs,
+  getValueReturns,
+  rateLimitArgs,
+  rateLimitReturns,
+  takeValidator,
+  type RateLimitArgs,
+  type RateLimitConfig,
+  type RateLimitReturns,
+} from "../shared/validators.js";
+import { api, internal } from "./_generated/api.js";
+import type { Doc, Id } from "./_generated/dataModel.js";
+import {
+  internalQuery,
+  mutation,
+  query,
+  type DatabaseReader,
+  type DatabaseWriter,
+  type MutationCtx,
+} from "./_generated/server.js";
+import { wakeApplier } from "./applier.js";
 
 /** How many rows `clearAll` deletes per transaction before rescheduling itself. */
 const CLEAR_BATCH = 500;
 
 type Key = { name: string; key?: string };
 type Row = KeyRow<Id<"rateLimits">>;
+type Read = KeyRead<Id<"rateLimits">>;
+type Op = RowOp<Id<"rateLimits">>;
 
-/** Answers a flow's read within one name and key. Every row read joins the transaction's read set. */
-async function read(db: DatabaseReader, { name, key }: Key, q: RowQuery): Promise<Row[]> {
+/**
+ * The longest a snapshot may lag the caller's own (ms) for an asynchronous limit to decide on it;
+ * an older one is not trusted, and the request is decided on the current state instead.
+ */
+export const MAX_STALENESS_MS = 1000;
+
+/**
+ * Answers a flow's read within one name and key, with the takes recorded but not yet applied when
+ * asked. Every document read joins the transaction's read set (unless the caller reads a stale
+ * snapshot).
+ */
+export async function read(db: DatabaseReader, { name, key }: Key, q: RowQuery): Promise<Read> {
   const prefix = () => db.query("rateLimits").withIndex("name", (i) => i.eq("name", name).eq("key", key));
-  let docs;
+  const pendingOf = (shard?: number) =>
+    db
+      .query("pendingTakes")
+      .withIndex("key", (i) => (shard === undefined ? i.eq("name", name).eq("key", key) : i.eq("name", name).eq("key", key).eq("shard", shard)))
+      .collect();
+  let docs: Doc<"rateLimits">[];
+  let takes: Doc<"pendingTakes">[] = [];
   switch (q.read) {
     case "shard": {
       const doc = await db
@@ -27,6 +71,7 @@ async function read(db: DatabaseReader, { name, key }: Key, q: RowQuery): Promis
         .withIndex("name", (i) => i.eq("name", name).eq("key", key).eq("shard", q.shard))
         .first();
       docs = doc ? [doc] : [];
+      if (q.pending) takes = await pendingOf(q.shard);
       break;
     }
     case "any": {
@@ -36,27 +81,42 @@ async function read(db: DatabaseReader, { name, key }: Key, q: RowQuery): Promis
     }
     case "all":
       docs = await prefix().collect();
+      if (q.pending) takes = await pendingOf();
       break;
     default: {
       const never: never = q;
       throw new Error(`unknown read ${JSON.stringify(never)}`);
     }
   }
-  return docs.map((d) => ({ id: d._id, shard: d.shard, value: d.value, ts: d.ts, shards: d.shards, kind: d.kind }));
+  return {
+    rows: docs.map((d): Row => ({ id: d._id, shard: d.shard, value: d.value, ts: d.ts, shards: d.shards, kind: d.kind })),
+    pending: takes.map((t) => ({ shard: t.shard, count: t.count, ts: t.ts })),
+  };
 }
 
-/** Executes a flow's writes, in order. */
-async function write(db: DatabaseWriter, { name, key }: Key, ops: RowOp<Id<"rateLimits">>[]): Promise<void> {
+/** Executes a flow's writes, in order; a recorded take wakes the applier. */
+export async function write(
+  ctx: { db: DatabaseWriter } & Pick<MutationCtx, "runQuery" | "runMutation">,
+  { name, key, config }: Key & { config?: RateLimitConfig },
+  ops: readonly Op[],
+): Promise<void> {
+  const keyField = key === undefined ? {} : { key };
+  let recorded = false;
   for (const op of ops) {
     switch (op.op) {
       case "insert":
-        await db.insert("rateLimits", { name, ...(key === undefined ? {} : { key }), shard: op.shard, ...op.fields });
+        await ctx.db.insert("rateLimits", { name, ...keyField, shard: op.shard, ...op.fields });
         break;
       case "patch":
-        await db.patch(op.id, op.fields);
+        await ctx.db.patch(op.id, op.fields);
         break;
       case "delete":
-        await db.delete(op.id);
+        await ctx.db.delete(op.id);
+        break;
+      case "record":
+        if (!config) throw new Error("a take is recorded with its config");
+        await ctx.db.insert("pendingTakes", { name, ...keyField, ...op.take, config, committedAt: ctx.db.vars.commitTs });
+        recorded = true;
         break;
       default: {
         const never: never = op;
@@ -64,21 +124,67 @@ async function write(db: DatabaseWriter, { name, key }: Key, ops: RowOp<Id<"rate
       }
     }
   }
+  if (recorded) await wakeApplier(ctx);
+}
+
+const snapshotDecision = v.object({
+  result: rateLimitReturns,
+  takes: v.array(takeValidator),
+  safeOnStale: v.boolean(),
+  snapshotTs: v.int64(),
+});
+type SnapshotDecision = Infer<typeof snapshotDecision>;
+
+/** Decides a request at this instant on the transaction's own snapshot: every read counts. */
+function decide(db: DatabaseReader, args: RateLimitArgs) {
+  return runPlanAsync(requestFlow<Id<"rateLimits">>(args, Date.now(), Math.random), (q) => read(db, args, q));
 }
 
 /**
  * Decides a request and takes its tokens. See `RateLimiter.limit` for the arguments and result.
  * Validation errors throw an `InvalidRateLimit` `ConvexError` and write nothing.
+ *
+ * With `applyUpdates: "asynchronously"`, the decision is first made on a stale snapshot, whose
+ * reads never conflict, and stands when it admits leaving every shard it used at least
+ * `ASYNC_MARGIN` of its capacity and the snapshot is at most {@link MAX_STALENESS_MS} old;
+ * otherwise it is made again on the current state. Either way the tokens taken are recorded with
+ * inserts only, and the applier folds them into the rows later.
  */
 export const rateLimit = mutation({
   args: rateLimitArgs,
   returns: rateLimitReturns,
-  handler: async (ctx, args) => {
-    const outcome = await runPlanAsync(requestFlow<Id<"rateLimits">>(args, Date.now(), Math.random), (q) =>
-      read(ctx.db, args, q),
-    );
-    await write(ctx.db, args, outcome.ops);
+  handler: async (ctx, args): Promise<RateLimitReturns> => {
+    if (isAsync(args.config)) {
+      const stale: SnapshotDecision = await ctx.runQuery(internal.lib.decideOnSnapshot, { ...args, throws: false }, { useStaleSnapshot: true });
+      const lag = Number(ctx.meta.getSnapshotTs() - stale.snapshotTs) / 1e6;
+      if (stale.safeOnStale && lag <= MAX_STALENESS_MS) {
+        throwIfLimited(args, stale.result);
+        await write(ctx, args, stale.takes.map((take) => ({ op: "record", take })));
+        return stale.result;
+      }
+    }
+    const outcome = await decide(ctx.db, args);
+    await write(ctx, args, outcome.ops);
     return outcome.result;
+  },
+});
+
+/**
+ * Decides an asynchronous limit's request on the snapshot this query runs on (`rateLimit` reads
+ * it stale), counting the takes recorded but not yet applied. Returns the result, the takes that
+ * apply it, whether the decision may stand on a stale snapshot, and the snapshot's time.
+ */
+export const decideOnSnapshot = internalQuery({
+  args: rateLimitArgs,
+  returns: snapshotDecision,
+  handler: async (ctx, args): Promise<SnapshotDecision> => {
+    const outcome = await decide(ctx.db, args);
+    return {
+      result: outcome.result,
+      takes: outcome.ops.flatMap((op) => (op.op === "record" ? [op.take] : [])),
+      safeOnStale: outcome.safeOnStale,
+      snapshotTs: ctx.meta.getSnapshotTs(),
+    };
   },
 });
 
@@ -86,18 +192,13 @@ export const rateLimit = mutation({
 export const checkRateLimit = query({
   args: rateLimitArgs,
   returns: rateLimitReturns,
-  handler: async (ctx, args) => {
-    const outcome = await runPlanAsync(requestFlow<Id<"rateLimits">>(args, Date.now(), Math.random), (q) =>
-      read(ctx.db, args, q),
-    );
-    return outcome.result;
-  },
+  handler: async (ctx, args) => (await decide(ctx.db, args)).result,
 });
 
 /**
  * Reads a limit's state for display: the emptiest of `sampleShards` shard rows (default 1),
  * evaluated at the query's time, with that shard's share of the config, and the whole limit's
- * `total`. See `getValueFlow`.
+ * `total`; an asynchronous limit's recorded takes count. See `getValueFlow`.
  */
 export const getValue = query({
   args: getValueArgs,
@@ -106,25 +207,29 @@ export const getValue = query({
     runPlanAsync(getValueFlow<Id<"rateLimits">>(args, Date.now(), Math.random), (q) => read(ctx.db, args, q)),
 });
 
-/** Removes every shard row of a limit's name and key: the next request starts full. */
+/**
+ * Removes every shard row of a limit's name and key, and the takes recorded for it but not yet
+ * applied: the next request starts full.
+ */
 export const resetRateLimit = mutation({
   args: { name: v.string(), key: v.optional(v.string()) },
   returns: v.null(),
   handler: async (ctx, args) => {
     validateNameAndKey(args.name, args.key);
-    const rows = await read(ctx.db, args, { read: "all" });
-    await write(
-      ctx.db,
-      args,
-      rows.map((r) => ({ op: "delete", id: r.id, shard: r.shard })),
-    );
+    const { rows } = await read(ctx.db, args, { read: "all" });
+    await write(ctx, args, rows.map((r) => ({ op: "delete", id: r.id, shard: r.shard })));
+    const takes = await ctx.db
+      .query("pendingTakes")
+      .withIndex("key", (i) => i.eq("name", args.name).eq("key", args.key))
+      .collect();
+    for (const take of takes) await ctx.db.delete(take._id);
     return null;
   },
 });
 
 /**
- * Removes every row created at or before `before` (ms, default: now), in batches of 500 per
- * transaction, rescheduling itself until none are left.
+ * Removes every row, and every take not yet applied, created at or before `before` (ms, default:
+ * now), in batches of 500 per transaction, rescheduling itself until none are left.
  */
 export const clearAll = mutation({
   args: { before: v.optional(v.number()) },
@@ -136,7 +241,12 @@ export const clearAll = mutation({
       .withIndex("by_creation_time", (q) => q.lte("_creationTime", before))
       .take(CLEAR_BATCH);
     for (const row of rows) await ctx.db.delete(row._id);
-    if (rows.length === CLEAR_BATCH) {
+    const takes = await ctx.db
+      .query("pendingTakes")
+      .withIndex("by_creation_time", (q) => q.lte("_creationTime", before))
+      .take(CLEAR_BATCH - rows.length);
+    for (const take of takes) await ctx.db.delete(take._id);
+    if (rows.length + takes.length === CLEAR_BATCH) {
       await ctx.scheduler.runAfter(0, api.lib.clearAll, { before });
     }
     return null;

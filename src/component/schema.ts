@@ -1,6 +1,6 @@
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
-import { kindValidator } from "../shared/validators.js";
+import { configValidator, kindValidator } from "../shared/validators.js";
 
 export default defineSchema({
   /**
@@ -24,4 +24,29 @@ export default defineSchema({
     /** The kind the row was written under: `ts` means something else for each kind. */
     kind: v.optional(kindValidator),
   }).index("name", ["name", "key", "shard"]),
+
+  /**
+   * Consumption recorded but not yet applied to `rateLimits`, one row per take, by limits with
+   * `applyUpdates: "asynchronously"`. Only inserted on the hot path (inserts of new documents never
+   * conflict with each other), by `lib.rateLimit`; read by every decision on the same key (so
+   * nothing recorded is ever missed) and by the applier (`applier.getBatch`), which folds them into
+   * `rateLimits` and deletes them (`applier.applyBatch`). Also deleted by `lib.resetRateLimit` and
+   * `lib.clearAll`.
+   */
+  pendingTakes: defineTable({
+    name: v.string(),
+    key: v.optional(v.string()),
+    /** The shard the tokens were taken from, under the layout of `config`. */
+    shard: v.number(),
+    /** Tokens taken (negative: given back to this shard when a take was balanced over two). */
+    count: v.number(),
+    /** When the tokens were taken (ms). */
+    ts: v.number(),
+    /** The config the take was decided under; the applier evaluates the rows with it. */
+    config: configValidator,
+    /** When the take committed: the applier's cursor, in commit order. */
+    committedAt: v.commitTs(),
+  })
+    .index("key", ["name", "key", "shard"])
+    .index("committedAt", ["committedAt"]),
 });

@@ -5,6 +5,7 @@
 // Pure: the clock and the random draws come in as arguments.
 import { ConvexError } from "convex/values";
 import { evaluate, type State } from "./algebra.js";
+import type { Params } from "./algebra.js";
 import { relayout, resolvePhase, sameClock, shardConfig, shardParams, type StoredRow } from "./layout.js";
 import { planRequest, sampleDistinct, type Plan, type ShardRead } from "./plan.js";
 import { validateConfig, validateCount, validateNameAndKey, validateSampleShards } from "./validate.js";
@@ -21,26 +22,77 @@ import type {
 export type KeyRow<Id> = StoredRow & { id: Id };
 
 /**
+ * A take of tokens recorded but not yet applied to its row (asynchronous mode): `count` tokens
+ * (negative: given back) from shard `shard` at `ts` (ms).
+ */
+export type Take = { shard: number; count: number; ts: number };
+
+/**
  * A read a flow asks for, always within the request's name and key. Each is answered with the
  * rows found, in shard order: `shard`, the row of one shard (none or one); `any`, the key's first
- * row (none or one); `all`, every row of the key.
+ * row (none or one); `all`, every row of the key. With `pending`, also the takes recorded but not
+ * yet applied in the same range (a limit with `applyUpdates: "asynchronously"`).
  */
-export type RowQuery = { read: "shard"; shard: number } | { read: "any" } | { read: "all" };
+export type RowQuery = { read: "shard"; shard: number; pending?: true } | { read: "any" } | { read: "all"; pending?: true };
+
+/** The answer to a {@link RowQuery}: the rows found, and the takes asked for (else none). */
+export type KeyRead<Id> = { rows: KeyRow<Id>[]; pending: Take[] };
 
 /** The fields a flow writes to a row: its state and the layout it was written under. */
 export type RowFields = State & { shards: number; kind: RateLimitConfig["kind"] };
 
-/** A write a flow asks for, within the request's name and key. */
+/**
+ * A write a flow asks for, within the request's name and key: a row to insert, patch or delete,
+ * or (asynchronous mode) a take to record for the applier.
+ */
 export type RowOp<Id> =
   | { op: "insert"; shard: number; fields: RowFields }
   | { op: "patch"; id: Id; shard: number; fields: RowFields }
-  | { op: "delete"; id: Id; shard: number };
+  | { op: "delete"; id: Id; shard: number }
+  | { op: "record"; take: Take };
 
 /** A flow over one key: yields reads, is sent the rows found, returns `R`. */
-export type KeyFlow<Id, R> = Generator<RowQuery, R, KeyRow<Id>[]>;
+export type KeyFlow<Id, R> = Generator<RowQuery, R, KeyRead<Id>>;
 
-/** What a request's flow decided: the result to return and the exact writes that apply it. */
-export type RequestOutcome<Id> = { plan: Plan; result: RateLimitReturns; ops: RowOp<Id>[] };
+/**
+ * What a request's flow decided: the result to return and the exact writes that apply it.
+ * `safeOnStale` says whether the decision may stand on a stale snapshot (asynchronous mode): it
+ * admits, and every shard it used keeps at least {@link ASYNC_MARGIN} of its capacity, a margin
+ * for consumption the snapshot may not show yet.
+ */
+export type RequestOutcome<Id> = { plan: Plan; result: RateLimitReturns; ops: RowOp<Id>[]; safeOnStale: boolean };
+
+/**
+ * ASYNC_MARGIN is the fraction of each shard's capacity that a decision on a stale snapshot must
+ * leave untouched (asynchronous mode): takes committed after the snapshot, which it can't see, are
+ * covered by it. Closer to the limit than that, the decision is made again on the current state,
+ * exactly. See the README's "Asynchronous mode" for the bound it gives.
+ */
+export const ASYNC_MARGIN = 0.25;
+
+/** Whether a config records its consumption for the applier instead of writing its rows. */
+export function isAsync(config: RateLimitConfig): boolean {
+  return config.applyUpdates === "asynchronously";
+}
+
+/**
+ * fold applies takes recorded but not yet applied to a row's state, in order of time, as the
+ * applier will: each at its own instant (no earlier than the row's `ts`), never above capacity.
+ * Applying a take later than it happened can only leave fewer tokens, never more.
+ */
+export function fold(state: State | null, takes: readonly Take[], p: Params): State | null {
+  let out = state;
+  for (const take of [...takes].sort((a, b) => a.ts - b.ts)) {
+    const cur = evaluate(out, p, take.ts);
+    out = { value: Math.min(cur.value - take.count, p.capacity), ts: cur.ts };
+  }
+  return out;
+}
+
+/** The shard of the current `n`-shard layout a take recorded under another layout counts against. */
+function shardFor(take: Take, n: number): number {
+  return Number.isInteger(take.shard) && take.shard >= 0 ? take.shard % n : 0;
+}
 
 /**
  * What one request knows of its key's rows. A missing row is a full shard (never used under this
@@ -81,28 +133,36 @@ function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: KeyRow<
   if (view.migration) return migrated(view, shard);
   const cached = view.rows.get(shard);
   if (cached) return cached;
+  const pending = isAsync(view.config);
   let row: KeyRow<Id> | null;
   let other: KeyRow<Id> | null = null;
-  if (view.n === 1) {
+  let takes: Take[] = [];
+  if (view.n === 1 && !pending) {
     // One read finds the row, or a row left by an earlier, sharded layout.
-    const first = (yield { read: "any" })[0] ?? null;
+    const first = (yield { read: "any" }).rows[0] ?? null;
     row = first?.shard === shard ? first : null;
     other = row ? null : first;
   } else {
-    row = (yield { read: "shard", shard })[0] ?? null;
+    const found = yield pending ? { read: "shard", shard, pending } : { read: "shard", shard };
+    row = found.rows[0] ?? null;
+    takes = found.pending;
     // Only a missing row needs a look at its siblings. Once a key has rows it has all of them
     // (a key's first write creates every shard), so this is off the hot path.
-    if (!row) other = (yield { read: "any" })[0] ?? null;
+    if (!row) other = (yield { read: "any" }).rows[0] ?? null;
   }
   if (!row && !other) view.fresh = true;
   const seen = row ?? other;
   const p = shardParams(view.config, view.phase, shard);
   if (seen && (seen.shards !== view.n || !sameClock(seen, p))) {
-    const all = yield { read: "all" };
-    view.migration = { rows: all, states: relayout(all, view.config, view.phase, view.now) };
+    const all = yield pending ? { read: "all", pending } : { read: "all" };
+    const states = relayout(all.rows, view.config, view.phase, view.now).map((state, i) =>
+      fold(state, all.pending.filter((t) => shardFor(t, view.n) === i), shardParams(view.config, view.phase, i))!,
+    );
+    view.migration = { rows: all.rows, states };
     return migrated(view, shard);
   }
-  const found = { row, read: { shard, state: row && { value: row.value, ts: row.ts }, p } };
+  const state = fold(row && { value: row.value, ts: row.ts }, takes, p);
+  const found = { row, read: { shard, state, p } };
   view.rows.set(shard, found);
   return found;
 }
@@ -116,6 +176,7 @@ function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: KeyRow<
  * shards (full ones for those not taken from), so later requests never find a missing row.
  */
 function opsOf<Id>(view: View<Id>, plan: Plan, count: number): RowOp<Id>[] {
+  if (isAsync(view.config)) return takesOf(view, plan);
   const ops: RowOp<Id>[] = [];
   const writes = new Map(plan.writes.map((w) => [w.shard, w.state]));
   if (view.migration && count > 0) {
@@ -139,19 +200,51 @@ function opsOf<Id>(view: View<Id>, plan: Plan, count: number): RowOp<Id>[] {
   return ops;
 }
 
+/** The state of a shard the view has read, as of the current layout. */
+function readOf<Id>(view: View<Id>, shard: number): ShardRead {
+  return view.migration ? migrated(view, shard).read : view.rows.get(shard)!.read;
+}
+
 /**
- * The result of a plan, or the `RateLimited` error when the caller asked for `throws` and the work
- * can't run now: refused, or (with `reserve`) reserved for later, so "no throw" means "run now".
+ * Asynchronous mode: the takes to record for `plan`, one per shard it changed, each the tokens
+ * the shard held at `now` less what it holds after the plan (negative when a balanced take over
+ * two shards gave one of them tokens). Rows are written only by the applier.
  */
-export function resultOf(args: Pick<RateLimitArgs, "name" | "throws">, plan: Plan): RateLimitReturns {
-  if (args.throws && plan.retryAfter !== undefined) {
-    throw new ConvexError<RateLimitError>({ kind: "RateLimited", name: args.name, retryAfter: plan.retryAfter });
-  }
+function takesOf<Id>(view: View<Id>, plan: Plan): RowOp<Id>[] {
+  return plan.writes.flatMap((w) => {
+    const read = readOf(view, w.shard);
+    const count = evaluate(read.state, read.p, view.now).value - w.state.value;
+    return count === 0 ? [] : [{ op: "record" as const, take: { shard: w.shard, count, ts: view.now } }];
+  });
+}
+
+/** Whether `plan` admits and leaves every shard it used at least {@link ASYNC_MARGIN} of its capacity. */
+function keepsMargin<Id>(view: View<Id>, plan: Plan): boolean {
+  if (!plan.ok) return false;
+  return plan.shards.every((shard) => {
+    const read = readOf(view, shard);
+    const after = plan.writes.find((w) => w.shard === shard)?.state.value ?? evaluate(read.state, read.p, view.now).value;
+    return after >= ASYNC_MARGIN * read.p.capacity;
+  });
+}
+
+/** The result a plan returns to the caller. */
+export function resultOf(plan: Plan): RateLimitReturns {
   return plan.ok
     ? plan.retryAfter === undefined
       ? { ok: true, shards: plan.shards }
       : { ok: true, retryAfter: plan.retryAfter, shards: plan.shards }
     : { ok: false, retryAfter: plan.retryAfter, shards: plan.shards };
+}
+
+/**
+ * throwIfLimited throws the `RateLimited` error when the caller asked for `throws` and the work
+ * can't run now: refused, or (with `reserve`) reserved for later, so "no throw" means "run now".
+ */
+export function throwIfLimited(args: Pick<RateLimitArgs, "name" | "throws">, result: RateLimitReturns): void {
+  if (args.throws && result.retryAfter !== undefined) {
+    throw new ConvexError<RateLimitError>({ kind: "RateLimited", name: args.name, retryAfter: result.retryAfter });
+  }
 }
 
 /**
@@ -171,7 +264,9 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
   let step = flow.next();
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
   const plan = step.value;
-  return { plan, result: resultOf(args, plan), ops: opsOf(view, plan, count) };
+  const result = resultOf(plan);
+  throwIfLimited(args, result);
+  return { plan, result, ops: opsOf(view, plan, count), safeOnStale: keepsMargin(view, plan) };
 }
 
 /**
@@ -221,4 +316,45 @@ export function summarize(reads: readonly ShardRead[], config: RateLimitConfig, 
       exact,
     },
   };
+}
+
+/**
+ * applyFlow folds takes recorded for one key (asynchronous mode) into its rows at `now`: it reads
+ * every row of the key, carries rows of another layout over to the current one (`relayout`), folds
+ * the takes in order of time (see {@link fold}), and returns the exact writes: every shard of the
+ * layout that changed or is missing is patched or inserted, and rows beyond the layout are deleted.
+ * The takes themselves are deleted by the caller, in the same transaction.
+ */
+export function* applyFlow<Id>(
+  args: { name: string; key?: string; config: RateLimitConfig },
+  takes: readonly Take[],
+  now: number,
+): KeyFlow<Id, RowOp<Id>[]> {
+  const { config } = args;
+  const phase = resolvePhase(config, args.name, args.key);
+  const n = config.shards ?? 1;
+  const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
+  const { rows } = yield { read: "all" };
+  const laidOut = rows.some((r) => r.shards !== n || !sameClock(r, params[r.shard] ?? params[0]!));
+  const before: (State | null)[] = laidOut
+    ? relayout(rows, config, phase, now)
+    : params.map((_, i) => {
+        const row = rows.find((r) => r.shard === i);
+        return row ? { value: row.value, ts: row.ts } : null;
+      });
+  const ops: RowOp<Id>[] = [];
+  if (laidOut) {
+    for (const row of rows) {
+      if (row.shard >= n || !Number.isInteger(row.shard)) ops.push({ op: "delete", id: row.id, shard: row.shard });
+    }
+  }
+  params.forEach((p, i) => {
+    const mine = takes.filter((t) => shardFor(t, n) === i);
+    const row = rows.find((r) => r.shard === i) ?? null;
+    if (row && !laidOut && mine.length === 0) return;
+    const state = fold(before[i] ?? null, mine, p) ?? evaluate(null, p, now);
+    const fields: RowFields = { value: state.value, ts: state.ts, shards: n, kind: config.kind };
+    ops.push(row ? { op: "patch", id: row.id, shard: i, fields } : { op: "insert", shard: i, fields });
+  });
+  return ops;
 }

@@ -42,8 +42,7 @@ function requireNumber(
  * Checks a config. Throws an `InvalidRateLimit` `ConvexError` naming the first bad field.
  * Rules: `rate` > 0; `period` ≥ 1 ms; `capacity` ≥ 0; `maxReserved` ≥ 0; `start` finite; all
  * finite; `shards` a whole number from 1 to {@link MAX_SHARDS}, and no more shards than whole
- * tokens of `rate` (and of `capacity`, unless it is 0), so every shard can serve a count of 1;
- * `applyUpdates` not `"asynchronously"` (not supported yet).
+ * tokens of `rate` (and of `capacity`, unless it is 0), so every shard can serve a count of 1.
  */
 export function validateConfig(config: RateLimitConfig): void {
   requireNumber("config.rate", config.rate, (x) => x > 0, "must be a finite number > 0");
@@ -56,13 +55,6 @@ export function validateConfig(config: RateLimitConfig): void {
   }
   if (config.kind === "fixed window" && config.start !== undefined) {
     requireNumber("config.start", config.start, () => true, "must be a finite number of ms");
-  }
-  if (config.applyUpdates === "asynchronously") {
-    throw invalid(
-      "config.applyUpdates",
-      config.applyUpdates,
-      'is not supported yet; use "transactionally" (the default)',
-    );
   }
   const shards = config.shards ?? 1;
   requireNumber(

@@ -4,9 +4,13 @@ import { v, type Infer } from "convex/values";
 import { literals, partial } from "convex-helpers/validators";
 
 /**
- * `applyUpdates` is accepted for compatibility with `@convex-dev/rate-limiter` configs.
- * `"transactionally"` (the default) is what this limiter always does: the decision and its write
- * happen inside the caller's transaction. `"asynchronously"` is refused for now.
+ * How a limit's consumption is written. `"transactionally"` (the default): the decision reads the
+ * limit's rows in the caller's transaction and writes them there, exact, but every request on a
+ * hot key reads and writes the same rows, so concurrent requests conflict and are retried.
+ * `"asynchronously"`: the decision reads a stale snapshot (no conflicts) while the limit is far
+ * from empty, and records what it takes with inserts only; a background applier folds the takes
+ * into the rows. Near the limit it decides on the current state, exactly. Use it for hot keys
+ * (hundreds of requests per second on one key); see the README's "Asynchronous mode".
  */
 const applyUpdates = v.optional(literals("transactionally", "asynchronously"));
 
@@ -106,6 +110,9 @@ export const rateLimitReturns = v.union(
     shards: v.optional(v.array(v.number())),
   }),
 );
+
+/** A take recorded for the applier (asynchronous mode): `count` tokens from `shard` at `ts` (ms). */
+export const takeValidator = v.object({ shard: v.number(), count: v.number(), ts: v.number() });
 
 /** The arguments of `lib.getValue`. */
 export const getValueArgs = {

@@ -1,0 +1,100 @@
+// The applier: folds the takes that asynchronous limits record (`pendingTakes`) into their rows
+// (`rateLimits`), in the background. `@convex-dev/batch-worker` runs the loop: one loop at a time,
+// the batch read on a snapshot (so recording takes never conflicts with reading them), restarted
+// if it dies. Each batch is applied and its takes deleted in one transaction, so every take is
+// applied exactly once, however often the loop restarts.
+import { defineBatchWorkerValidators, ping } from "@convex-dev/batch-worker";
+import { v } from "convex/values";
+import { applyFlow } from "../shared/flow.js";
+import { runPlanAsync } from "../shared/plan.js";
+import { configValidator } from "../shared/validators.js";
+import { components, internal } from "./_generated/api.js";
+import type { Id } from "./_generated/dataModel.js";
+import { internalMutation, internalQuery, type MutationCtx } from "./_generated/server.js";
+import { read, write } from "./lib.js";
+
+/** The most takes one batch applies: well inside a transaction's limits on reads and writes. */
+export const APPLY_BATCH = 256;
+
+const WORKER = "applier";
+
+const { vQueryArgs, vQueryReturns, vMutationArgs, vMutationReturns } = defineBatchWorkerValidators({
+  batch: {
+    takes: v.array(
+      v.object({
+        id: v.id("pendingTakes"),
+        name: v.string(),
+        key: v.optional(v.string()),
+        shard: v.number(),
+        count: v.number(),
+        ts: v.number(),
+        config: configValidator,
+      }),
+    ),
+  },
+});
+
+/** Makes sure the applier's loop is running; a no-op read while it is. */
+export async function wakeApplier(ctx: Pick<MutationCtx, "runQuery" | "runMutation">): Promise<void> {
+  await ping(ctx, components.batchWorker, {
+    name: WORKER,
+    workQuery: internal.applier.getBatch,
+    workerMutation: internal.applier.applyBatch,
+  });
+}
+
+/** Returns the next takes to apply, in commit order from the cursor, or `idle`. */
+export const getBatch = internalQuery({
+  args: vQueryArgs,
+  returns: vQueryReturns,
+  handler: async (ctx, { cursor }) => {
+    const docs = await ctx.db
+      .query("pendingTakes")
+      .withIndex("committedAt", (q) => q.gte("committedAt", cursor ?? 0n))
+      .take(APPLY_BATCH);
+    if (docs.length === 0) return { kind: "idle" as const };
+    return {
+      kind: "work" as const,
+      batch: {
+        takes: docs.map((d) => ({
+          id: d._id,
+          name: d.name,
+          ...(d.key === undefined ? {} : { key: d.key }),
+          shard: d.shard,
+          count: d.count,
+          ts: d.ts,
+          config: d.config,
+        })),
+      },
+      cursor: docs[docs.length - 1]!.committedAt,
+    };
+  },
+});
+
+/**
+ * Applies a batch of takes: for each key, its rows are read and rewritten by `applyFlow`, and the
+ * takes deleted. A take already gone (applied by an earlier run, or discarded by a reset or
+ * `clearAll`) is skipped, so nothing is applied twice and nothing discarded comes back.
+ */
+export const applyBatch = internalMutation({
+  args: vMutationArgs,
+  returns: vMutationReturns,
+  handler: async (ctx, { takes }) => {
+    const byKey = new Map<string, typeof takes>();
+    for (const take of takes) {
+      if ((await ctx.db.get(take.id)) === null) continue;
+      const id = JSON.stringify([take.name, take.key ?? null]);
+      byKey.set(id, [...(byKey.get(id) ?? []), take]);
+    }
+    const now = Date.now();
+    for (const group of byKey.values()) {
+      // The latest take's config is the key's current one.
+      const latest = group.reduce((a, b) => (b.ts >= a.ts ? b : a));
+      const args = { name: latest.name, ...(latest.key === undefined ? {} : { key: latest.key }), config: latest.config };
+      const ops = await runPlanAsync(applyFlow<Id<"rateLimits">>(args, group, now), (q) => read(ctx.db, args, q));
+      await write(ctx, args, ops);
+      for (const take of group) await ctx.db.delete(take.id);
+    }
+    return null;
+  },
+});
