@@ -12,7 +12,10 @@ import type { GenericSchema, SchemaDefinition } from "convex/server";
 import batchWorker from "@convex-dev/batch-worker/test";
 import schema from "./component/schema.js";
 
-/** The component's function modules, for `t.registerComponent`. */
+/**
+ * modules maps the component's function modules to their loaders (from `import.meta.glob`), for
+ * `t.registerComponent(name, schema, modules)`.
+ */
 export const modules = import.meta.glob("./component/**/*.ts");
 
 /**
@@ -28,5 +31,7 @@ export function register(
   batchWorker.register(t, `${name}/batchWorker`);
 }
 
+/** schema is the component's schema, for `t.registerComponent(name, schema, modules)`. */
 export { schema };
+/** The default export bundles {@link register}, {@link schema} and {@link modules}: `rateLimiter.register(t)`. */
 export default { register, schema, modules };

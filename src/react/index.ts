@@ -33,7 +33,7 @@ export type GetServerTimeMutation = FunctionReference<
   number
 >;
 
-/** Options of {@link useRateLimit}. Every field is optional. */
+/** UseRateLimitOptions holds the options of {@link useRateLimit}. Every field is optional. */
 export type UseRateLimitOptions = {
   /**
    * The key the client asks for. The server decides: `hookAPI` refuses a key unless it was given
@@ -70,7 +70,7 @@ export type UseRateLimitOptions = {
   config?: RateLimitConfig;
 };
 
-/** What `check` reports, in the browser's clock. */
+/** CheckResult is what `check` reports, in the browser's clock (ms). */
 type CheckResult = {
   /** Tokens left after taking `count` at the given instant; negative means not there yet. */
   value: number;
@@ -86,7 +86,7 @@ type CheckResult = {
   retryAt: number | undefined;
 };
 
-/** The status `useRateLimit` reports: ok now, or refused until `retryAt` (client ms). */
+/** Status is what `useRateLimit` reports: ok now, or refused until `retryAt` (client ms). */
 type Status = { ok: true; retryAt?: undefined } | { ok: false; retryAt: number };
 
 /** The longest delay `setTimeout` honours (2^31 - 1 ms, about 24.8 days); longer ones fire at once. */

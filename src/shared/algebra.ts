@@ -1,26 +1,32 @@
-// The rate-limit algebra: pure functions of (state, params, now, count). Nothing here reads the
-// clock or draws random numbers; the server and the React hook call the same code.
+// The rate-limit algebra: pure functions of (state, params, now, count). The decision code takes
+// time as an argument and draws no random numbers; only the two public conveniences,
+// `calculateRateLimit` and `decideRateLimit`, default `now` to `Date.now()`. The server and the
+// React hook call the same code.
 import type { RateLimitConfig } from "./validators.js";
 import { invalid, validateConfig, validateCount } from "./validate.js";
 
-/** One second in ms (1000), for configs: `{ rate: 10, period: SECOND }`. Periods are in ms. */
+/**
+ * SECOND is one second in ms (1000), for configs: `{ rate: 10, period: SECOND }`. Periods, and
+ * every other duration and instant in this package, are in ms.
+ */
 export const SECOND = 1000;
-/** 60 000 ms. */
+/** MINUTE is one minute in ms (60 000). */
 export const MINUTE = 60 * SECOND;
-/** 3 600 000 ms. */
+/** HOUR is one hour in ms (3 600 000). */
 export const HOUR = 60 * MINUTE;
-/** 86 400 000 ms. */
+/** DAY is one day in ms (86 400 000). */
 export const DAY = 24 * HOUR;
-/** 604 800 000 ms. */
+/** WEEK is one week in ms (604 800 000). */
 export const WEEK = 7 * DAY;
 
-/** What one row stores: `value` tokens available at `ts` (ms). `value` < 0 is reserved debt. */
+/** State is what one row stores: `value` tokens available at `ts` (ms). `value` < 0 is reserved debt. */
 export type State = { value: number; ts: number };
 
 /**
- * The numbers that govern one row: a whole unsharded limit, or one shard's share of a sharded one.
- * `maxReserved` is `Infinity` when unlimited. `phase` is where fixed windows start (mod `period`);
- * it is unused by token buckets.
+ * Params holds the numbers that govern one row: a whole unsharded limit, or one shard's share of a
+ * sharded one. `rate` is tokens per `period` (ms); `capacity` and `maxReserved` are tokens, and
+ * `maxReserved` is `Infinity` when unlimited. `phase` (ms) is where fixed windows start (mod
+ * `period`); it is unused by token buckets.
  */
 export type Params = {
   kind: RateLimitConfig["kind"];
@@ -31,14 +37,14 @@ export type Params = {
   phase: number;
 };
 
-/** Normalizes an instant into a phase in [0, period). */
+/** phaseOf normalizes an instant `start` (ms) into a phase in [0, `period`) (ms). */
 export function phaseOf(start: number, period: number): number {
   const phase = start % period;
   return phase < 0 ? phase + period : phase;
 }
 
 /**
- * The index of the fixed window containing `t`: the largest whole k with
+ * windowIndex returns the index of the fixed window containing `t` (ms): the largest whole k with
  * `phase + k * period <= t`, computed with the same float expression as {@link windowStart}, so a
  * stored window start always maps back to its own window (a plain `floor` of the quotient can
  * land one window early at a boundary, which would grant a refill mid-window).
@@ -50,7 +56,7 @@ export function windowIndex(t: number, p: Pick<Params, "phase" | "period">): num
   return k;
 }
 
-/** The start (ms) of the fixed window containing `t`. */
+/** windowStart returns the start (ms) of the fixed window containing `t` (ms). */
 export function windowStart(t: number, p: Pick<Params, "phase" | "period">): number {
   return p.phase + windowIndex(t, p) * p.period;
 }
@@ -65,7 +71,8 @@ function wholeIfClose(x: number): number {
 }
 
 /**
- * Evaluates a row at `now`: the tokens available then, and the `ts` to store with them.
+ * evaluate returns a row as of `now` (ms): the tokens available then, and the `ts` to store with
+ * them.
  * A missing row (`null`) is a full one. Time never runs backwards: if `now` is before the row's
  * `ts` (clock skew between servers), no time has passed, so no tokens are gained or lost. A value
  * above `capacity` (the config was lowered) is clamped to it.
@@ -101,11 +108,11 @@ export function evaluate(state: State | null, p: Params, now: number): State {
 }
 
 /**
- * The least whole number of ms d ≥ 1 such that `ok(now + d)`, for a predicate that turns true at
- * some instant and stays true. `guess` is a float estimate of d; it is corrected by evaluating
- * `ok` itself, so the answer agrees with the evaluation to the millisecond whatever float
- * rounding did to the estimate. `count` only names the request in the error thrown when the
- * wait doesn't fit in a number.
+ * leastDelay returns the least whole number of ms d ≥ 1 such that `ok(now + d)`, for a predicate
+ * that turns true at some instant and stays true. `guess` is a float estimate of d (ms); it is
+ * corrected by evaluating `ok` itself, so the answer agrees with the evaluation to the millisecond
+ * whatever float rounding did to the estimate. `count` (default NaN) only names the request in the
+ * error thrown when the wait doesn't fit in a number.
  */
 export function leastDelay(
   ok: (t: number) => boolean,
@@ -165,12 +172,12 @@ function guessDelay(cur: State, p: Params, now: number, need: number): number {
 }
 
 /**
- * The least whole number of ms d ≥ 1 after which `state` holds at least `need` tokens, with no
- * other traffic. A full row must pass `test`, or the wait never ends (an error). `test`
- * is the exact condition on the value that the caller decides with (by default `value >= need`);
- * searching on it, rather than on `need`, keeps the answer right where float rounding makes
- * `value - count >= floor` and `value >= count + floor` disagree. `count` names the request in
- * errors (default `need`).
+ * delayUntil returns the least whole number of ms d ≥ 1 after which `state` holds at least `need`
+ * tokens, with no other traffic. A full row must pass `test`, or the wait never ends (an error).
+ * `test` is the exact condition on the value that the caller decides with (by default
+ * `value >= need`); searching on it, rather than on `need`, keeps the answer right where float
+ * rounding makes `value - count >= floor` and `value >= count + floor` disagree. `count` names the
+ * request in errors (default `need`).
  */
 export function delayUntil(
   state: State | null,
@@ -188,13 +195,16 @@ export function delayUntil(
   return leastDelay((t) => test(evaluate(state, p, t).value), now, guessDelay(cur, p, now, need), count);
 }
 
-/** The outcome of a request against one row, before anything is written. */
+/**
+ * RowDecision is the outcome of a request against one row, before anything is written:
+ * `retryAfter` is in ms, and `next` is the row to store, if any.
+ */
 export type RowDecision =
   | { ok: true; retryAfter?: number; next?: State }
   | { ok: false; retryAfter: number };
 
 /**
- * Decides a request of `count` tokens against one row at `now`.
+ * decideRow decides a request of `count` tokens against one row at `now` (ms).
  * - `count` 0 is a peek: ok exactly when the value is ≥ 0; it never writes (`next` is unset).
  * - Without `reserve`: ok when `count` tokens are there; `next` is the row after taking them.
  * - With `reserve`: ok when taking them leaves a debt no deeper than `maxReserved`; then
@@ -222,7 +232,11 @@ export function decideRow(
   return { ok: false, retryAfter: delayUntil(state, p, now, count + floor, accepts, count) };
 }
 
-/** The params of a whole config (or of one row, for a config that is one shard's share). */
+/**
+ * paramsOf returns the params of a whole config (or of one row, for a config that is one shard's
+ * share), with fixed windows starting at `phase` (ms): `capacity` defaults to `rate`, and
+ * `maxReserved` to `Infinity` (unlimited).
+ */
 export function paramsOf(config: RateLimitConfig, phase: number): Params {
   return {
     kind: config.kind,
@@ -235,7 +249,8 @@ export function paramsOf(config: RateLimitConfig, phase: number): Params {
 }
 
 /**
- * Calculates what a rate-limit row holds at `now` after taking `count` tokens.
+ * calculateRateLimit calculates what a rate-limit row holds at `now` (ms) after taking `count`
+ * tokens.
  *
  * Returns the `value` left (negative means `count` isn't there yet), the `ts` to store, and, when
  * `value` is negative, `retryAfter`: the least whole number of ms after which the same `count`
@@ -267,7 +282,10 @@ export function calculateRateLimit(
   };
 }
 
-/** The decision {@link decideRateLimit} returns: the server's answer and the row after it. */
+/**
+ * RateLimitDecision is the decision {@link decideRateLimit} returns: the server's answer
+ * (`retryAfter` in ms) and the row (`value` tokens at `ts` ms) after it.
+ */
 export type RateLimitDecision =
   | { ok: true; retryAfter: number | undefined; value: number; ts: number }
   | { ok: false; retryAfter: number; value: number; ts: number };

@@ -16,9 +16,10 @@ function hashFraction(s: string): number {
 }
 
 /**
- * The phase (ms, in [0, period)) of a fixed window: `config.start`'s, or, without one, a stable
- * hash of name and key, so keys refill at different instants (no thundering herd at midnight)
- * while each key keeps its windows across calls and resets. Token buckets have phase 0.
+ * resolvePhase returns the phase (ms, in [0, period)) of a fixed window: `config.start`'s, or,
+ * without one, a stable hash of name and key, so keys refill at different instants (no thundering
+ * herd at midnight) while each key keeps its windows across calls and resets. Token buckets have
+ * phase 0.
  */
 export function resolvePhase(config: RateLimitConfig, name: string, key: string | undefined): number {
   if (config.kind !== "fixed window") return 0;
@@ -27,7 +28,10 @@ export function resolvePhase(config: RateLimitConfig, name: string, key: string 
   return Math.floor(hashFraction(id) * config.period);
 }
 
-/** The params of shard `i` of a config: its exact share of `rate`, `capacity` and `maxReserved`. */
+/**
+ * shardParams returns the params of shard `i` of a config, with fixed windows starting at `phase`
+ * (ms): its exact share of `rate`, `capacity` and `maxReserved` (see {@link splitTotal}).
+ */
 export function shardParams(config: RateLimitConfig, phase: number, i: number): Params {
   const whole = paramsOf(config, phase);
   const n = config.shards ?? 1;
@@ -40,8 +44,9 @@ export function shardParams(config: RateLimitConfig, phase: number, i: number): 
 }
 
 /**
- * Shard `i`'s share of a config, as a config of its own (no `shards`, `start` resolved), so that
- * `calculateRateLimit(row, shardConfig(...))` answers exactly what that shard would.
+ * shardConfig returns shard `i`'s share of a config, as a config of its own (no `shards`, `start`
+ * resolved to `phase`), so that `calculateRateLimit(row, shardConfig(...))` answers exactly what
+ * that shard would.
  */
 export function shardConfig(config: RateLimitConfig, phase: number, i: number): RateLimitConfig {
   const p = shardParams(config, phase, i);
@@ -57,15 +62,16 @@ export function shardConfig(config: RateLimitConfig, phase: number, i: number): 
 }
 
 /**
- * A stored row as {@link relayout} sees it: `shards` and `kind` are the layout it was written
- * under, when recorded (rows written by @convex-dev/rate-limiter have neither).
+ * StoredRow is a stored row as {@link relayout} sees it: `value` tokens at `ts` (ms); `shards` and
+ * `kind` are the layout it was written under, when recorded (rows written by
+ * @convex-dev/rate-limiter have neither).
  */
 export type StoredRow = { shard: number; value: number; ts: number; shards?: number; kind?: RateLimitConfig["kind"] };
 
 /**
- * Whether a row's `ts` means what the current config takes it to mean: written under the same
- * kind (assumed when not recorded) and, for a fixed window, a window start of the current phase
- * and period. Otherwise the config's kind, `start` or `period` changed under the row.
+ * sameClock reports whether a row's `ts` means what the current config takes it to mean: written
+ * under the same kind (assumed when not recorded) and, for a fixed window, a window start of the
+ * current phase and period. Otherwise the config's kind, `start` or `period` changed under the row.
  */
 export function sameClock(row: StoredRow, p: Params): boolean {
   if ((row.kind ?? p.kind) !== p.kind) return false;
@@ -86,11 +92,12 @@ function carriedOver(row: StoredRow, p: Params): State {
 }
 
 /**
- * The states of every shard of a limit whose rows were written under another layout: another
- * shard count, kind, or fixed-window phase or period. The limit's total at `now` under the old
- * layout (where a missing row was a full shard) is split over the new shards exactly as
- * `capacity` is, so changing the layout never gains tokens and loses only what no longer fits.
- * A row whose clock changed (see {@link sameClock}) is carried over by {@link carriedOver}.
+ * relayout returns the states of every shard of a limit whose rows were written under another
+ * layout: another shard count, kind, or fixed-window phase or period. The limit's total at `now`
+ * (ms) under the old layout (where a missing row was a full shard) is split over the new shards
+ * exactly as `capacity` is, so changing the layout never gains tokens and loses only what no
+ * longer fits. A row whose clock changed (see {@link sameClock}) is carried over by
+ * {@link carriedOver}.
  */
 export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: number, now: number): State[] {
   const n = config.shards ?? 1;

@@ -1,10 +1,11 @@
 // Splitting a limit's numbers over shards so that the parts add up exactly to the whole.
 
 /**
- * Shard `i`'s part of `total` split over `parts` shards. The whole-number part of `total` is
- * split as evenly as whole numbers allow (shards 0..r-1 get one more), and any fraction goes to
- * the last shard, so the parts sum to `total` exactly and no shard is left holding a fraction it
- * can never spend (10 over 8 shards is 2,2,1,1,1,1,1,1, not 1.25 each). `Infinity` stays `Infinity`.
+ * splitTotal returns shard `i`'s part of `total` split over `parts` shards. The whole-number part
+ * of `total` is split as evenly as whole numbers allow (shards 0..r-1 get one more), and any
+ * fraction goes to the last shard, so the parts sum to `total` exactly and no shard is left holding
+ * a fraction it can never spend (10 over 8 shards is 2,2,1,1,1,1,1,1, not 1.25 each). `Infinity`
+ * stays `Infinity`.
  */
 export function splitTotal(total: number, parts: number, i: number): number {
   if (parts === 1 || !Number.isFinite(total)) return total;
@@ -16,8 +17,9 @@ export function splitTotal(total: number, parts: number, i: number): number {
 }
 
 /**
- * The smallest sum of two distinct shards' parts of `total`: the most any pair of shards can
- * be relied on to hold together. With one shard, the whole.
+ * smallestPair returns the smallest sum of two distinct shards' parts of `total` split over
+ * `parts` shards: the most any pair of shards can be relied on to hold together. With one shard,
+ * the whole.
  */
 export function smallestPair(total: number, parts: number): number {
   if (parts === 1 || !Number.isFinite(total)) return total;
@@ -31,9 +33,10 @@ export function smallestPair(total: number, parts: number): number {
 }
 
 /**
- * Whether a pair holding `va` and `vb` tokens serves `count`: the fuller alone without debt, or
- * both together down to `floor` (minus their combined `maxReserved` when reserving, else 0).
- * The planner, its retry search and validation all use this one test, so they can't disagree.
+ * pairAccepts reports whether a pair holding `va` and `vb` tokens serves `count`: the fuller alone
+ * without debt, or both together down to `floor` (minus their combined `maxReserved` when
+ * reserving, else 0). The planner, its retry search and validation all use this one test, so they
+ * can't disagree.
  */
 export function pairAccepts(va: number, vb: number, count: number, floor: number): boolean {
   return Math.max(va, vb) - count >= 0 || va + vb - count >= floor;
