@@ -63,10 +63,48 @@ export const upstreamBugsFixed: (Entry & { readmeRow: string })[] = [
       "no getServerTimeMutation, data stamped 5 s ahead: upstream assumes the clocks agree and waits the 5 s too; " +
       "ours takes the data's ts as the server's time on arrival, so retryAt is 5 s earlier on the browser clock",
   },
+  {
+    readmeRow: '`applyUpdates: "asynchronously"`',
+    tests: ["client/index.test.ts > asynchronous > rejected asynchronous calls consume nothing"],
+    because: /^AssertionError: expected (?:\+?0|0\.\d+) to be less than 0\n[^]*at: client\/index\.test\.ts:194$/,
+    why:
+      "four calls on a capacity of 3: upstream decides all four on a stale value and overshoots into debt; ours " +
+      "decides exactly near the limit, refuses the fourth, and never goes below 0",
+  },
 ];
 
 /** (b) Internal details: the test asserts upstream's internals or a representation, not behaviour. */
 export const internalDetails: Entry[] = [
+  {
+    tests: [
+      "client/index.test.ts > asynchronous > limit and reset queue their writes instead of applying them",
+      "component/lib.test.ts > asynchronous configs > are readable, since the async path checks through the same query",
+    ],
+    because: /^AssertionError: expected \{ ok: true, shards: \[ \+0 \] \} to deeply equal \{ ok: true, retryAfter: undefined \}/,
+    why:
+      "asserts the exact result object; ours adds its documented `shards` (the rows the decision used). Not " +
+      "reached after it: the first also reads getValue before the applier ran, where upstream reports 3 (the " +
+      "applied state) and ours 0 (it counts unapplied takes); the second reads getValue's config.shards (see oursToFix)",
+  },
+  {
+    tests: [
+      "client/index.test.ts > asynchronous > reserve lets an asynchronous limit go into debt",
+      "client/index.test.ts > asynchronous > hookAPI resolves its configured key against an asynchronous limit",
+    ],
+    because: /^AssertionError: expected -?1\.\d+ to be -?[12] \/\/ Object.is equality/,
+    why:
+      "getValue's (value, ts): upstream returns the stored row's, ours the state evaluated at query time; draining " +
+      "(vi.runAllTimers) also runs batch-worker's own scheduled follow-ups, which moved the fake clock 2 minutes, so " +
+      "ours includes that refill (-2 + 10/h × 2 min). The hookAPI test then reads config.shards (see oursToFix)",
+  },
+  {
+    tests: ["component/lib.test.ts > asynchronous configs > can't be applied by rateLimit"],
+    because: /to throw error including 'Rate limit config for async[^]*\nactual: Component "batchWorker" is not registered/,
+    why:
+      "which function takes an asynchronous config: upstream's client sends it to lib.enqueueUpdates and lib.rateLimit " +
+      "refuses it; ours decides and records it in lib.rateLimit, which then needs the batchWorker child component that " +
+      "this test's bare convexTest(schema, modules) doesn't register",
+  },
   {
     tests: ["component/lib.test.ts > asynchronous configs > can't be queued when updates are applied transactionally"],
     because: /Expected a Convex function exported from module "lib" as `enqueueUpdates`, but there is no such export/,
@@ -92,54 +130,27 @@ export const oursToFix: Entry[] = [
     tests: eachKind("component/getValue.test.ts", (k) => `getValue ${k}`, "get value for unused rate limit"),
     because: /^AssertionError: expected \{[^]*\} to match object [^]*\nactual: (?![^\n]*"shards")[^\n]*\nexpected: [^\n]*"shards":1/,
     why:
-      "getValue's `config` of an unsharded limit has no `shards`; upstream returns `shards: 1` " +
-      "(and its hookAPI test reads data.config.shards)",
+      "getValue's `config` of an unsharded limit has no `shards`; upstream returns `shards: 1` (two asynchronous " +
+      "tests in internalDetails assert it too, after their first failure)",
   },
 ];
 
 /**
- * Pending: asynchronous mode. `applyUpdates: "asynchronously"` is refused for now (README row
- * "`applyUpdates: "asynchronously"`"); support is being added. Not counted as failing for good:
- * delete entries as they start to pass.
+ * Pending: tests that can't pass yet because a feature is still being built; not counted as failing
+ * for good. Delete entries as they start to pass (the run says when). Asynchronous mode, pending
+ * when this suite was written, landed in 45918be; nothing is pending now.
  */
 export const pendingAsync = {
   section: "pending: asynchronous mode",
   /**
-   * Files that can't load: not run, but expected-failures.check.ts loads each and checks it still
-   * fails with `loadError`. Delete a file's entry once it loads; its tests then run, and any that
-   * still fail go in `tests` below (or another section).
+   * Files that can't load yet, e.g. because a module-level `new RateLimiter(...)` refuses a config:
+   * not run, but expected-failures.check.ts loads each and checks it still fails with `loadError`.
+   * Delete a file's entry once it loads; its tests then run, and any that still fail go in `tests`
+   * below (or another section).
    */
-  files: {
-    "client/index.test.ts": {
-      loadError: /^ConvexError: \{"kind":"InvalidRateLimit","field":"config.applyUpdates","value":"\\"asynchronously\\""/,
-      why: "its module-level `new RateLimiter(..., { async: { applyUpdates: \"asynchronously\" } })` throws",
-      /** The tests that therefore don't run ("setup" comes from its import of ./setup.test.js). */
-      blocked: [
-        "client/index.test.ts > setup",
-        "client/index.test.ts > isRateLimitError",
-        "client/index.test.ts > asynchronous > limit and reset queue their writes instead of applying them",
-        "client/index.test.ts > asynchronous > rejected asynchronous calls consume nothing",
-        "client/index.test.ts > asynchronous > reserve lets an asynchronous limit go into debt",
-        "client/index.test.ts > asynchronous > throws a RateLimitError when `throws` is true",
-        "client/index.test.ts > asynchronous > limit and reset honor `applyUpdates` from an inline config",
-        "client/index.test.ts > asynchronous > hookAPI resolves its configured key against an asynchronous limit",
-        "client/index.test.ts > transactional > limit consumes the rate limit",
-      ],
-    },
-  } as Record<string, { loadError: RegExp; why: string; blocked: string[] }>,
-  /** Tests that run, and fail only because asynchronous configs are refused. */
-  tests: [
-    {
-      tests: [
-        "component/lib.test.ts > asynchronous configs > can't be applied by rateLimit",
-        "component/lib.test.ts > asynchronous configs > are readable, since the async path checks through the same query",
-      ],
-      because: /"kind":"InvalidRateLimit","field":"config.applyUpdates","value":"\\"asynchronously\\""/,
-      why:
-        "our component refuses asynchronous configs outright; upstream's rateLimit refuses them with its own " +
-        "message (the client routes them elsewhere) while checkRateLimit and getValue read them",
-    },
-  ] as Entry[],
+  files: {} as Record<string, { loadError: RegExp; why: string; blocked: string[] }>,
+  /** Tests that run, and fail only because the feature is missing. */
+  tests: [] as Entry[],
 };
 
 /** A listed test, with the section it is listed in. */
