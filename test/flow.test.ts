@@ -1,7 +1,7 @@
 // The key-level flows (src/shared/flow.ts): the exact reads and writes of a request and the exact
 // report of getValue, as tables over an in-memory key with explicit rows, instants and draws.
 import { describe, expect, test } from "vitest";
-import { getValueFlow, requestFlow, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow.js";
+import { applyFlow, fold, getValueFlow, requestFlow, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow.js";
 import { runPlan, sampleDistinct } from "../src/shared/plan.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
 
@@ -145,5 +145,89 @@ describe("getValueFlow: the exact report", () => {
       config: { kind: TB, rate: 5, period: 1000, capacity: 5 },
       total: { value: 6, capacity: 10, exact: true },
     });
+  });
+});
+
+describe("asynchronous mode: decisions count pending takes, and stand on a stale snapshot only with a margin", () => {
+  const config: RateLimitConfig = { kind: TB, rate: 8, period: 8000, applyUpdates: "asynchronously" };
+
+  test.each([
+    // [why, pending takes, count, ok, safeOnStale]
+    ["a full row, one token: far from the limit", [], 1, true, true],
+    ["6 taken: 1 left after this one is below a quarter of 8", [{ shard: 0, count: 6, ts: T0 }], 1, true, false],
+    ["5 taken: 2 left after this one is exactly a quarter", [{ shard: 0, count: 5, ts: T0 }], 1, true, true],
+    ["8 taken: refused, and a refusal is always re-decided on the current state", [{ shard: 0, count: 8, ts: T0 }], 1, false, false],
+    ["a take made 4 s ago has refilled 4 tokens since", [{ shard: 0, count: 8, ts: T0 - 4000 }], 2, true, true],
+  ] as [string, Take[], number, boolean, boolean][])("%s", (_why, takes, count, ok, safe) => {
+    const { answer, reads } = reader([], takes);
+    const out = runPlan(requestFlow<string>(request(config, { count }), T0, draws(0, 0)), answer);
+    expect(reads[0]).toEqual({ read: "shard", shard: 0, pending: true });
+    expect(out.result.ok).toBe(ok);
+    expect(out.safeOnStale).toBe(safe);
+    // Rows are never written on the hot path: only takes are recorded.
+    expect(out.ops).toEqual(ok ? [{ op: "record", take: { shard: 0, count, ts: T0 } }] : []);
+  });
+
+  test("reserving into debt is decided on the current state", () => {
+    const reserve: RateLimitConfig = { ...config, maxReserved: 8 };
+    const { answer } = reader([], [{ shard: 0, count: 8, ts: T0 }]);
+    const out = runPlan(requestFlow<string>(request(reserve, { count: 2, reserve: true }), T0, draws(0, 0)), answer);
+    expect(out.result).toEqual({ ok: true, retryAfter: 2000, shards: [0] });
+    expect(out.safeOnStale).toBe(false);
+  });
+
+  test("a transactional config never asks for pending takes", () => {
+    const { answer, reads } = reader([row(0, 8, 1)]);
+    runPlan(requestFlow<string>(request({ kind: TB, rate: 8, period: 8000 }), T0, draws(0, 0)), answer);
+    expect(reads).toEqual([{ read: "any" }]);
+  });
+});
+
+describe("fold: pending takes applied in order of time, each at its own instant", () => {
+  const p = { kind: TB, rate: 10, period: 10_000, capacity: 10, maxReserved: Infinity, phase: 0 } as const;
+  test.each([
+    // [why, state, takes, expected]
+    ["no takes leaves a missing row missing", null, [], null],
+    ["a missing row is full when the first take lands", null, [{ shard: 0, count: 3, ts: 5 }], { value: 7, ts: 5 }],
+    ["takes out of order are sorted: 3 at t=0, refill 2 by t=2000, take 4", { value: 10, ts: 0 }, [
+      { shard: 0, count: 4, ts: 2000 },
+      { shard: 0, count: 3, ts: 0 },
+    ], { value: 5, ts: 2000 }],
+    ["a take older than the row lands at the row's time, gaining nothing", { value: 5, ts: 1000 }, [{ shard: 0, count: 2, ts: 0 }], { value: 3, ts: 1000 }],
+    ["a negative take (given back) never lifts a row above capacity", { value: 9, ts: 0 }, [{ shard: 0, count: -3, ts: 0 }], { value: 10, ts: 0 }],
+  ] as [string, { value: number; ts: number } | null, Take[], { value: number; ts: number } | null][])("%s", (_why, state, takes, expected) => {
+    expect(fold(state, takes, p)).toEqual(expected);
+  });
+});
+
+describe("applyFlow: the applier's exact writes", () => {
+  const config: RateLimitConfig = { kind: TB, rate: 8, period: 8000, shards: 2, applyUpdates: "asynchronously" };
+
+  test("a fresh key gets every shard, the takes folded in", () => {
+    const { answer, reads } = reader([]);
+    const ops = runPlan(applyFlow<string>({ name: "n", config }, [{ shard: 1, count: 3, ts: T0 }], T0 + 10), answer);
+    expect(reads).toEqual([{ read: "all" }]);
+    expect(ops).toEqual([
+      { op: "insert", shard: 0, fields: { value: 4, ts: T0 + 10, shards: 2, kind: TB } },
+      { op: "insert", shard: 1, fields: { value: 1, ts: T0, shards: 2, kind: TB } },
+    ]);
+  });
+
+  test("only the shards with takes are patched", () => {
+    const ops = runPlan(
+      applyFlow<string>({ name: "n", config }, [{ shard: 0, count: 1, ts: T0 }], T0),
+      reader([row(0, 4, 2), row(1, 4, 2)]).answer,
+    );
+    expect(ops).toEqual([{ op: "patch", id: "row0", shard: 0, fields: { value: 3, ts: T0, shards: 2, kind: TB } }]);
+  });
+
+  test("a layout that shrank is carried over, the extra rows deleted, and the takes folded", () => {
+    const one: RateLimitConfig = { ...config, shards: 1 };
+    // Two full shards of 4 under the old layout become one row of 8; then 3 are taken.
+    const ops = runPlan(applyFlow<string>({ name: "n", config: one }, [{ shard: 0, count: 3, ts: T0 }], T0), reader([row(0, 4, 2), row(1, 4, 2)]).answer);
+    expect(ops).toEqual([
+      { op: "delete", id: "row1", shard: 1 },
+      { op: "patch", id: "row0", shard: 0, fields: { value: 5, ts: T0, shards: 1, kind: TB } },
+    ]);
   });
 });

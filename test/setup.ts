@@ -1,12 +1,16 @@
-// Shared convex-test setup: an app with the rate limiter registered through the published
-// register() helper, the way a user's tests do it.
+// Shared convex-test setup. `makeTest` registers the rate limiter through the published
+// register() helper, the way a user's tests do it; `makeInspectableTest` registers it by hand, next
+// to test-only functions that read its tables and write states the API can't reach. `errorOf` and
+// `convexErrorData` catch what a call that must fail fails with.
 import { convexTest } from "convex-test";
 import { componentsGeneric, defineSchema, type FunctionReference } from "convex/server";
+import batchWorker from "@convex-dev/batch-worker/test";
 import { modules, register, schema } from "../src/test.js";
 import type { ComponentApi } from "../src/component/_generated/component.js";
 import type { Doc } from "../src/component/_generated/dataModel.js";
+import { components as children } from "../src/component/_generated/api.js";
 import { mutation, query } from "../src/component/_generated/server.js";
-import { v } from "convex/values";
+import { ConvexError, v } from "convex/values";
 
 const appModules = import.meta.glob("./app/**/*.ts");
 
@@ -20,9 +24,19 @@ export function makeTest() {
 /** `components.rateLimiter`, as an app's generated API would give it. */
 export const components = componentsGeneric() as unknown as { rateLimiter: ComponentApi };
 
-// A test-only query, registered inside the component next to its own modules, that lists its rows.
+// Test-only functions, registered inside the component next to its own modules: they list its
+// tables and write rows the API never would.
 const inspect = {
   rows: query({ args: {}, handler: async (ctx) => ctx.db.query("rateLimits").collect() }),
+  /** Restarts the applier's loop from scratch, as the batch worker's monitor does after a crash. */
+  kickApplier: mutation({
+    args: {},
+    handler: async (ctx) => {
+      await ctx.runMutation(children.batchWorker.lib.kick, { name: "applier" });
+    },
+  }),
+  /** Lists the takes recorded by asynchronous limits and not yet applied. */
+  pending: query({ args: {}, handler: async (ctx) => ctx.db.query("pendingTakes").collect() }),
   /** Inserts a row as @convex-dev/rate-limiter writes them (no layout recorded). */
   insertUpstreamRow: mutation({
     args: { name: v.string(), shard: v.number(), value: v.number(), ts: v.number() },
@@ -39,11 +53,16 @@ const inspect = {
   }),
 };
 
-/** The component's API plus the test-only `inspect.rows` query of {@link makeInspectableTest}. */
+/** A take as the applier's batch carries it. */
+type ApplierTake = Omit<Doc<"pendingTakes">, "_id" | "_creationTime" | "committedAt"> & { id: Doc<"pendingTakes">["_id"] };
+
+/** The component's API plus the test-only `inspect` functions of {@link makeInspectableTest}. */
 export const inspectable = componentsGeneric() as unknown as {
   rateLimiter: ComponentApi & {
     inspect: {
       rows: FunctionReference<"query", "internal", Record<string, never>, Doc<"rateLimits">[]>;
+      pending: FunctionReference<"query", "internal", Record<string, never>, Doc<"pendingTakes">[]>;
+      kickApplier: FunctionReference<"mutation", "internal", Record<string, never>, null>;
       corrupt: FunctionReference<"mutation", "internal", { value: number; ts: number }, null>;
       insertUpstreamRow: FunctionReference<
         "mutation",
@@ -52,22 +71,45 @@ export const inspectable = componentsGeneric() as unknown as {
         null
       >;
     };
+    applier: {
+      applyBatch: FunctionReference<"mutation", "internal", { takes: ApplierTake[] }, null>;
+    };
   };
 };
 
-/** A convex-test instance with the component registered alongside a query listing its rows. */
+/**
+ * A convex-test instance with the component registered by hand, with the test-only `inspect`
+ * functions among its modules.
+ */
 export function makeInspectableTest() {
   const t = convexTest(defineSchema({}), appModules);
   t.registerComponent("rateLimiter", schema, { ...modules, "./component/inspect.ts": async () => inspect });
+  batchWorker.register(t, "rateLimiter/batchWorker");
   return t;
 }
 
-/** The error `p` rejects with; fails the test if it resolves. */
-export async function thrown(p: Promise<unknown>): Promise<unknown> {
+/**
+ * errorOf returns the error `action` fails with: what a promise rejects with, or what a function
+ * throws (or its promise rejects with). It fails the test if `action` succeeds.
+ */
+export async function errorOf(action: Promise<unknown> | (() => unknown)): Promise<unknown> {
   try {
-    await p;
-  } catch (e) {
-    return e;
+    await (typeof action === "function" ? action() : action);
+  } catch (error) {
+    return error;
   }
-  throw new Error("expected the call to throw");
+  throw new Error("expected an error, but the call succeeded");
 }
+
+/**
+ * convexErrorData returns the `data` of the `ConvexError` that `action` fails with (see
+ * {@link errorOf}). It fails the test if `action` succeeds, and rethrows any other error.
+ */
+export async function convexErrorData(action: Promise<unknown> | (() => unknown)): Promise<unknown> {
+  const error = await errorOf(action);
+  if (error instanceof ConvexError) return error.data;
+  throw error;
+}
+
+/** @deprecated Use {@link errorOf}. */
+export const thrown = errorOf;

@@ -1,0 +1,190 @@
+// Asynchronous mode on convex-test with fake timers: decisions count takes recorded but not yet
+// applied, the applier folds each take into the rows exactly once (also across a restart between
+// batches), and reset and clearAll discard what is pending. convex-test has no stale snapshots
+// (a stale query reads the current state), so staleness itself is modelled in `npm run simulate`.
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { MINUTE, RateLimiter, SECOND, type RateLimitConfig } from "../src/client/index.js";
+const APPLY_BATCH = 256;
+import { seededRandom } from "../tools/random.js";
+import { inspectable, makeInspectableTest, thrown } from "./setup.js";
+
+const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 0);
+const api = inspectable.rateLimiter;
+type T = ReturnType<typeof makeInspectableTest>;
+
+const ASYNC = "asynchronously" as const;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(T0);
+  vi.spyOn(Math, "random").mockImplementation(seededRandom(7));
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.useRealTimers();
+});
+
+async function rows(t: T) {
+  return t.run((ctx) => ctx.runQuery(api.inspect.rows, {}));
+}
+async function pending(t: T) {
+  return t.run((ctx) => ctx.runQuery(api.inspect.pending, {}));
+}
+/**
+ * Runs the applier (and anything else scheduled) to the end, then puts the clock back: running the
+ * timers moves it past the batch worker's own timers, and these tests decide at one instant.
+ */
+async function drain(t: T) {
+  const now = Date.now();
+  await t.finishAllScheduledFunctions(vi.runAllTimers);
+  vi.setSystemTime(now);
+}
+/** Total tokens in the key's rows, evaluated as stored (the test keeps the clock still). */
+function stored(all: { value: number }[]) {
+  return all.reduce((sum, r) => sum + r.value, 0);
+}
+
+describe("an app that switches from @convex-dev/rate-limiter keeps its async config", () => {
+  // Exactly as an upstream app declares it.
+  const limits = {
+    llm: { kind: "token bucket", rate: 10, period: MINUTE, applyUpdates: ASYNC },
+  } satisfies Record<string, RateLimitConfig>;
+
+  test("ten pass, the eleventh is refused with the exact wait, before the applier has run", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, limits);
+    for (let i = 0; i < 10; i++) {
+      expect(await t.run((ctx) => rl.limit(ctx, "llm"))).toMatchObject({ ok: true });
+    }
+    expect(await rows(t)).toEqual([]); // nothing applied yet: only inserts
+    expect(await pending(t)).toHaveLength(10);
+    expect(await t.run((ctx) => rl.limit(ctx, "llm"))).toMatchObject({ ok: false, retryAfter: 6 * SECOND });
+    expect(await t.run((ctx) => rl.check(ctx, "llm"))).toMatchObject({ ok: false, retryAfter: 6 * SECOND });
+    expect(await t.run((ctx) => rl.getValue(ctx, "llm"))).toMatchObject({ value: 0 });
+
+    await drain(t);
+    expect(await pending(t)).toEqual([]);
+    const after = await rows(t);
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({ value: 0, ts: T0, shard: 0, shards: 1, kind: "token bucket" });
+    // The same decisions once applied.
+    expect(await t.run((ctx) => rl.limit(ctx, "llm"))).toMatchObject({ ok: false, retryAfter: 6 * SECOND });
+    vi.setSystemTime(T0 + 6 * SECOND);
+    expect(await t.run((ctx) => rl.limit(ctx, "llm"))).toMatchObject({ ok: true });
+    expect(await t.run((ctx) => rl.limit(ctx, "llm"))).toMatchObject({ ok: false, retryAfter: 6 * SECOND });
+  });
+
+  test("throws: a refusal throws RateLimited with its retryAfter", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, limits);
+    await t.run((ctx) => rl.limit(ctx, "llm", { count: 10 }));
+    const e = await thrown(t.run((ctx) => rl.limit(ctx, "llm", { throws: true })));
+    expect(e).toMatchObject({ data: { kind: "RateLimited", name: "llm", retryAfter: 6 * SECOND } });
+  });
+});
+
+describe.each([1, 4, 10])("asynchronous, %i shard(s)", (shards) => {
+  const config: RateLimitConfig = { kind: "token bucket", rate: 40, period: MINUTE, shards, applyUpdates: ASYNC };
+
+  test("admits exactly the capacity at one instant, whatever the applier has done", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, { hot: config });
+    let admitted = 0;
+    for (let i = 0; i < 60; i++) {
+      const r = await t.run((ctx) => rl.limit(ctx, "hot"));
+      if (r.ok) admitted += 1;
+      if (i === 20) await drain(t); // apply part of the way through
+    }
+    // A sharded limit may refuse a little early (a pair can run low before the whole); never more.
+    expect(admitted).toBeLessThanOrEqual(40);
+    expect(admitted).toBeGreaterThanOrEqual(shards === 1 ? 40 : 36);
+    await drain(t);
+    expect(await pending(t)).toEqual([]);
+    const all = await rows(t);
+    expect(all).toHaveLength(shards);
+    expect(stored(all)).toBe(40 - admitted);
+  });
+
+  test("reserve: takes go into debt down to maxReserved, with the instant the debt is repaid", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, { budget: { ...config, maxReserved: 40 } });
+    let admitted = 0;
+    while ((await t.run((ctx) => rl.limit(ctx, "budget"))).ok) admitted += 1;
+    const reserved = await t.run((ctx) => rl.limit(ctx, "budget", { count: 2, reserve: true }));
+    expect(reserved.ok).toBe(true);
+    expect(reserved.retryAfter).toBeGreaterThanOrEqual(1); // the work runs when the debt is repaid
+    await drain(t);
+    expect(stored(await rows(t))).toBe(40 - admitted - 2);
+    expect(await pending(t)).toEqual([]);
+  });
+});
+
+describe("reset and clearAll discard takes not yet applied", () => {
+  const config: RateLimitConfig = { kind: "fixed window", rate: 5, period: MINUTE, applyUpdates: ASYNC };
+
+  test("reset: the key is full again, and the applier brings nothing back", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, { w: config });
+    await t.run((ctx) => rl.limit(ctx, "w", { key: "a", count: 5 }));
+    await t.run((ctx) => rl.limit(ctx, "w", { key: "b", count: 5 }));
+    expect((await t.run((ctx) => rl.limit(ctx, "w", { key: "a" }))).ok).toBe(false);
+    await t.run((ctx) => rl.reset(ctx, "w", { key: "a" }));
+    expect((await pending(t)).map((p) => p.key)).toEqual(["b"]);
+    await drain(t);
+    expect((await t.run((ctx) => rl.check(ctx, "w", { key: "a", count: 5 }))).ok).toBe(true);
+    expect((await t.run((ctx) => rl.check(ctx, "w", { key: "b" }))).ok).toBe(false);
+  });
+
+  test("clearAll removes pending takes with the rows", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, { w: config });
+    await t.run((ctx) => rl.limit(ctx, "w", { count: 5 }));
+    await t.mutation(api.lib.clearAll, {});
+    expect(await pending(t)).toEqual([]);
+    await drain(t);
+    expect(await rows(t)).toEqual([]);
+    expect((await t.run((ctx) => rl.check(ctx, "w", { count: 5 }))).ok).toBe(true);
+  });
+});
+
+describe("the applier applies every take exactly once", () => {
+  const config: RateLimitConfig = { kind: "token bucket", rate: 1000, period: MINUTE, applyUpdates: ASYNC };
+
+  test("restarted between batches, it loses and repeats nothing", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, { big: config });
+    const n = APPLY_BATCH + 40; // more than one batch
+    for (let i = 0; i < n; i++) await t.run((ctx) => rl.limit(ctx, "big"));
+    // Run the loop one timer at a time until a batch has been applied, then kill it: cancel the
+    // scheduled continuation and restart it from scratch, as the batch worker's monitor would.
+    for (let step = 0; step < 20 && (await pending(t)).length === n; step++) {
+      vi.advanceTimersToNextTimer();
+      await t.finishInProgressScheduledFunctions();
+    }
+    const left = (await pending(t)).length;
+    expect(left).toBeLessThan(n);
+    expect(left).toBeGreaterThan(0);
+    await t.run((ctx) => ctx.runMutation(api.inspect.kickApplier, {}));
+    await drain(t);
+    expect(await pending(t)).toEqual([]);
+    expect(stored(await rows(t))).toBe(1000 - n);
+  });
+
+  test("a batch handed out twice is applied once", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, { big: config });
+    for (let i = 0; i < 3; i++) await t.run((ctx) => rl.limit(ctx, "big", { count: 10 }));
+    const takes = (await pending(t)).map((p) => ({
+      id: p._id,
+      name: p.name,
+      shard: p.shard,
+      count: p.count,
+      ts: p.ts,
+      config: p.config,
+    }));
+    await t.run((ctx) => ctx.runMutation(api.applier.applyBatch, { takes }));
+    await t.run((ctx) => ctx.runMutation(api.applier.applyBatch, { takes }));
+    expect(stored(await rows(t))).toBe(1000 - 30);
+    expect(await pending(t)).toEqual([]);
+  });
+});
