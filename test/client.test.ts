@@ -13,7 +13,7 @@ import DefaultRateLimiter, {
   type RateLimitConfig,
 } from "../src/client/index.js";
 import { register } from "../src/test.js";
-import { components, makeTest, thrown } from "./setup.js";
+import { components, convexErrorData, errorOf, makeTest } from "./setup.js";
 
 const T0 = Date.UTC(2025, 5, 1, 9, 30, 0, 0);
 
@@ -30,10 +30,6 @@ const rateLimiter = new RateLimiter(components.rateLimiter, {
   sendMessage: { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 },
   freeTrialSignUp: { kind: "fixed window", rate: 100, period: HOUR },
 });
-
-function errorData(e: unknown): unknown {
-  return e instanceof ConvexError ? e.data : undefined;
-}
 
 describe("failed logins: 10 per hour", () => {
   test("10 immediate attempts pass, the 11th waits exactly 6 minutes, reset clears it", async () => {
@@ -68,7 +64,7 @@ describe("sendMessage: 10 per minute, bursts of 3", () => {
     expect((await send()).ok).toBe(false);
     vi.advanceTimersByTime(10 * MINUTE); // idle: the bucket fills to its capacity, 3
     for (let i = 0; i < 3; i++) expect((await send(true)).ok).toBe(true);
-    const e = await thrown(send(true));
+    const e = await errorOf(send(true));
     expect(isRateLimitError(e)).toBe(true);
     if (!isRateLimitError(e)) return;
     expect(e.data).toEqual({ kind: "RateLimited", name: "sendMessage", retryAfter: 6 * SECOND });
@@ -133,17 +129,12 @@ describe("unnamed limits take an inline config", () => {
     expect(DefaultRateLimiter).toBe(RateLimiter);
   });
 
-  test("a malformed named config fails when the limiter is constructed", () => {
-    const e = (() => {
-      try {
-        new RateLimiter(components.rateLimiter, { bad: { kind: "token bucket", rate: 10, period: 0 } });
-      } catch (error) {
-        return error;
-      }
-      return undefined;
-    })();
-    expect(isInvalidRateLimitError(e)).toBe(true);
-    expect(errorData(e)).toMatchObject({ kind: "InvalidRateLimit", field: "config.period" });
+  test("a malformed named config fails when the limiter is constructed", async () => {
+    const e = await errorOf(
+      () => new RateLimiter(components.rateLimiter, { bad: { kind: "token bucket", rate: 10, period: 0 } }),
+    );
+    if (!isInvalidRateLimitError(e)) throw e;
+    expect(e.data).toMatchObject({ kind: "InvalidRateLimit", field: "config.period" });
   });
 });
 
@@ -218,7 +209,7 @@ describe("isRateLimitError narrows and never throws", () => {
   test("a real RateLimited error from throws: true is recognized and typed", async () => {
     const t = makeTest();
     for (let i = 0; i < 3; i++) await t.run((ctx) => rateLimiter.limit(ctx, "sendMessage"));
-    const e = await thrown(t.run((ctx) => rateLimiter.limit(ctx, "sendMessage", { throws: true })));
+    const e = await errorOf(t.run((ctx) => rateLimiter.limit(ctx, "sendMessage", { throws: true })));
     if (!isRateLimitError(e)) throw new Error("not recognized");
     const retryAfter: number = e.data.retryAfter;
     expect(retryAfter).toBe(6 * SECOND);
@@ -282,11 +273,14 @@ describe("hookAPI", () => {
 
   test("a client key without a key function is refused", async () => {
     const t = makeAppTest();
-    expect(errorData(await thrown(t.query(api.hooks.getGlobal, { key: "someone" })))).toMatchObject({
+    expect(await convexErrorData(t.query(api.hooks.getGlobal, { key: "someone" }))).toMatchObject({
       kind: "InvalidRateLimit",
       field: "key",
     });
-    expect(errorData(await thrown(t.query(api.hooks.getFixedKey, { key: "other" })))).toMatchObject({ field: "key" });
+    expect(await convexErrorData(t.query(api.hooks.getFixedKey, { key: "other" }))).toMatchObject({
+      kind: "InvalidRateLimit",
+      field: "key",
+    });
     // The key the server chose anyway, and no key at all, are fine.
     expect(await t.query(api.hooks.getFixedKey, { key: "shared" })).toMatchObject({ value: 3 });
     expect(await t.query(api.hooks.getGlobal, {})).toMatchObject({ value: 100 });
@@ -295,15 +289,16 @@ describe("hookAPI", () => {
   test("a client's name or config is refused unless allowClientConfig is set", async () => {
     const t = makeAppTest();
     const config: RateLimitConfig = { kind: "token bucket", rate: 1000, period: SECOND };
-    expect(errorData(await thrown(t.query(api.hooks.getGlobal, { name: "sendMessage" })))).toMatchObject({
+    expect(await convexErrorData(t.query(api.hooks.getGlobal, { name: "sendMessage" }))).toMatchObject({
       kind: "InvalidRateLimit",
       field: "name",
     });
-    expect(errorData(await thrown(t.query(api.hooks.getGlobal, { config })))).toMatchObject({
+    expect(await convexErrorData(t.query(api.hooks.getGlobal, { config }))).toMatchObject({
       kind: "InvalidRateLimit",
       field: "config",
     });
-    expect(errorData(await thrown(t.query(api.hooks.getByClientKey, { key: "x", config })))).toMatchObject({
+    expect(await convexErrorData(t.query(api.hooks.getByClientKey, { key: "x", config }))).toMatchObject({
+      kind: "InvalidRateLimit",
       field: "config",
     });
     // Its own name is harmless.

@@ -1,5 +1,4 @@
 // The component's registered functions on convex-test with fake timers and a seeded Math.random, for both kinds × 1, 2, 3, 10 shards, counting its rows through a test-only query.
-import { ConvexError } from "convex/values";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import {
   calculateRateLimit,
@@ -13,7 +12,7 @@ import {
 import type { Doc } from "../src/component/_generated/dataModel.js";
 import { splitTotal } from "../src/shared/split.js";
 import { seededRandom as seeded } from "../tools/random.js";
-import { inspectable, makeInspectableTest, thrown } from "./setup.js";
+import { convexErrorData, inspectable, makeInspectableTest } from "./setup.js";
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 123);
 
@@ -37,10 +36,6 @@ function bothPicks(a: number, b: number, n: number) {
   vi.mocked(Math.random)
     .mockReturnValueOnce((a + 0.5) / n)
     .mockReturnValueOnce((j + 0.5) / Math.max(1, n - 1));
-}
-
-function errorData(e: unknown): unknown {
-  return e instanceof ConvexError ? e.data : undefined;
 }
 
 beforeEach(() => {
@@ -271,17 +266,19 @@ describe.each(cases)("$kind, $shards shard(s)", ({ kind, shards }) => {
     await drain(t, "k");
     const before = await rows(t);
     for (const call of [limit, check]) {
-      const e = await thrown(call(t, { key: "k", throws: true }));
-      expect(errorData(e)).toEqual({ kind: "RateLimited", name, retryAfter: expect.any(Number) });
-      const data = errorData(e);
+      const data = await convexErrorData(call(t, { key: "k", throws: true }));
+      expect(data).toEqual({ kind: "RateLimited", name, retryAfter: expect.any(Number) });
       if (typeof data === "object" && data !== null && "retryAfter" in data) {
         expect(Number.isInteger(data.retryAfter)).toBe(true);
         expect(data.retryAfter).toBeGreaterThanOrEqual(1);
       }
     }
     // With reserve, it throws whenever the work would have to wait.
-    const e = await thrown(limit(t, { key: "k", reserve: true, throws: true }));
-    expect(errorData(e)).toMatchObject({ kind: "RateLimited", name });
+    expect(await convexErrorData(limit(t, { key: "k", reserve: true, throws: true }))).toEqual({
+      kind: "RateLimited",
+      name,
+      retryAfter: expect.any(Number),
+    });
     expect(await rows(t)).toEqual(before);
     // A request that can run now doesn't throw, reserve or not.
     const now = await limit(t, { key: "fresh", reserve: true, throws: true });

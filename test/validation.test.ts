@@ -3,7 +3,7 @@ import type { FunctionReference } from "convex/server";
 import { ConvexError } from "convex/values";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { calculateRateLimit, MINUTE, RateLimiter, type RateLimitConfig } from "../src/client/index.js";
-import { inspectable, makeInspectableTest } from "./setup.js";
+import { convexErrorData, errorOf, inspectable, makeInspectableTest } from "./setup.js";
 
 const T0 = Date.UTC(2025, 2, 3, 4, 5, 6, 7);
 
@@ -174,15 +174,6 @@ for (const kind of KINDS) {
 
 const matrix = cases.flatMap((c) => c.entries.map((entry) => ({ ...c, entry })));
 
-async function thrown(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  return undefined;
-}
-
 function call(t: T, entry: Entry, r: Request): Promise<unknown> {
   const name = r.name ?? NAME;
   const key = r.key ?? KEY;
@@ -226,9 +217,7 @@ describe("bad input is an InvalidRateLimit ConvexError naming the field, and wri
     // Some state on the same limit first, so "writes nothing" and "unaffected" mean something.
     expect(await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, key: KEY, config: configOf(kind) }))).toMatchObject({ ok: true });
     const before = await rows(t);
-    const e = await thrown(call(t, entry, request));
-    expect(e).toBeInstanceOf(ConvexError);
-    const data = e instanceof ConvexError ? e.data : undefined;
+    const data = await convexErrorData(call(t, entry, request));
     expect(data).toMatchObject({ kind: "InvalidRateLimit", field, value: expect.any(String), message: expect.any(String) });
     if (typeof data === "object" && data !== null && "message" in data && typeof data.message === "string") {
       expect(data.message.startsWith(field)).toBe(true); // the message names the field (and its value)
@@ -309,7 +298,7 @@ describe("values of the wrong type are stopped by the argument validators", () =
     await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, good));
     const before = await rows(t);
     // Deliberately mistyped: this is what a JavaScript caller or a stale client could send.
-    const e = await thrown(
+    const e = await errorOf(
       t.run(async (ctx) => {
         switch (fn) {
           case "rateLimit":

@@ -5,7 +5,7 @@ import { DAY, isInvalidRateLimitError } from "convex-rate-limiter";
 import { ConvexError } from "convex/values";
 import { api } from "./_generated/api.js";
 import { rateLimiter } from "./limits.js";
-import { makeTest } from "./test.setup.js";
+import { errorOf, makeTest } from "./test.setup.js";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -95,15 +95,15 @@ describe("send", () => {
 
   test("more invitations than a day's allowance at once is an error, and takes nothing", async () => {
     const t = makeTest();
-    const error = await as(t, "alice")
-      .mutation(api.invites.send, { emails: emails("a", 21) })
-      .catch((e: unknown) => e);
+    const error = await errorOf(as(t, "alice").mutation(api.invites.send, { emails: emails("a", 21) }));
     expect(isInvalidRateLimitError(error) && error.data.field).toBe("count");
     expect(await left(t, "alice")).toEqual({ user: 20, global: 100 });
   });
 
   test("only signed-in users may invite", async () => {
     const t = makeTest();
-    await expect(t.mutation(api.invites.send, { emails: ["a@example.com"] })).rejects.toBeInstanceOf(ConvexError);
+    const error = await errorOf(t.mutation(api.invites.send, { emails: ["a@example.com"] }));
+    expect(error).toBeInstanceOf(ConvexError);
+    expect(error).toMatchObject({ data: "sign in to send invitations" });
   });
 });

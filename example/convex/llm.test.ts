@@ -9,7 +9,7 @@ import { rateLimiter } from "./limits.js";
 import { JITTER_MS } from "./llm.js";
 import { limitOf, worstExcess } from "../../tools/bounds.js";
 import { seededRandom as seeded } from "../../tools/random.js";
-import { makeTest } from "./test.setup.js";
+import { errorOf, makeTest } from "./test.setup.js";
 
 const START = Date.UTC(2025, 0, 1, 9);
 /** `llmTokens` from limits.ts; rate = capacity = 40k a minute, at most 200k reserved. */
@@ -82,7 +82,7 @@ describe("request", () => {
 
   test("a request that could never fit is an error", async () => {
     const t = makeTest();
-    const error = await t.mutation(api.llm.request, { prompt: "huge", tokens: 240_001 }).catch((e: unknown) => e);
+    const error = await errorOf(t.mutation(api.llm.request, { prompt: "huge", tokens: 240_001 }));
     expect(isInvalidRateLimitError(error) && error.data.field).toBe("count");
     expect(await allJobs(t)).toHaveLength(0);
   });

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { HOUR, isRateLimitError } from "convex-rate-limiter";
 import { api } from "./_generated/api.js";
-import { makeTest } from "./test.setup.js";
+import { errorOf, makeTest } from "./test.setup.js";
 
 /** One token of `failedLogins` (10 an hour) comes back every 6 minutes. */
 const REFILL = HOUR / 10;
@@ -13,14 +13,6 @@ beforeEach(() => {
   vi.setSystemTime(Date.UTC(2025, 0, 1, 9));
 });
 afterEach(() => vi.useRealTimers());
-
-/** Resolves to what `promise` rejects with; fails the test if it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => expect.unreachable("expected a rejection"),
-    (error: unknown) => error,
-  );
-}
 
 async function withAccounts() {
   const t = makeTest();
@@ -52,12 +44,12 @@ describe("logIn", () => {
   test("once locked, even the right password is refused, until exactly retryAfter", async () => {
     const t = await withAccounts();
     for (let i = 0; i < 10; i++) await t.mutation(api.logins.logIn, { name: "alice", password: "wrong" });
-    const error = await rejection(t.mutation(api.logins.logIn, { name: "alice", password: "right" }));
+    const error = await errorOf(t.mutation(api.logins.logIn, { name: "alice", password: "right" }));
     if (!isRateLimitError(error)) throw error;
     expect(error.data).toEqual({ kind: "RateLimited", name: "failedLogins", retryAfter: REFILL });
 
     vi.advanceTimersByTime(REFILL - 1);
-    const early = await rejection(t.mutation(api.logins.logIn, { name: "alice", password: "right" }));
+    const early = await errorOf(t.mutation(api.logins.logIn, { name: "alice", password: "right" }));
     if (!isRateLimitError(early)) throw early;
     expect(early.data.retryAfter).toBe(1);
 

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { isInvalidRateLimitError, MINUTE, type RateLimitConfig } from "convex-rate-limiter";
 import type { SessionId } from "convex-helpers/server/sessions";
 import { api } from "./_generated/api.js";
-import { makeTest } from "./test.setup.js";
+import { errorOf, makeTest } from "./test.setup.js";
 
 const START = Date.UTC(2025, 0, 1, 9);
 const twoAMinute = { kind: "token bucket", rate: 2, period: MINUTE } satisfies RateLimitConfig;
@@ -43,9 +43,9 @@ describe("request", () => {
 
   test("a malformed config is refused with the field at fault", async () => {
     const t = makeTest();
-    const error = await t
-      .mutation(api.playground.request, { config: { kind: "fixed window", rate: 0, period: MINUTE } })
-      .catch((e: unknown) => e);
+    const error = await errorOf(
+      t.mutation(api.playground.request, { config: { kind: "fixed window", rate: 0, period: MINUTE } }),
+    );
     expect(isInvalidRateLimitError(error) && error.data.field).toBe("config.rate");
   });
 });

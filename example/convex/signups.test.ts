@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { HOUR, isRateLimitError } from "convex-rate-limiter";
 import { ConvexError } from "convex/values";
 import { api } from "./_generated/api.js";
-import { makeTest } from "./test.setup.js";
+import { errorOf, makeTest } from "./test.setup.js";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -21,10 +21,7 @@ async function signUpMany(t: Test, prefix: string, n: number) {
 
 /** The `retryAfter` of a sign-up the window refuses; fails the test if it isn't refused. */
 async function refusedFor(t: Test, name: string): Promise<number> {
-  const error = await t.mutation(api.signups.signUp, { name, password: "pw" }).then(
-    () => expect.unreachable("expected the sign-up to be refused"),
-    (e: unknown) => e,
-  );
+  const error = await errorOf(t.mutation(api.signups.signUp, { name, password: "pw" }));
   if (!isRateLimitError(error)) throw error;
   expect(error.data.name).toBe("freeTrialSignUp");
   return error.data.retryAfter;
@@ -58,7 +55,9 @@ describe("signUp", () => {
   test("a sign-up refused for a taken name gives its token back", async () => {
     const t = makeTest();
     await signUpMany(t, "a", 99);
-    await expect(t.mutation(api.signups.signUp, { name: "a0", password: "pw" })).rejects.toBeInstanceOf(ConvexError);
+    const taken = await errorOf(t.mutation(api.signups.signUp, { name: "a0", password: "pw" }));
+    expect(taken).toBeInstanceOf(ConvexError);
+    expect(taken).toMatchObject({ data: "the name a0 is taken" });
     // The failed attempt rolled back, so the 100th token is still there.
     await t.mutation(api.signups.signUp, { name: "last", password: "pw" });
     await refusedFor(t, "one-too-many");

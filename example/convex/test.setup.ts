@@ -14,3 +14,16 @@ export function makeTest() {
   return t;
 }
 // #endregion testSetup
+
+/**
+ * errorOf returns the error `promise` rejects with, and fails the test if it resolves. (Plain
+ * TypeScript, no vitest: the demo imports this file outside a test run.)
+ */
+export async function errorOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected an error, but the call succeeded");
+}
