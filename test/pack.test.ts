@@ -19,7 +19,7 @@ const borrowed = ["convex", "convex-test", "vitest", "vite", "@edge-runtime/vm",
 // Paths the copy of the tree leaves out: installs, builds, VCS data, earlier tarballs.
 const skipped = new Set(["node_modules", ".git", "dist", "test-artifacts", ".vite"]);
 
-/** Every entry the exports map must have, each with `types` and `default` (issue 2). */
+/** Every entry the exports map must have, each with `types` (for TypeScript) and `default` (for the runtime). */
 const requiredExports = [".", "./react", "./test", "./convex.config", "./convex.config.js", "./_generated/component.js"];
 
 type Run = { code: number; output: string };
