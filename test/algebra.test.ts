@@ -57,11 +57,10 @@ function invalidField(fn: () => unknown): string {
  */
 function expectExactRefusal(state: State | null, p: Params, now: number, count: number, reserve: boolean): number {
   const d = decideRow(state, p, now, count, reserve);
-  expect(d.ok).toBe(false);
+  if (d.ok) throw new Error(`expected a refusal, got ${JSON.stringify(d)}`);
   const r = d.retryAfter;
-  expect(r).toBeDefined();
-  if (r === undefined) return NaN;
-  expect(Number.isInteger(r) && r >= 1).toBe(true);
+  expect(Number.isInteger(r), `retryAfter ${r} is whole ms`).toBe(true);
+  expect(r).toBeGreaterThanOrEqual(1);
   expect(decideRow(state, p, now + r, count, reserve).ok).toBe(true);
   expect(decideRow(state, p, now + r - 1, count, reserve).ok).toBe(false);
   return r;

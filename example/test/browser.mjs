@@ -226,7 +226,8 @@ async function main() {
   await page.getByRole("button", { name: "Wait", exact: true }).click();
   await page.getByTestId("sim-clock").filter({ hasText: /^1 s$/ }).waitFor();
   await redrawn(beforeWait);
-  check(true, "waiting moves the simulated clock to 1 s and redraws the chart");
+  check((await page.getByTestId("sim-clock").textContent()) === "1 s", "waiting moves the simulated clock to 1 s");
+  check((await chart()) !== beforeWait, "waiting redraws the chart");
   await page.getByRole("button", { name: "Fire 5 at once" }).click();
   await rows.nth(7).waitFor();
   const all = await outcomes();
