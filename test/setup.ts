@@ -110,6 +110,3 @@ export async function convexErrorData(action: Promise<unknown> | (() => unknown)
   if (error instanceof ConvexError) return error.data;
   throw error;
 }
-
-/** @deprecated Use {@link errorOf}. */
-export const thrown = errorOf;
