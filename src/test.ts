@@ -20,7 +20,8 @@ export const modules = import.meta.glob("./component/**/*.ts");
 
 /**
  * register installs the component into a convex-test instance under `name` (default
- * `"rateLimiter"`, the name `app.use(rateLimiter)` gives it), so `components.rateLimiter` works.
+ * `"rateLimiter"`, the name `app.use(rateLimiter)` gives it), so `components.rateLimiter` works,
+ * together with the batch worker it uses as a child component (`${name}/batchWorker`).
  */
 export function register(
   t: TestConvex<SchemaDefinition<GenericSchema, boolean>>,
