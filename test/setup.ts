@@ -1,7 +1,7 @@
 // Shared convex-test setup. `makeTest` registers the rate limiter through the published
 // register() helper, the way a user's tests do it; `makeInspectableTest` registers it by hand, next
-// to test-only functions that read its tables and write states the API can't reach. `errorOf` and
-// `convexErrorData` catch what a call that must fail fails with.
+// to test-only functions that read its tables, write rows the API never would and restart its
+// applier. `errorOf` and `convexErrorData` catch what a call that must fail fails with.
 import { convexTest } from "convex-test";
 import { componentsGeneric, defineSchema, type FunctionReference } from "convex/server";
 import batchWorker from "@convex-dev/batch-worker/test";
@@ -25,7 +25,7 @@ export function makeTest() {
 export const components = componentsGeneric() as unknown as { rateLimiter: ComponentApi };
 
 // Test-only functions, registered inside the component next to its own modules: they list its
-// tables and write rows the API never would.
+// tables, write rows the API never would and restart its applier.
 const inspect = {
   rows: query({ args: {}, handler: async (ctx) => ctx.db.query("rateLimits").collect() }),
   /** Restarts the applier's loop from scratch, as the batch worker's monitor does after a crash. */
@@ -56,7 +56,10 @@ const inspect = {
 /** A take as the applier's batch carries it. */
 type ApplierTake = Omit<Doc<"pendingTakes">, "_id" | "_creationTime" | "committedAt"> & { id: Doc<"pendingTakes">["_id"] };
 
-/** The component's API plus the test-only `inspect` functions of {@link makeInspectableTest}. */
+/**
+ * The component's API, with its internal `applier.applyBatch`, plus the test-only `inspect`
+ * functions of {@link makeInspectableTest}.
+ */
 export const inspectable = componentsGeneric() as unknown as {
   rateLimiter: ComponentApi & {
     inspect: {
@@ -78,8 +81,8 @@ export const inspectable = componentsGeneric() as unknown as {
 };
 
 /**
- * A convex-test instance with the component registered by hand, with the test-only `inspect`
- * functions among its modules.
+ * A convex-test instance with the component and its batch worker registered by hand, with the
+ * test-only `inspect` functions among the component's modules.
  */
 export function makeInspectableTest() {
   const t = convexTest(defineSchema({}), appModules);
