@@ -16,18 +16,18 @@ export type Policy =
   /** Always read two random shards; take from the fuller; refuse when neither alone can serve. */
   | { kind: "two choices, no combining" }
   /**
-   * Ours: read a random shard; read a second only when the first would hold less than
-   * `fraction × capacity` after serving; then take from the fuller, or from both combined.
-   * `fraction` 1 never stops at one read: always two choices with combining (upstream's policy).
+   * Two choices with a comfort threshold, and nothing more (the component before it read the
+   * other shards on a refusal): read a random shard; read a second only when the first would hold
+   * less than `fraction × capacity` after serving; then take from the fuller, or from both
+   * combined. `fraction` 1 never stops at one read: always two choices with combining
+   * (upstream's policy).
    */
   | { kind: "comfort"; fraction: number }
   /**
-   * A what-if, not what the component does: ours with `fraction`, and when the pair it read is
-   * refused, one more random shard read, taken from alone if it can serve.
+   * The component's own flow (`planRequest`): comfort, then a pair, then, when the pair refuses,
+   * the other shards until the whole limit can serve. `fraction` overrides COMFORT_FRACTION.
    */
-  | { kind: "comfort, then a third on refusal"; fraction: number }
-  /** Ours exactly as the component runs it: `isComfortable` with the exported COMFORT_FRACTION. */
-  | { kind: "component" };
+  | { kind: "component"; fraction?: number };
 
 /** What a simulated run produced. `admitted` holds the instants (ms) of the requests let through. */
 export type SimResult = { calls: number; refused: number; reads: number; admitted: number[] };
@@ -110,21 +110,10 @@ function decide(
       if (n === 1 || comfortable) return { plan: planOne(a, now, count, false), reads: 1 };
       return { plan: planTwo(a, read(rows, second), now, count, false), reads: 2 };
     }
-    case "comfort, then a third on refusal": {
-      const comfortable = evaluate(a.state, a.p, now).value - count >= policy.fraction * a.p.capacity;
-      if (n === 1 || comfortable) return { plan: planOne(a, now, count, false), reads: 1 };
-      const plan = planTwo(a, read(rows, second), now, count, false);
-      if (plan.ok || n < 3) return { plan, reads: 2 };
-      // A uniform pick among the n − 2 shards not read yet.
-      let third = Math.min(n - 3, Math.floor(random() * (n - 2)));
-      for (const s of [first, second].sort((x, y) => x - y)) if (third >= s) third += 1;
-      const retry = planOne(read(rows, third), now, count, false);
-      return { plan: retry.ok ? retry : plan, reads: 3 };
-    }
     case "component": {
-      // The component's own flow, fed the same two draws.
+      // The component's own flow, fed the same two draws, then the stream for any further reads.
       const seen = new Set<number>();
-      const flow = planRequest(n, now, count, false, () => draws.shift()!);
+      const flow = planRequest(n, now, count, false, () => draws.shift() ?? random(), policy.fraction);
       const plan = runPlan(flow, (shard) => (seen.add(shard), read(rows, shard)));
       return { plan, reads: seen.size };
     }

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { HOUR, MINUTE, SECOND, calculateRateLimit, delayUntil, evaluate, type State } from "../src/shared/algebra.js";
 import { resolvePhase, shardConfig, shardParams } from "../src/shared/layout.js";
-import { COMFORT_FRACTION, isComfortable, pickTwo, planOne, planTwo, type Plan, type ShardRead } from "../src/shared/plan.js";
+import { COMFORT_FRACTION, isComfortable, pickTwo, planOne, planRequest, planTwo, runPlan, type Plan, type ShardRead } from "../src/shared/plan.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import { seededRandom } from "../tools/random.js";
 import { applyModel, decideModel, type Store } from "./model.js";
@@ -120,8 +120,8 @@ describe("isComfortable", () => {
   test.each([
     // [why, state, count, comfortable]
     ["a fresh shard serving 1", null, 1, true],
-    ["left with exactly the threshold", { value: 1 + 10 * COMFORT_FRACTION, ts: 0 }, 1, true],
-    ["left just under the threshold", { value: 0.99 + 10 * COMFORT_FRACTION, ts: 0 }, 1, false],
+    ["left with exactly the threshold", { value: 1 + 10 * COMFORT_FRACTION[TB], ts: 0 }, 1, true],
+    ["left just under the threshold", { value: 0.99 + 10 * COMFORT_FRACTION[TB], ts: 0 }, 1, false],
     ["enough for the count but not comfortable", { value: 3, ts: 0 }, 3, false],
     ["a fresh shard can't serve 15 alone", null, 15, false],
     ["a peek on a full shard", null, 0, true],
@@ -348,5 +348,60 @@ describe("the model store, deciding as lib.ts does", () => {
     const bound = rate + (rate * span) / MINUTE;
     expect(total).toBeLessThanOrEqual(bound);
     expect(total).toBeGreaterThan(bound - shards);
+  });
+});
+
+describe("planRequest reads on when the pair refuses, so a refusal means the whole limit can't serve", () => {
+  // 4 shards of 1 token per second each (capacity 1).
+  const config: RateLimitConfig = { kind: TB, rate: 4, period: SECOND, shards: 4 };
+  /** Runs the flow over `states` with draws picking shards 0 then 1, then the rest in order 2, 3. */
+  function decide(states: (State | null)[], count: number, now = 0, reserve = false) {
+    const asked: number[] = [];
+    const draws = [0.1, 0, 0, 0];
+    const plan = runPlan(planRequest(4, now, count, reserve, () => draws.shift()!), (shard) => {
+      asked.push(shard);
+      return read(config, shard, states[shard] ?? null);
+    });
+    return { plan, read: [...new Set(asked)] };
+  }
+  const empty = { value: 0, ts: 0 };
+
+  test("the pair is empty but the third shard serves alone: take from it, three rows read", () => {
+    const { plan, read } = decide([empty, empty, null, null], 1);
+    expect(read).toEqual([0, 1, 2]);
+    expect(plan).toEqual({ ok: true, writes: [{ shard: 2, state: { value: 0, ts: 0 } }], shards: [2] });
+  });
+
+  test("no shard alone holds a token but all four together do: take from the fullest together", () => {
+    const quarter = (v: number) => ({ value: v, ts: 0 });
+    const { plan, read } = decide([quarter(0.25), quarter(0.25), quarter(0.375), quarter(0.375)], 1);
+    expect(read).toEqual([0, 1, 2, 3]);
+    expect(plan.ok).toBe(true);
+    // 0.375 + 0.375 + 0.25 is the token: shard 1 is left as it was.
+    expect(plan.writes.map((w) => [w.shard, w.state.value])).toEqual([
+      [2, 0],
+      [3, 0],
+      [0, 0],
+    ]);
+  });
+
+  test("all empty: refused with the least wait for the four together (250 ms), which then succeeds", () => {
+    const all = [empty, empty, empty, empty];
+    const { plan, read } = decide(all, 1);
+    expect(read).toEqual([0, 1, 2, 3]);
+    expect(plan).toEqual({ ok: false, retryAfter: 250, writes: [], shards: [0, 1, 2, 3] });
+    expect(decide(all, 1, 250).plan.ok).toBe(true);
+    expect(decide(all, 1, 249).plan.ok).toBe(false);
+  });
+
+  test("a peek (count 0) never reads past the pair", () => {
+    const debt = { value: -1, ts: 0 };
+    const { plan, read } = decide([debt, debt, null, null], 0);
+    expect(read).toEqual([0, 1]);
+    expect(plan.ok).toBe(false);
+  });
+
+  test("a comfortable first shard is the only read", () => {
+    expect(decide([null, null, null, null], 0.25).read).toEqual([0]);
   });
 });
