@@ -1,0 +1,593 @@
+// `npm run simulate`: a discrete-event model of a Convex deployment under load on ONE global limit
+// key (bench/simulate-model.ts), driven by our real decision code and by @convex-dev/rate-limiter
+// 0.4.0's (bench/simulate-upstream.ts) under the same arrivals and seed. It prints, and writes as
+// JSON and as an SVG chart, for each QPS × shard count × mode: conflicts per request, requests that
+// fail after retries, refusals, over-admission and reads per attempt; the smallest shard count
+// that keeps failed requests under 0.1 %; and asynchronous mode's worst over-admission beside its
+// bound. It measures and prints; it asserts nothing. Run through tools/run.mjs; seeded.
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { SECOND } from "../src/shared/algebra.js";
+import { ASYNC_MARGIN } from "../src/shared/flow.js";
+import { validateConfig } from "../src/shared/validate.js";
+import type { RateLimitConfig } from "../src/shared/validators.js";
+import { APPLY_BATCH } from "../src/component/applier.js";
+import { MAX_STALENESS_MS } from "../src/component/lib.js";
+import { limitOf, worstExcess } from "../tools/bounds.js";
+import { seededRandom, streamSeed } from "../tools/random.js";
+import {
+  asyncBound,
+  batchSnapshot,
+  newApplierState,
+  oursApplier,
+  oursAsynchronous,
+  oursTransactional,
+  requestArgs,
+  runModel,
+  Store,
+  type Bound,
+  type Driver,
+  type ModelParams,
+  type RunStats,
+} from "./simulate-model.js";
+import { chartSvg, type LegendEntry, type Panel } from "./simulate-svg.js";
+import { upstreamAsynchronous, upstreamConfig, upstreamTransactional, upstreamWorker } from "./simulate-upstream.js";
+import { num, pct, table } from "./table.js";
+
+/** upstream's `worker.BATCH_SIZE`: the most pending updates its worker applies per batch. */
+const UPSTREAM_BATCH = 1024;
+const NAME = "global";
+const IMPLS = ["ours", "upstream"] as const;
+const MODES = ["transactional", "asynchronous"] as const;
+type Impl = (typeof IMPLS)[number];
+type Mode = (typeof MODES)[number];
+/** Failed requests under this share count as "keeps up" in the smallest-shards table. */
+const FAIL_TARGET = 0.001;
+
+type Options = {
+  seed: number;
+  seconds: number;
+  qps: number[];
+  shards: number[];
+  load: number;
+  /** A fixed rate (tokens per second) instead of qps / load. */
+  rate: number | null;
+  serviceMs: number;
+  maxRetries: number;
+  backoffMs: number;
+  stalenessMs: number;
+  applyEveryMs: number;
+  /** The stress section's offered load, as a fraction of the limit's rate. */
+  stressLoad: number;
+  readOnlyConflicts: boolean;
+  out: string;
+  write: boolean;
+};
+
+const USAGE = `usage: npm run simulate -- [--quick] [options]
+  (default)          20 s of model time per cell, the full grid (a few minutes)
+  --quick            2 s per cell (CI: only that it runs matters, not its numbers)
+  --seconds N        model seconds of arrivals per cell
+  --seed N           seed of every random stream (default 1)
+  --qps LIST         offered requests per second (default 10,50,100,200,500,1000)
+  --shards LIST      shard counts (default 1,2,5,10,20,50)
+  --load F           offered load as a fraction of the limit's rate (default 0.9)
+  --rate R           the limit's rate per second instead of qps / load (capacity = rate)
+  --service MS       a transaction's time from snapshot to commit (default 25)
+  --retries N        retries after a conflict before a request fails (default 4)
+  --backoff MS       each retry waits uniform [0, MS) ms (default 10)
+  --staleness MS     stale snapshots lag by uniform [0, MS) ms (default 100)
+  --apply-every MS   the applier starts a batch every MS ms (default 50)
+  --stress-load F    the overload section's offered load (default 1.5)
+  --free-refusals    a transaction that writes nothing never conflicts (default: it is
+                     checked like any other)
+  --out DIR          where simulate-report.json and .svg go (default: the repository root)
+  --no-write         print only`;
+
+function parseOptions(argv: readonly string[]): Options {
+  const opts: Options = {
+    seed: 1,
+    seconds: 20,
+    qps: [10, 50, 100, 200, 500, 1000],
+    shards: [1, 2, 5, 10, 20, 50],
+    load: 0.9,
+    rate: null,
+    serviceMs: 25,
+    maxRetries: 4,
+    backoffMs: 10,
+    stalenessMs: 100,
+    applyEveryMs: 50,
+    stressLoad: 1.5,
+    readOnlyConflicts: true,
+    out: process.cwd(),
+    write: true,
+  };
+  let seconds: number | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${arg} needs a value\n${USAGE}`);
+      return v;
+    };
+    const number = (v: string, ok: (x: number) => boolean, what: string) => {
+      const n = Number(v);
+      if (!Number.isFinite(n) || !ok(n)) throw new Error(`${arg} ${v}: expected ${what}\n${USAGE}`);
+      return n;
+    };
+    const positive = (v: string) => number(v, (x) => x > 0, "a number > 0");
+    const whole = (v: string) => number(v, (x) => Number.isSafeInteger(x) && x >= 0, "a whole number");
+    const list = (v: string, f: (s: string) => number) => v.split(",").map(f);
+    switch (arg) {
+      case "--quick":
+        seconds ??= 2;
+        break;
+      case "--seconds":
+        seconds = positive(value());
+        break;
+      case "--seed":
+        opts.seed = whole(value());
+        break;
+      case "--qps":
+        opts.qps = list(value(), positive);
+        break;
+      case "--shards":
+        opts.shards = list(value(), (s) => number(s, (x) => Number.isInteger(x) && x >= 1, "whole numbers ≥ 1"));
+        break;
+      case "--load":
+        opts.load = number(value(), (x) => x > 0 && x <= 10, "a fraction > 0");
+        break;
+      case "--rate":
+        opts.rate = positive(value());
+        break;
+      case "--service":
+        opts.serviceMs = positive(value());
+        break;
+      case "--retries":
+        opts.maxRetries = whole(value());
+        break;
+      case "--backoff":
+        opts.backoffMs = number(value(), (x) => x >= 0, "a number ≥ 0");
+        break;
+      case "--staleness":
+        opts.stalenessMs = number(value(), (x) => x >= 0, "a number ≥ 0");
+        break;
+      case "--apply-every":
+        opts.applyEveryMs = positive(value());
+        break;
+      case "--stress-load":
+        opts.stressLoad = number(value(), (x) => x > 0 && x <= 10, "a fraction > 0");
+        break;
+      case "--free-refusals":
+        opts.readOnlyConflicts = false;
+        break;
+      case "--out":
+        opts.out = path.resolve(value());
+        break;
+      case "--no-write":
+        opts.write = false;
+        break;
+      case "--help":
+      case "-h":
+        console.log(USAGE);
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown option ${arg}\n${USAGE}`);
+    }
+  }
+  opts.seconds = seconds ?? opts.seconds;
+  return opts;
+}
+
+/**
+ * A scenario: `qps` offered against a token bucket of `rate` per second (capacity = rate) split
+ * over `shards`.
+ */
+type Scenario = { qps: number; shards: number; rate: number };
+
+/** The limit of a scenario in `mode`. */
+function limitConfig({ rate, shards }: Scenario, mode: Mode): RateLimitConfig {
+  return {
+    kind: "token bucket",
+    rate,
+    period: SECOND,
+    ...(shards === 1 ? {} : { shards }),
+    ...(mode === "asynchronous" ? { applyUpdates: "asynchronously" as const } : {}),
+  };
+}
+
+/** Whether our validation accepts `shards` for the limit (every shard gets a whole token). */
+function accepts(config: RateLimitConfig): boolean {
+  try {
+    validateConfig(config);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One cell of the grid, as measured. */
+type Cell = {
+  impl: Impl;
+  mode: Mode;
+  qps: number;
+  shards: number;
+  rate: number;
+  requests: number;
+  admitted: number;
+  refused: number;
+  failed: number;
+  conflicts: number;
+  attempts: number;
+  conflictsPerRequest: number;
+  failedShare: number;
+  refusedShare: number;
+  readsPerAttempt: number;
+  dependentReadsPerAttempt: number;
+  staleShare: number;
+  /** The worst excess of admissions over capacity + rate × time, in tokens (≤ 0: never over). */
+  worstExcess: number;
+  overAdmission: number;
+  applierRuns: number;
+  applierConflicts: number;
+  bound?: Bound;
+};
+
+function cellOf(impl: Impl, mode: Mode, qps: number, config: RateLimitConfig, s: RunStats, opts: Options): Cell {
+  const excess = worstExcess(s.admissions, limitOf(config));
+  const cell: Cell = {
+    impl,
+    mode,
+    qps,
+    shards: config.shards ?? 1,
+    rate: config.rate,
+    requests: s.requests,
+    admitted: s.admitted,
+    refused: s.refused,
+    failed: s.failed,
+    conflicts: s.conflicts,
+    attempts: s.attempts,
+    conflictsPerRequest: s.conflicts / s.requests,
+    failedShare: s.failed / s.requests,
+    refusedShare: s.refused / s.requests,
+    readsPerAttempt: s.queries / s.attempts,
+    dependentReadsPerAttempt: s.dependent / s.attempts,
+    staleShare: s.staleDecisions / s.attempts,
+    worstExcess: s.admissions.length === 0 ? 0 : excess,
+    overAdmission: Math.max(0, excess),
+    applierRuns: s.applierRuns,
+    applierConflicts: s.applierConflicts,
+  };
+  if (impl === "ours" && mode === "asynchronous") cell.bound = asyncBound(s.takes, config, opts.stalenessMs + opts.serviceMs);
+  return cell;
+}
+
+/** Runs one implementation in one mode on one scenario, with the scenario's streams. */
+async function runCell(impl: Impl, mode: Mode, scenario: Scenario, opts: Options): Promise<Cell | null> {
+  const { qps, shards } = scenario;
+  const config = limitConfig(scenario, mode);
+  if (!accepts(config)) return null;
+  // Upstream refuses a sharded asynchronous limit ("can't be sharded"): it runs unsharded only.
+  if (impl === "upstream" && mode === "asynchronous" && shards > 1) return null;
+  const label = (what: string) => seededRandom(streamSeed(opts.seed, `${what}/${qps}/${scenario.rate}/${shards}/${mode}`));
+  const streams = {
+    // The same arrivals for every implementation, mode and shard count at one QPS.
+    arrivals: seededRandom(streamSeed(opts.seed, `arrivals/${qps}`)),
+    backoff: label("backoff"),
+    staleness: label("staleness"),
+  };
+  const decide = label(`decide/${impl}`);
+  const params: ModelParams = {
+    qps,
+    durationMs: opts.seconds * SECOND,
+    serviceMs: opts.serviceMs,
+    maxRetries: opts.maxRetries,
+    backoffMs: opts.backoffMs,
+    stalenessMs: opts.stalenessMs,
+    applyEveryMs: mode === "asynchronous" ? opts.applyEveryMs : null,
+    readOnlyConflicts: opts.readOnlyConflicts,
+  };
+  const store = new Store();
+  const applier = newApplierState();
+  let driver: Driver;
+  if (impl === "ours") {
+    const args = requestArgs(NAME, config);
+    driver =
+      mode === "transactional"
+        ? { request: (now) => oursTransactional(store, args, now, decide) }
+        : {
+            request: (now, lag) => oursAsynchronous(store, args, now, lag, MAX_STALENESS_MS, decide),
+            applier: (now, lag) => oursApplier(store, { name: NAME, config }, applier, now, batchSnapshot(applier, now, lag), APPLY_BATCH),
+          };
+  } else {
+    const up = upstreamConfig(config);
+    const args = { name: NAME, config: up, count: 1 };
+    driver =
+      mode === "transactional"
+        ? { request: (now) => upstreamTransactional(store, args, now, decide) }
+        : {
+            request: (now, lag) => upstreamAsynchronous(store, args, now, lag, decide),
+            applier: (now, lag) => upstreamWorker(store, up, applier, now, batchSnapshot(applier, now, lag), UPSTREAM_BATCH),
+          };
+  }
+  const stats = await runModel(store, driver, params, streams);
+  return cellOf(impl, mode, qps, config, stats, opts);
+}
+
+/** The smallest shard count (of those run) whose failed share is under {@link FAIL_TARGET}, per QPS. */
+function smallestShards(cells: readonly Cell[], impl: Impl, mode: Mode, opts: Options): Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  for (const qps of opts.qps) {
+    const ok = cells
+      .filter((c) => c.impl === impl && c.mode === mode && c.qps === qps && c.failedShare < FAIL_TARGET)
+      .map((c) => c.shards);
+    out[String(qps)] = ok.length > 0 ? Math.min(...ok) : null;
+  }
+  return out;
+}
+
+const both = (a: string | undefined, b: string | undefined) => `${a ?? "—"} / ${b ?? "—"}`;
+const share = (x: number) => (x === 0 ? "0" : x < 0.0001 ? "<0.01%" : pct(x, 2));
+const find = (cells: readonly Cell[], impl: Impl, mode: Mode, qps: number, shards: number) =>
+  cells.find((c) => c.impl === impl && c.mode === mode && c.qps === qps && c.shards === shards);
+
+/** The issue's scenario: a token bucket of 200 per second (capacity 200) over 10 shards, at 90 % load. */
+const HEADLINE = { rate: 200, load: 0.9, shards: 10 };
+
+/** Runs every implementation and mode over the grid of `opts.qps` × `opts.shards`, at `rateOf(qps)`. */
+async function runGrid(opts: Options, rateOf: (qps: number) => number): Promise<Cell[]> {
+  const cells: Cell[] = [];
+  for (const qps of opts.qps) {
+    for (const shards of opts.shards) {
+      for (const mode of MODES) {
+        for (const impl of IMPLS) {
+          const cell = await runCell(impl, mode, { qps, shards, rate: rateOf(qps) }, opts);
+          if (cell) cells.push(cell);
+        }
+      }
+    }
+  }
+  return cells;
+}
+
+function gridTable(cells: readonly Cell[], mode: Mode, opts: Options): string {
+  const rows: string[][] = [];
+  for (const qps of opts.qps) {
+    for (const shards of opts.shards) {
+      const o = find(cells, "ours", mode, qps, shards);
+      const u = find(cells, "upstream", mode, qps, shards);
+      if (!o && !u) continue;
+      const f = (g: (c: Cell) => string) => both(o && g(o), u && g(u));
+      rows.push([
+        num(qps),
+        String(shards),
+        f((c) => share(c.failedShare)),
+        f((c) => num(c.conflictsPerRequest, 3)),
+        f((c) => share(c.refusedShare)),
+        f((c) => num(c.readsPerAttempt, 2)),
+        f((c) => num(c.overAdmission, 1)),
+      ]);
+    }
+  }
+  return table(
+    [
+      { title: "QPS", right: true },
+      { title: "shards", right: true },
+      { title: "failed", right: true },
+      { title: "conflicts/req", right: true },
+      { title: "refused", right: true },
+      { title: "reads/attempt", right: true },
+      { title: "over-admitted", right: true },
+    ],
+    rows,
+  );
+}
+
+/** Asynchronous mode's worst over-admission beside our bound, per cell; upstream's (unsharded) beside. */
+function boundTable(cells: readonly Cell[]): string {
+  const rows = cells
+    .filter((c) => c.impl === "ours" && c.mode === "asynchronous")
+    .map((c) => {
+      const up = find(cells, "upstream", "asynchronous", c.qps, 1);
+      return [
+        num(c.qps),
+        String(c.shards),
+        num(c.overAdmission, 2),
+        num(c.bound!.value, 2),
+        num(Math.max(...c.bound!.perShard.map((p) => p.taken)), 0),
+        num(c.bound!.perShard[0]!.margin, 2),
+        pct(c.staleShare, 1),
+        share(c.failedShare),
+        up ? num(up.overAdmission, 1) : "—",
+      ];
+    });
+  return table(
+    [
+      { title: "QPS", right: true },
+      { title: "shards", right: true },
+      { title: "over", right: true },
+      { title: "bound", right: true },
+      { title: "max I_i", right: true },
+      { title: "m_0", right: true },
+      { title: "stale", right: true },
+      { title: "failed", right: true },
+      { title: "upstream over", right: true },
+    ],
+    rows,
+  );
+}
+
+/** The cell with the worst over-admission of ours in asynchronous mode, and any over their bound. */
+function worstAsync(cells: readonly Cell[]): { worst: Cell | null; beyond: Cell[] } {
+  const mine = cells.filter((c) => c.impl === "ours" && c.mode === "asynchronous");
+  const worst = mine.reduce<Cell | null>((w, c) => (w === null || c.overAdmission > w.overAdmission ? c : w), null);
+  return { worst, beyond: mine.filter((c) => c.overAdmission > c.bound!.value + 1e-9) };
+}
+
+function worstLine(label: string, cells: readonly Cell[]): string {
+  const { worst, beyond } = worstAsync(cells);
+  if (!worst) return `${label}: no asynchronous cells run.`;
+  const up = cells.filter((c) => c.impl === "upstream" && c.mode === "asynchronous");
+  const upWorst = up.reduce((m, c) => Math.max(m, c.overAdmission), 0);
+  const over =
+    beyond.length === 0
+      ? "no cell over its bound"
+      : `OVER THE BOUND in ${beyond.map((c) => `${c.qps} QPS × ${c.shards} shards (${num(c.overAdmission, 2)} > ${num(c.bound!.value, 2)})`).join(", ")}`;
+  return (
+    `${label}: ours' worst over-admission ${num(worst.overAdmission, 2)} tokens (${worst.qps} QPS × ${worst.shards} shards, ` +
+    `bound there ${num(worst.bound!.value, 2)}); ${over}. Upstream's worst (unsharded): ${num(upWorst, 1)} tokens.`
+  );
+}
+
+function chart(grid: readonly Cell[], stress: readonly Cell[], opts: Options): string {
+  const colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"];
+  const color = (qps: number) => colors[opts.qps.indexOf(qps) % colors.length]!;
+  const series = (cells: readonly Cell[], mode: Mode, y: (c: Cell) => number) =>
+    IMPLS.flatMap((impl) =>
+      opts.qps.map((qps) => ({
+        label: `${impl} ${mode}, ${qps} QPS`,
+        color: color(qps),
+        dashed: impl === "upstream",
+        points: cells
+          .filter((c) => c.impl === impl && c.mode === mode && c.qps === qps)
+          .sort((a, b) => a.shards - b.shards)
+          .map((c): [number, number] => [c.shards, y(c)]),
+      })),
+    );
+  const pctFmt = (y: number) => `${+(y * 100).toPrecision(2)}%`;
+  const plain = (y: number) => String(+y.toPrecision(2));
+  const load = `${Math.round(opts.load * 100)}% load`;
+  const stressed = `${Math.round(opts.stressLoad * 100)}% load`;
+  const panels: Panel[] = [
+    { title: `Transactional, ${load}: requests failed`, yMin: 1e-4, yMax: 1, format: pctFmt, series: series(grid, "transactional", (c) => c.failedShare) },
+    { title: `Asynchronous, ${load}: requests failed`, yMin: 1e-4, yMax: 1, format: pctFmt, series: series(grid, "asynchronous", (c) => c.failedShare) },
+    { title: `Transactional, ${load}: conflicts per request`, yMin: 1e-3, yMax: 10, format: plain, series: series(grid, "transactional", (c) => c.conflictsPerRequest) },
+    { title: `Asynchronous, ${load}: conflicts per request`, yMin: 1e-3, yMax: 10, format: plain, series: series(grid, "asynchronous", (c) => c.conflictsPerRequest) },
+    { title: `Transactional, ${stressed}: requests failed`, yMin: 1e-4, yMax: 1, format: pctFmt, series: series(stress, "transactional", (c) => c.failedShare) },
+    { title: `Asynchronous, ${stressed}: over-admitted tokens`, yMin: 0.1, yMax: 1000, format: plain, series: series(stress, "asynchronous", (c) => c.overAdmission) },
+  ];
+  const legend: LegendEntry[] = [
+    ...opts.qps.map((qps) => ({ label: `${qps} QPS`, color: color(qps), dashed: false })),
+    { label: "ours (solid)", color: "#000", dashed: false },
+    { label: "upstream 0.4.0 (dashed)", color: "#000", dashed: true },
+  ];
+  const notes = [
+    `One global key; token bucket, rate = QPS / load per second, capacity = rate. ${opts.seconds} s of Poisson arrivals per cell, seed ${opts.seed}.`,
+    `Service ${opts.serviceMs} ms, up to ${opts.maxRetries} retries, backoff uniform [0, ${opts.backoffMs}) ms; stale snapshots uniform [0, ${opts.stalenessMs}) ms old; applier every ${opts.applyEveryMs} ms.`,
+    `Upstream's asynchronous mode can't be sharded: one point, at 1 shard. Values below an axis are drawn on it.`,
+  ];
+  return chartSvg("npm run simulate: a hot global limit under optimistic concurrency", opts.shards, panels, legend, notes);
+}
+
+export async function main(argv: readonly string[]): Promise<void> {
+  const opts = parseOptions(argv);
+  const started = performance.now();
+  const rateOf = (load: number) => (qps: number) => opts.rate ?? qps / load;
+  const grid = await runGrid(opts, rateOf(opts.load));
+  const headlineQps = HEADLINE.rate * HEADLINE.load;
+  const headline: Cell[] = [];
+  for (const mode of MODES) {
+    for (const impl of IMPLS) {
+      const shards = impl === "upstream" && mode === "asynchronous" ? 1 : HEADLINE.shards;
+      const cell = await runCell(impl, mode, { qps: headlineQps, shards, rate: HEADLINE.rate }, opts);
+      if (cell) headline.push(cell);
+    }
+  }
+  const stress = await runGrid(opts, rateOf(opts.stressLoad));
+
+  const rateText = opts.rate === null ? `rate = QPS / ${opts.load} per second` : `rate = ${opts.rate} per second`;
+  console.log(`npm run simulate: one global key, token bucket, ${rateText}, capacity = rate;`);
+  console.log(
+    `${opts.seconds} s of Poisson arrivals per cell, seed ${opts.seed}; service ${opts.serviceMs} ms, ≤ ${opts.maxRetries} retries, ` +
+      `backoff uniform [0, ${opts.backoffMs}) ms, staleness uniform [0, ${opts.stalenessMs}) ms, applier every ${opts.applyEveryMs} ms` +
+      (opts.readOnlyConflicts ? "." : "; refusals never conflict."),
+  );
+  console.log(`Each cell: ours / upstream (@convex-dev/rate-limiter 0.4.0). "—": not run (our validation refuses`);
+  console.log(`more shards than whole tokens; upstream refuses a sharded asynchronous limit).\n`);
+  for (const mode of MODES) console.log(`${mode}\n${gridTable(grid, mode, opts)}\n`);
+
+  const smallest = Object.fromEntries(
+    IMPLS.map((impl) => [impl, Object.fromEntries(MODES.map((mode) => [mode, smallestShards(grid, impl, mode, opts)]))]),
+  ) as Record<Impl, Record<Mode, Record<string, number | null>>>;
+  const show = (n: number | null | undefined) => (n === null || n === undefined ? "none" : String(n));
+  console.log(`Smallest shard count with failed requests under ${pct(FAIL_TARGET, 1)} (ours / upstream; "none": none run did)`);
+  console.log(
+    table(
+      [{ title: "QPS", right: true }, ...MODES.map((m) => ({ title: m, right: true }))],
+      opts.qps.map((qps) => [num(qps), ...MODES.map((m) => both(show(smallest.ours[m][qps]), show(smallest.upstream[m][qps])))]),
+    ),
+  );
+
+  console.log(
+    `\nThe issue's scenario: token bucket ${HEADLINE.rate}/s, capacity ${HEADLINE.rate}, ${HEADLINE.shards} shards, ` +
+      `${num(headlineQps)} QPS (${pct(HEADLINE.load, 0)} load); upstream's asynchronous mode unsharded`,
+  );
+  console.log(
+    table(
+      [
+        { title: "impl" },
+        { title: "mode" },
+        { title: "shards", right: true },
+        { title: "failed", right: true },
+        { title: "conflicts/req", right: true },
+        { title: "refused", right: true },
+        { title: "over-admitted", right: true },
+        { title: "bound", right: true },
+      ],
+      headline.map((c) => [
+        c.impl,
+        c.mode,
+        String(c.shards),
+        pct(c.failedShare, 2),
+        num(c.conflictsPerRequest, 3),
+        share(c.refusedShare),
+        num(c.overAdmission, 2),
+        c.bound ? num(c.bound.value, 2) : "",
+      ]),
+    ),
+  );
+
+  console.log(`\nOverload: the same grid at ${pct(opts.stressLoad, 0)} load (rate = QPS / ${opts.stressLoad}), where asynchronous mode's margin is tested`);
+  for (const mode of MODES) console.log(`${mode}\n${gridTable(stress, mode, opts)}\n`);
+  console.log(
+    `Asynchronous mode at ${pct(opts.stressLoad, 0)} load: worst over-admission (tokens) beside ours' bound Σ max(0, I_i − m_i),\n` +
+      `I_i the most tokens taken from shard i within δ = staleness + service = ${opts.stalenessMs + opts.serviceMs} ms, m_i = ${ASYNC_MARGIN} × shard i's capacity`,
+  );
+  console.log(boundTable(stress));
+  console.log();
+  console.log(worstLine(`At ${pct(opts.load, 0)} load`, grid));
+  console.log(worstLine(`At ${pct(opts.stressLoad, 0)} load`, stress));
+  console.log(worstLine(`The issue's scenario`, headline));
+  const overTx = [...grid, ...headline, ...stress].filter((c) => c.mode === "transactional" && c.impl === "ours" && c.overAdmission > 1e-9);
+  if (overTx.length > 0) console.log(`Ours over-admitted in transactional mode (a model or code bug): ${overTx.map((c) => `${c.qps}×${c.shards}`).join(", ")}`);
+
+  const runs = grid.length + headline.length + stress.length;
+  console.log(`\n${runs} runs in ${num((performance.now() - started) / 1000, 1)} s of wall time.`);
+  if (opts.write) {
+    const json = path.join(opts.out, "simulate-report.json");
+    const svg = path.join(opts.out, "simulate-report.svg");
+    const { out: _out, write: _write, ...settings } = opts;
+    const report = {
+      command: `npm run simulate -- ${argv.join(" ")}`.trim(),
+      model: {
+        key: "one global key (no key argument), count 1 per request",
+        limit: `token bucket, ${rateText}, capacity = rate; overload section: rate = QPS / ${opts.stressLoad}`,
+        ...settings,
+        maxStalenessMs: MAX_STALENESS_MS,
+        asyncMargin: ASYNC_MARGIN,
+        applyBatch: APPLY_BATCH,
+        upstreamBatch: UPSTREAM_BATCH,
+        failTarget: FAIL_TARGET,
+        headline: { ...HEADLINE, qps: headlineQps },
+      },
+      smallestShards: smallest,
+      grid,
+      headline,
+      stress,
+    };
+    writeFileSync(json, JSON.stringify(report, null, 2) + "\n");
+    writeFileSync(svg, chart(grid, stress, opts));
+    console.log(`Wrote ${path.relative(process.cwd(), json) || json} and ${path.relative(process.cwd(), svg) || svg}.`);
+  }
+}
