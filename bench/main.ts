@@ -209,13 +209,13 @@ const STRATEGIES: Strategy[] = [
   { label: "one random shard", policy: { kind: "one random shard" } },
   { label: "2 choices, no combining", policy: { kind: "two choices, no combining" } },
   { label: "2 choices + combining (upstream)", policy: { kind: "comfort", fraction: 1 } },
-  { label: "pair only, c=0.25 (before)", policy: { kind: "comfort", fraction: 0.25 } },
-  { label: "pair only, c=0.5", policy: { kind: "comfort", fraction: 0.5 } },
   { label: "ours, c=0", policy: { kind: "component", fraction: 0 } },
   { label: "ours, c=0.25", policy: { kind: "component", fraction: 0.25 } },
   { label: "ours, c=0.5", policy: { kind: "component", fraction: 0.5 } },
   { label: "ours, c=1", policy: { kind: "component", fraction: 1 } },
   { label: "ours (component) *", policy: { kind: "component" } },
+  { label: "what-if: c=0.5, read 2 more", policy: { kind: "read on", fraction: 0.5, probes: 2 } },
+  { label: "what-if: c=0.25, read 2 more", policy: { kind: "read on", fraction: 0.25, probes: 2 } },
 ];
 const LOADS = [0.5, 0.9, 1] as const;
 
@@ -274,13 +274,14 @@ function refusals(opts: Options): void {
   }
   console.log(`   refNN%: share refused at NN% load; reads: shard rows read per call.`);
   console.log(`   c: a second shard is read only when the first would hold < c x its capacity`);
-  console.log(`   after serving. "pair only": then take from the fuller or both, or refuse. "ours":`);
-  console.log(`   the component's flow: when the pair refuses, read the other shards in random order`);
-  console.log(`   until one serves alone, then take from the fullest together; refuse only when the`);
-  console.log(`   whole limit can't serve. * = COMFORT_FRACTION in src/shared/plan.ts: token bucket`);
-  console.log(`   ${COMFORT_FRACTION["token bucket"]}, fixed window ${COMFORT_FRACTION["fixed window"]}.`);
-  console.log(`   targets: ours refuses no more than upstream's rule at 100% load, and reads at`);
-  console.log(`   most 1.2 rows per call at 50% load.`);
+  console.log(`   after serving; then take from the fuller or both, or refuse. "ours" rows run the`);
+  console.log(`   component's own flow with c overridden; * = COMFORT_FRACTION in src/shared/plan.ts:`);
+  console.log(`   token bucket ${COMFORT_FRACTION["token bucket"]}, fixed window ${COMFORT_FRACTION["fixed window"]}. Reading a third shard`);
+  console.log(`   when the pair refuses would refuse less here but fails more requests under overload`);
+  console.log(`   in the contention model (npm run simulate), so the component doesn't.`);
+  console.log(`   what-if rows read up to 2 more shards when the pair refuses: they match or beat`);
+  console.log(`   upstream's refusals at 100% load, with reads at 50% load still near 1 (the frontier),`);
+  console.log(`   but cost more failed requests under overload in npm run simulate.`);
 }
 
 // ---------------------------------------------------------------------------------------------

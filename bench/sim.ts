@@ -24,6 +24,11 @@ export type Policy =
    */
   | { kind: "comfort"; fraction: number }
   /**
+   * A what-if, not what the component does: two choices with comfort `fraction`, and when the
+   * pair refuses, up to `probes` more random shards, taken from alone if one can serve.
+   */
+  | { kind: "read on"; fraction: number; probes: number }
+  /**
    * The component's own flow (`planRequest`): comfort, then a pair, then, when the pair refuses,
    * the other shards until the whole limit can serve. `fraction` overrides COMFORT_FRACTION.
    */
@@ -109,6 +114,22 @@ function decide(
       const comfortable = evaluate(a.state, a.p, now).value - count >= policy.fraction * a.p.capacity;
       if (n === 1 || comfortable) return { plan: planOne(a, now, count, false), reads: 1 };
       return { plan: planTwo(a, read(rows, second), now, count, false), reads: 2 };
+    }
+    case "read on": {
+      const comfortable = evaluate(a.state, a.p, now).value - count >= policy.fraction * a.p.capacity;
+      if (n === 1 || comfortable) return { plan: planOne(a, now, count, false), reads: 1 };
+      const plan = planTwo(a, read(rows, second), now, count, false);
+      if (plan.ok) return { plan, reads: 2 };
+      const rest = Array.from({ length: n }, (_, i) => i).filter((i) => i !== first && i !== second);
+      let reads = 2;
+      for (let k = 0; k < Math.min(policy.probes, rest.length); k++) {
+        const j = k + Math.min(rest.length - k - 1, Math.floor(random() * (rest.length - k)));
+        [rest[k], rest[j]] = [rest[j]!, rest[k]!];
+        const r = read(rows, rest[k]!);
+        reads += 1;
+        if (evaluate(r.state, r.p, now).value - count >= 0) return { plan: planOne(r, now, count, false), reads };
+      }
+      return { plan, reads };
     }
     case "component": {
       // The component's own flow, fed the same two draws, then the stream for any further reads.

@@ -88,7 +88,7 @@ describe("requestFlow: the exact writes", () => {
     const config: RateLimitConfig = { kind: TB, rate: 2, period: 1000 };
     const { answer } = reader([row(0, 0, 1)]);
     const out = runPlan(requestFlow<string>(request(config), T0, draws(0, 0)), answer);
-    expect(out.result).toEqual({ ok: false, retryAfter: 500, shards: [0] });
+    expect(out.result).toEqual({ ok: false, retryAfter: 500 });
     expect(out.ops).toEqual([]);
   });
 
@@ -131,18 +131,18 @@ describe("getValueFlow: the exact report", () => {
     ["draw 0 samples shard 0", 0, { shard: 0, value: 1 }],
     ["draw 0.75 samples shard 1", 0.75, { shard: 1, value: 5 }],
   ] as [string, number, { shard: number; value: number }][])("%s", (_why, draw, expected) => {
-    const out = runPlan(getValueFlow<string>({ name: "n", config }, T0, draws(draw)), reader(rows).answer);
+    const out = runPlan(getValueFlow<string>({ name: "n", config, details: true }, T0, draws(draw)), reader(rows).answer);
     expect({ shard: out.shard, value: out.value }).toEqual(expected);
     expect(out.total).toEqual({ value: expected.value * 2, capacity: 10, exact: false });
   });
 
   test("reading every shard reports the emptiest and the exact total", () => {
-    const out = runPlan(getValueFlow<string>({ name: "n", config, sampleShards: 2 }, T0, draws(0.75, 0)), reader(rows).answer);
+    const out = runPlan(getValueFlow<string>({ name: "n", config, sampleShards: 2, details: true }, T0, draws(0.75, 0)), reader(rows).answer);
     expect(out).toEqual({
       value: 1,
       ts: T0,
       shard: 0,
-      config: { kind: TB, rate: 5, period: 1000, capacity: 5 },
+      config: { kind: TB, rate: 5, period: 1000, capacity: 5, shards: 1 },
       total: { value: 6, capacity: 10, exact: true },
     });
   });
@@ -172,7 +172,7 @@ describe("asynchronous mode: decisions count pending takes, and stand on a stale
     const reserve: RateLimitConfig = { ...config, maxReserved: 8 };
     const { answer } = reader([], [{ shard: 0, count: 8, ts: T0 }]);
     const out = runPlan(requestFlow<string>(request(reserve, { count: 2, reserve: true }), T0, draws(0, 0)), answer);
-    expect(out.result).toEqual({ ok: true, retryAfter: 2000, shards: [0] });
+    expect(out.result).toEqual({ ok: true, retryAfter: 2000 });
     expect(out.safeOnStale).toBe(false);
   });
 

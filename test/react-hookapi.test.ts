@@ -151,7 +151,7 @@ describe("name and config: refused unless the server allows client config", () =
     const t = makeTest();
     for (let i = 0; i < 2; i++) await t.mutation(api.hooks.takeOther, { name: "other", rate: 2 });
     const { status, data } = await viaHook(t, api.hooks.playground, { name: "other", config: other });
-    expect(data.config).toEqual({ kind: "token bucket", rate: 2, period: MINUTE, capacity: 2 });
+    expect(data.config).toEqual({ kind: "token bucket", rate: 2, period: MINUTE, capacity: 2, shards: 1 });
     expect(status).toEqual({ ok: false, retryAt: T0 + 30_000 });
   });
 });

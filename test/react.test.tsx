@@ -5,7 +5,7 @@ import { act, renderHook } from "@testing-library/react";
 import { getFunctionName, makeFunctionReference } from "convex/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { DAY, MINUTE, calculateRateLimit } from "../src/shared/algebra.js";
-import type { GetValueReturns, RateLimitConfig } from "../src/shared/validators.js";
+import type { GetValueResult, RateLimitConfig } from "../src/shared/validators.js";
 import { isInvalidRateLimitError } from "../src/client/index.js";
 import {
   useRateLimit,
@@ -16,7 +16,7 @@ import {
 
 const mocks = vi.hoisted(() => ({
   /** What the mocked useQuery returns. */
-  result: undefined as GetValueReturns | undefined,
+  result: undefined as GetValueResult | undefined,
   /** The query names and args the hook passed to useQuery, one per render. */
   queries: [] as { name: unknown; args: unknown }[],
   /** The mocked client's mutation; each test installs an implementation. */
@@ -45,8 +45,8 @@ const T0 = Date.UTC(2030, 0, 1);
 /** 10 a minute, bursts of 3: one token every 6 s. */
 const bucket: RateLimitConfig = { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 };
 
-function data(value: number, ts: number, config: RateLimitConfig = bucket, extra: Partial<GetValueReturns> = {}) {
-  return { value, ts, shard: 0, config, ...extra } satisfies GetValueReturns;
+function data(value: number, ts: number, config: RateLimitConfig = bucket, extra: Partial<GetValueResult> = {}) {
+  return { value, ts, shard: 0, config, ...extra } satisfies GetValueResult;
 }
 
 /**

@@ -3,7 +3,7 @@
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, beforeEach, expect, test, vi } from "vitest";
 import { SendButton } from "../example/src/live/SendButton.js";
-import type { GetValueReturns } from "../src/shared/validators.js";
+import type { GetValueResult } from "../src/shared/validators.js";
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 0);
 
@@ -24,7 +24,7 @@ vi.mock("convex-helpers/react/sessions", () => ({
 }));
 
 /** The sendMessage limit (10/min, capacity 3) holding `value` tokens at `ts`. */
-function limitState(value: number, ts: number): GetValueReturns {
+function limitState(value: number, ts: number): GetValueResult {
   const config = { kind: "token bucket" as const, rate: 10, period: 60_000, capacity: 3 };
   return { value, ts, shard: 0, config, total: { value, capacity: 3, exact: true } };
 }

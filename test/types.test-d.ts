@@ -20,6 +20,8 @@ import {
   type RateLimitConfig,
   type RateLimitError,
   type RateLimitReturns,
+  type RateLimitReturnsWithDetails,
+  type GetValueReturnsWithDetails,
 } from "../src/client/index.js";
 import type { ComponentApi } from "../src/component/_generated/component.js";
 
@@ -136,10 +138,7 @@ describe("configs", () => {
 
 describe("results", () => {
   test("RateLimitReturns is ok: true with an optional retryAfter, or ok: false with one", () => {
-    expectTypeOf<RateLimitReturns>().toEqualTypeOf<
-      | { ok: true; retryAfter?: number; shards?: number[] }
-      | { ok: false; retryAfter: number; shards?: number[] }
-    >();
+    expectTypeOf<RateLimitReturns>().toEqualTypeOf<{ ok: true; retryAfter?: number } | { ok: false; retryAfter: number }>();
     expectTypeOf(rateLimiter.limit(mutationCtx, "sendMessage")).resolves.toEqualTypeOf<RateLimitReturns>();
     expectTypeOf(rateLimiter.check(queryCtx, "sendMessage")).resolves.toEqualTypeOf<RateLimitReturns>();
     expectTypeOf(rateLimiter.reset(mutationCtx, "sendMessage")).resolves.toEqualTypeOf<void>();

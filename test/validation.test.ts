@@ -207,7 +207,7 @@ function call(t: T, entry: Entry, r: Request): Promise<unknown> {
 
 /** The total tokens left in the valid limit, read over all its rows. */
 async function left(t: T, kind: Kind): Promise<number | undefined> {
-  const gv = await t.run((ctx) => ctx.runQuery(api.lib.getValue, { name: NAME, key: KEY, config: configOf(kind) }));
+  const gv = await t.run((ctx) => ctx.runQuery(api.lib.getValue, { name: NAME, key: KEY, config: configOf(kind), details: true }));
   return gv.total?.value;
 }
 
@@ -262,7 +262,10 @@ describe("valid extremes are accepted", () => {
 
   test("sampleShards above the shard count reads every shard", async () => {
     const t = makeT();
-    const gv = await call(t, "getValue", { config: configOf("token bucket", { shards: 5 }), sampleShards: 1e308 });
+    const config = configOf("token bucket", { shards: 5 });
+    const gv = await t.run((ctx) =>
+      ctx.runQuery(api.lib.getValue, { name: NAME, key: KEY, config, sampleShards: 1e308, details: true }),
+    );
     expect(gv).toMatchObject({ total: { value: 10, capacity: 10, exact: true } });
   });
 });

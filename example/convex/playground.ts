@@ -45,13 +45,14 @@ export const request = mutation({
     at: v.number(),
   }),
   handler: async (ctx, args) => {
-    const decision = await rateLimiter.limit(ctx, "playground", {
+    const { details, ...decision } = await rateLimiter.limit(ctx, "playground", {
       key: laneKey(args.lane),
       config: args.config,
       count: args.count,
       reserve: args.reserve,
+      details: true,
     });
-    return { ...decision, at: Date.now() };
+    return { ...decision, shards: details.shards, at: Date.now() };
   },
 });
 

@@ -55,7 +55,7 @@ function named(name: keyof NonNullable<typeof rateLimiter.limits>): RateLimitCon
 }
 
 /** The tokens a `getValue` result says are available now (every shard, when all were read). */
-function available(v: GetValueReturns, now: number): number {
+function available(v: GetValueReturns & { total?: { value: number } }, now: number): number {
   return v.total?.value ?? calculateRateLimit({ value: v.value, ts: v.ts }, v.config, now).value;
 }
 
@@ -626,7 +626,7 @@ export async function apiCalls(ctx: RunContext): Promise<ScenarioResult> {
     });
   }
   run.sampleEvenly(T0, end, points, async () => {
-    const v = await run.call((t) => t.run((c) => rateLimiter.getValue(c, "apiCalls", { sampleShards: config.shards })));
+    const v = await run.call((t) => t.run((c) => rateLimiter.getValue(c, "apiCalls", { sampleShards: config.shards, details: true })));
     return available(v, Date.now());
   });
   await run.timeline.runUntil(end);

@@ -12,27 +12,41 @@ import { v } from "convex/values";
 import type { ComponentApi } from "../component/_generated/component.js";
 import { invalid, validateConfig } from "../shared/validate.js";
 import {
-  getValueReturns,
+  getValueReturnsWithDetails,
   hookQueryArgs,
   type GetValueReturns,
+  type GetValueReturnsWithDetails,
   type InvalidRateLimitError,
   type RateLimitArgs,
   type RateLimitConfig,
+  type RateLimitDetails,
   type RateLimitError,
   type RateLimitReturns,
+  type RateLimitReturnsWithDetails,
 } from "../shared/validators.js";
 
 export { calculateRateLimit, DAY, decideRateLimit, HOUR, MINUTE, SECOND, WEEK } from "../shared/algebra.js";
 export type { RateLimitDecision, State as RateLimitState } from "../shared/algebra.js";
 /** Convex validators for configs and results, for apps that pass them through their own functions. */
-export { configValidator, KINDS, rateLimitReturns } from "../shared/validators.js";
+export {
+  configValidator,
+  getValueReturns,
+  getValueReturnsWithDetails,
+  KINDS,
+  rateLimitDetails,
+  rateLimitReturns,
+  rateLimitReturnsWithDetails,
+} from "../shared/validators.js";
 export type {
   GetValueReturns,
+  GetValueReturnsWithDetails,
   InvalidRateLimitError,
   RateLimitArgs,
   RateLimitConfig,
+  RateLimitDetails,
   RateLimitError,
   RateLimitReturns,
+  RateLimitReturnsWithDetails,
 };
 export type { ComponentApi };
 
@@ -81,6 +95,15 @@ export function isInvalidRateLimitError(error: unknown): error is { data: Invali
 
 /** Options of a request, for a limit named in the constructor (its config is known). */
 type RequestOptions = Omit<RateLimitArgs, "name" | "config">;
+
+/** Options of `getValue`, for a limit named in the constructor. */
+type GetValueOptions = { key?: string; sampleShards?: number; details?: boolean };
+
+/** What `limit` and `check` return for options `O`: with `details` exactly when asked for. */
+type RequestResult<O> = O extends { details: true } ? RateLimitReturnsWithDetails : RateLimitReturns;
+
+/** What `getValue` returns for options `O`: with `total` exactly when asked for. */
+type GetValueResult<O> = O extends { details: true } ? GetValueReturnsWithDetails : GetValueReturns;
 
 /**
  * The options a call takes for limit `Name`: as given for a named limit, plus a required inline
@@ -155,19 +178,23 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * `count` (tokens, default 1; 0 peeks), `reserve` (take tokens not there yet and run the work
    * after `retryAfter`; default false), `throws` (throw a `RateLimited` `ConvexError` instead of
    * returning `ok: false`, and with `reserve` whenever the work would have to wait; default false),
-   * `config` (required for names not given to the constructor).
+   * `details` (also return which shards were used, the tokens remaining and when the limit is
+   * full again, e.g. for HTTP headers; default false), `config` (required for names not given to
+   * the constructor).
    *
    * @returns `{ ok: true }` to go ahead now; `{ ok: true, retryAfter }` when tokens were reserved
    * and the work should run in `retryAfter` ms; `{ ok: false, retryAfter }` when refused, where
    * retrying after exactly `retryAfter` ms (a whole number) succeeds if nothing else consumed
-   * tokens meanwhile.
+   * tokens meanwhile. By default exactly the shape `@convex-dev/rate-limiter` returns; with
+   * `details: true`, also `details` (see {@link RateLimitDetails}).
    */
-  async limit<Name extends string = keyof Limits & string>(
+  async limit<Name extends string = keyof Limits & string, O extends RequestOptions = RequestOptions>(
     ctx: RunMutationCtx,
     name: Name,
-    ...options: Options<Limits, Name, RequestOptions>
-  ): Promise<RateLimitReturns> {
-    return ctx.runMutation(this.component.lib.rateLimit, this.request(name, options[0]));
+    ...options: Options<Limits, Name, O>
+  ): Promise<RequestResult<O>> {
+    const result = await ctx.runMutation(this.component.lib.rateLimit, this.request(name, options[0]));
+    return result as RequestResult<O>;
   }
 
   /**
@@ -176,12 +203,13 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * own). Use it in queries, or before several `limit` calls that must succeed together.
    * Takes the same options and returns the same result as `limit`.
    */
-  async check<Name extends string = keyof Limits & string>(
+  async check<Name extends string = keyof Limits & string, O extends RequestOptions = RequestOptions>(
     ctx: RunQueryCtx,
     name: Name,
-    ...options: Options<Limits, Name, RequestOptions>
-  ): Promise<RateLimitReturns> {
-    return ctx.runQuery(this.component.lib.checkRateLimit, this.request(name, options[0]));
+    ...options: Options<Limits, Name, O>
+  ): Promise<RequestResult<O>> {
+    const result = await ctx.runQuery(this.component.lib.checkRateLimit, this.request(name, options[0]));
+    return result as RequestResult<O>;
   }
 
   /**
@@ -204,22 +232,25 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
   /**
    * getValue reads a limit's state without taking tokens: `{ value, ts, shard, config }` of one
    * shard (the emptiest of `sampleShards` read, default 1), evaluated now (`ts` in ms), where
-   * `config` is that shard's share, so `calculateRateLimit(value, config, t)` predicts it; and
+   * `config` is that shard's share (`shards: 1`), so `calculateRateLimit(value, config, t)`
+   * predicts it: exactly the shape `@convex-dev/rate-limiter` returns. With `details: true`, also
    * `total`, the whole limit's tokens. Read every shard (`sampleShards: shards`) for a promise
    * that holds whichever shards a request then draws.
    */
-  async getValue<Name extends string = keyof Limits & string>(
+  async getValue<Name extends string = keyof Limits & string, O extends GetValueOptions = GetValueOptions>(
     ctx: RunQueryCtx,
     name: Name,
-    ...options: Options<Limits, Name, { key?: string; sampleShards?: number }>
-  ): Promise<GetValueReturns> {
-    const { key, sampleShards } = options[0] ?? {};
-    return ctx.runQuery(this.component.lib.getValue, {
+    ...options: Options<Limits, Name, O>
+  ): Promise<GetValueResult<O>> {
+    const { key, sampleShards, details } = options[0] ?? {};
+    const result = await ctx.runQuery(this.component.lib.getValue, {
       name,
       config: this.configFor(name, options[0]),
       ...(key === undefined ? {} : { key }),
       ...(sampleShards === undefined ? {} : { sampleShards }),
+      ...(details === undefined ? {} : { details }),
     });
+    return result as GetValueResult<O>;
   }
 
   /**
@@ -231,8 +262,8 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * });
    * ```
    *
-   * `getRateLimit` is a public query returning `getValue`'s result for the limit and the key the
-   * server chooses (see {@link HookOptions}); `getServerTime` is a public mutation returning the
+   * `getRateLimit` is a public query returning `getValue`'s result with `total` for the limit and
+   * the key the server chooses (see {@link HookOptions}); `getServerTime` is a public mutation returning the
    * server's `Date.now()`, for the hook's clock offset.
    */
   hookAPI<DataModel extends GenericDataModel, Name extends string = keyof Limits & string>(
@@ -244,8 +275,8 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     return {
       getRateLimit: queryGeneric({
         args: hookQueryArgs,
-        returns: getValueReturns,
-        handler: async (ctx, args): Promise<GetValueReturns> => {
+        returns: getValueReturnsWithDetails,
+        handler: async (ctx, args): Promise<GetValueReturnsWithDetails> => {
           const allow = opts?.allowClientConfig ?? false;
           if (!allow && args.name !== undefined && args.name !== name) {
             throw invalid("name", args.name, "clients may not choose the limit; see hookAPI's allowClientConfig");
@@ -264,12 +295,14 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
             key = keyOption;
           }
           const sampleShards = args.sampleShards ?? opts?.sampleShards ?? serverConfig.shards;
-          return ctx.runQuery(this.component.lib.getValue, {
+          const result = await ctx.runQuery(this.component.lib.getValue, {
             name: allow ? (args.name ?? name) : name,
             config: allow ? (args.config ?? serverConfig) : serverConfig,
             ...(key === undefined ? {} : { key }),
             ...(sampleShards === undefined ? {} : { sampleShards }),
+            details: true,
           });
+          return result as GetValueReturnsWithDetails;
         },
       }),
       getServerTime: mutationGeneric({

@@ -16,13 +16,13 @@ import { runPlanAsync } from "../shared/plan.js";
 import { validateNameAndKey } from "../shared/validate.js";
 import {
   getValueArgs,
-  getValueReturns,
+  getValueResult,
   rateLimitArgs,
-  rateLimitReturns,
+  rateLimitResult,
   takeValidator,
   type RateLimitArgs,
   type RateLimitConfig,
-  type RateLimitReturns,
+  type RateLimitResult,
 } from "../shared/validators.js";
 import { api, internal } from "./_generated/api.js";
 import type { Doc, Id } from "./_generated/dataModel.js";
@@ -128,7 +128,7 @@ export async function write(
 }
 
 const snapshotDecision = v.object({
-  result: rateLimitReturns,
+  result: rateLimitResult,
   takes: v.array(takeValidator),
   safeOnStale: v.boolean(),
   snapshotTs: v.int64(),
@@ -152,8 +152,8 @@ function decide(db: DatabaseReader, args: RateLimitArgs) {
  */
 export const rateLimit = mutation({
   args: rateLimitArgs,
-  returns: rateLimitReturns,
-  handler: async (ctx, args): Promise<RateLimitReturns> => {
+  returns: rateLimitResult,
+  handler: async (ctx, args): Promise<RateLimitResult> => {
     if (isAsync(args.config)) {
       const stale: SnapshotDecision = await ctx.runQuery(internal.lib.decideOnSnapshot, { ...args, throws: false }, { useStaleSnapshot: true });
       const lag = Number(ctx.meta.getSnapshotTs() - stale.snapshotTs) / 1e6;
@@ -191,7 +191,7 @@ export const decideOnSnapshot = internalQuery({
 /** Decides a request exactly as `rateLimit` would at this instant, without taking any tokens. */
 export const checkRateLimit = query({
   args: rateLimitArgs,
-  returns: rateLimitReturns,
+  returns: rateLimitResult,
   handler: async (ctx, args) => (await decide(ctx.db, args)).result,
 });
 
@@ -202,7 +202,7 @@ export const checkRateLimit = query({
  */
 export const getValue = query({
   args: getValueArgs,
-  returns: getValueReturns,
+  returns: getValueResult,
   handler: async (ctx, args) =>
     runPlanAsync(getValueFlow<Id<"rateLimits">>(args, Date.now(), Math.random), (q) => read(ctx.db, args, q)),
 });

@@ -6,7 +6,7 @@ import { getFunctionName, makeFunctionReference, type FunctionReference } from "
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { calculateRateLimit } from "../shared/algebra.js";
 import { invalid } from "../shared/validate.js";
-import type { GetValueReturns, HookQueryArgs, RateLimitConfig } from "../shared/validators.js";
+import type { GetValueResult, HookQueryArgs, RateLimitConfig } from "../shared/validators.js";
 
 /**
  * GetRateLimitValueQuery is the type of the public query `rateLimiter.hookAPI(...)` returns as
@@ -18,7 +18,7 @@ export type GetRateLimitValueQuery = FunctionReference<
   "query",
   "public",
   HookQueryArgs,
-  GetValueReturns
+  GetValueResult
 >;
 
 /**
@@ -93,7 +93,7 @@ type Status = { ok: true; retryAt?: undefined } | { ok: false; retryAt: number }
 const MAX_TIMEOUT = 2 ** 31 - 1;
 
 /** A query result, and the browser's clock when this hook first rendered it. */
-type Snapshot = { key: string; data: GetValueReturns; at: number };
+type Snapshot = { key: string; data: GetValueResult; at: number };
 
 /**
  * useRateLimit reports whether an action limited by a `RateLimiter` would be allowed now,

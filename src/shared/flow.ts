@@ -4,17 +4,20 @@
 // the component runs it as a thin read/write loop over the database and tests run it over a Map.
 // Pure: the clock and the random draws come in as arguments.
 import { ConvexError } from "convex/values";
-import { evaluate, type State } from "./algebra.js";
+import { delayUntil, evaluate, type State } from "./algebra.js";
 import type { Params } from "./algebra.js";
 import { relayout, resolvePhase, sameClock, shardConfig, shardParams, type StoredRow } from "./layout.js";
 import { planRequest, sampleDistinct, type Plan, type ShardRead } from "./plan.js";
 import { validateConfig, validateCount, validateNameAndKey, validateSampleShards } from "./validate.js";
 import type {
   GetValueArgs,
-  GetValueReturns,
+  GetValueResult,
+  GetValueReturnsWithDetails,
   RateLimitArgs,
   RateLimitConfig,
+  RateLimitDetails,
   RateLimitError,
+  RateLimitResult,
   RateLimitReturns,
 } from "./validators.js";
 
@@ -60,7 +63,7 @@ export type KeyFlow<Id, R> = Generator<RowQuery, R, KeyRead<Id>>;
  * admits, and every shard it used keeps at least {@link ASYNC_MARGIN} of its capacity, a margin
  * for consumption the snapshot may not show yet.
  */
-export type RequestOutcome<Id> = { plan: Plan; result: RateLimitReturns; ops: RowOp<Id>[]; safeOnStale: boolean };
+export type RequestOutcome<Id> = { plan: Plan; result: RateLimitResult; ops: RowOp<Id>[]; safeOnStale: boolean };
 
 /**
  * ASYNC_MARGIN is the fraction of each shard's capacity that a decision on a stale snapshot must
@@ -228,13 +231,44 @@ function keepsMargin<Id>(view: View<Id>, plan: Plan): boolean {
   });
 }
 
-/** The result a plan returns to the caller. */
+/** The result a plan returns to the caller: exactly `@convex-dev/rate-limiter`'s shape. */
 export function resultOf(plan: Plan): RateLimitReturns {
   return plan.ok
     ? plan.retryAfter === undefined
-      ? { ok: true, shards: plan.shards }
-      : { ok: true, retryAfter: plan.retryAfter, shards: plan.shards }
-    : { ok: false, retryAfter: plan.retryAfter, shards: plan.shards };
+      ? { ok: true }
+      : { ok: true, retryAfter: plan.retryAfter }
+    : { ok: false, retryAfter: plan.retryAfter };
+}
+
+/** Whole ms until `state` is full (0 when it is now), with no other traffic. */
+function fullAfter(state: State, p: Params, now: number): number {
+  return state.value >= p.capacity ? 0 : delayUntil(state, p, now, p.capacity);
+}
+
+/**
+ * The details of a decision (see `rateLimitDetails`): the shards it used, and the tokens left and
+ * the wait until full over the shards the view read, scaled to the whole limit unless it read
+ * every shard.
+ */
+function detailsOf<Id>(view: View<Id>, plan: Plan): RateLimitDetails {
+  const reads = view.migration
+    ? view.migration.states.map((_, shard) => migrated(view, shard).read)
+    : [...view.rows.values()].map((r) => r.read);
+  const after = reads.map((r) => ({
+    p: r.p,
+    state: plan.writes.find((w) => w.shard === r.shard)?.state ?? evaluate(r.state, r.p, view.now),
+  }));
+  const sum = after.reduce((total, a) => total + a.state.value, 0);
+  const readCapacity = after.reduce((total, a) => total + a.p.capacity, 0);
+  const capacity = view.config.capacity ?? view.config.rate;
+  const exact = reads.length === view.n;
+  return {
+    shards: plan.shards,
+    remaining: exact || readCapacity === 0 ? sum : (sum * capacity) / readCapacity,
+    capacity,
+    resetAfter: Math.max(0, ...after.map((a) => fullAfter(a.state, a.p, view.now))),
+    exact,
+  };
 }
 
 /**
@@ -264,7 +298,7 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
   let step = flow.next();
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
   const plan = step.value;
-  const result = resultOf(plan);
+  const result: RateLimitResult = args.details ? { ...resultOf(plan), details: detailsOf(view, plan) } : resultOf(plan);
   throwIfLimited(args, result);
   return { plan, result, ops: opsOf(view, plan, count), safeOnStale: keepsMargin(view, plan) };
 }
@@ -274,9 +308,9 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
  * shards (default 1, drawn uniformly with `random`; ties go to the smallest share) evaluated at
  * `now`, with that shard's own share of the config (start resolved), so `calculateRateLimit(value,
  * config, t)` is exactly what that shard answers at `t`; and `total`, the whole limit's tokens,
- * exact when every shard was read and otherwise scaled from the sample.
+ * exact when every shard was read and otherwise scaled from the sample, when `details` asks.
  */
-export function* getValueFlow<Id>(args: GetValueArgs, now: number, random: () => number): KeyFlow<Id, GetValueReturns> {
+export function* getValueFlow<Id>(args: GetValueArgs, now: number, random: () => number): KeyFlow<Id, GetValueResult> {
   validateNameAndKey(args.name, args.key);
   validateConfig(args.config);
   validateSampleShards(args.sampleShards);
@@ -286,11 +320,19 @@ export function* getValueFlow<Id>(args: GetValueArgs, now: number, random: () =>
   // Asked again: a later read may have switched the view to a migrated layout.
   const reads: ShardRead[] = [];
   for (const shard of picked) reads.push((yield* shardOf(view, shard)).read);
-  return summarize(reads, args.config, view.phase, now);
+  const summary = summarize(reads, args.config, view.phase, now);
+  if (args.details) return summary;
+  const { total: _total, ...plain } = summary;
+  return plain;
 }
 
-/** The `getValue` report of the shards read, evaluated at `now`. */
-export function summarize(reads: readonly ShardRead[], config: RateLimitConfig, phase: number, now: number): GetValueReturns {
+/** The `getValue` report of the shards read, evaluated at `now`, with the whole limit's `total`. */
+export function summarize(
+  reads: readonly ShardRead[],
+  config: RateLimitConfig,
+  phase: number,
+  now: number,
+): GetValueReturnsWithDetails {
   const evaluated = reads.map((read) => ({ read, cur: evaluate(read.state, read.p, now) }));
   // With every shard read (what hookAPI does by default), what the emptiest can serve every pair a
   // request may draw can serve too.

@@ -54,6 +54,7 @@ export function shardConfig(config: RateLimitConfig, phase: number, i: number): 
     rate: p.rate,
     period: p.period,
     capacity: p.capacity,
+    shards: 1,
     ...(Number.isFinite(p.maxReserved) ? { maxReserved: p.maxReserved } : {}),
   };
   return config.kind === "fixed window"

@@ -15,7 +15,7 @@ import { pairAccepts } from "./split.js";
  */
 export const COMFORT_FRACTION: Readonly<Record<Params["kind"], number>> = {
   "token bucket": 0.5,
-  "fixed window": 0,
+  "fixed window": 0.25,
 };
 
 /** A shard row as the planner sees it: its number, what is stored (null: none), and its params. */
@@ -45,11 +45,11 @@ export function pickTwo(n: number, r1: number, r2: number): [number, number] {
  * migrated layout).
  *
  * It reads one shard, and a second only when the first can't serve comfortably (power of two
- * choices). Only when that pair refuses a request that takes tokens does it read the other shards,
- * in random order, until one can serve alone; with every shard read, it takes what it needs from
- * the fullest ones together. So a refusal means the whole limit can't serve the request now,
- * while a healthy limit reads one row per request most of the time. `comfort` overrides
- * {@link COMFORT_FRACTION} (the benchmark sweeps it).
+ * choices): then it takes from the fuller, or from both together, or refuses. It never reads a
+ * third: reading on when the pair refuses serves a tight limit slightly better one request at a
+ * time, but under overload it sends every request after the last tokens, where they conflict and
+ * fail instead of being refused (`npm run simulate`; see the README's "Sharding"). `comfort`
+ * overrides {@link COMFORT_FRACTION} (the benchmark sweeps it).
  */
 export function* planRequest(
   n: number,
@@ -63,60 +63,7 @@ export function* planRequest(
   const a = yield first;
   if (n === 1 || isComfortable(a, now, count, comfort)) return planOne(yield first, now, count, reserve);
   const b = yield second;
-  const pair = planTwo(yield first, b, now, count, reserve);
-  if (pair.ok || n === 2 || count === 0) return pair;
-  const rest = Array.from({ length: n }, (_, i) => i).filter((i) => i !== first && i !== second);
-  for (let k = 0; k < rest.length; k++) {
-    // A uniform pick among the shards not read yet (a Fisher-Yates step).
-    const j = k + Math.min(rest.length - k - 1, Math.floor(random() * (rest.length - k)));
-    [rest[k], rest[j]] = [rest[j]!, rest[k]!];
-    const read = yield rest[k]!;
-    // Only asked whether it serves now: a shard may be too small to ever serve `count` alone.
-    if (evaluate(read.state, read.p, now).value - count >= (reserve ? -read.p.maxReserved : 0)) {
-      return planOne(read, now, count, reserve);
-    }
-  }
-  const all: ShardRead[] = [];
-  for (const shard of [first, second, ...rest]) all.push(yield shard);
-  return planAll(all, now, count, reserve, pair.retryAfter);
-}
-
-/**
- * Decides against every shard of a limit, once no pair or single shard could serve: takes `count`
- * from the fullest shards' available tokens together (never into debt), or refuses. A refusal's
- * `retryAfter` is the least wait after which the same request, drawing the same shards, succeeds:
- * the first instant a single shard (with `reserve`, into its own debt) or all of them together
- * can serve, unless the pair drawn first (whose wait is `pairWait`) can serve sooner. Without
- * `reserve` a pair never serves before all shards together do, so then the wait holds whichever
- * shards the retry draws.
- */
-export function planAll(all: readonly ShardRead[], now: number, count: number, reserve: boolean, pairWait: number): Plan {
-  const cur = all.map((r) => ({ r, c: evaluate(r.state, r.p, now) }));
-  const shards = all.map((r) => r.shard);
-  if (cur.reduce((sum, x) => sum + Math.max(0, x.c.value), 0) >= count) {
-    const writes: ShardWrite[] = [];
-    let need = count;
-    for (const { r, c } of [...cur].sort((x, y) => y.c.value - x.c.value)) {
-      if (!(need > 0)) break;
-      const take = Math.min(need, c.value);
-      if (!(take > 0)) break;
-      writes.push({ shard: r.shard, state: { value: c.value - take, ts: c.ts } });
-      need -= take;
-    }
-    return { ok: true, writes, shards: writes.map((w) => w.shard) };
-  }
-  const serves = (t: number) => {
-    let sum = 0;
-    for (const r of all) {
-      const value = evaluate(r.state, r.p, t).value;
-      if (value - count >= (reserve ? -r.p.maxReserved : 0)) return true;
-      sum += Math.max(0, value);
-    }
-    return sum >= count;
-  };
-  // `serves` holds from some instant on, if ever; only an instant before the pair's matters.
-  const retryAfter = pairWait > 1 && serves(now + pairWait - 1) ? leastDelay(serves, now, pairWait - 1, count) : pairWait;
-  return { ok: false, retryAfter, writes: [], shards };
+  return planTwo(yield first, b, now, count, reserve);
 }
 
 /** Decides against one row: the whole unsharded limit, or a sharded one's comfortable first pick. */

@@ -1,7 +1,7 @@
 // The shapes that cross the component boundary. Types are inferred from these validators, so the
 // validator is the single source of truth.
 import { v, type Infer } from "convex/values";
-import { literals, partial } from "convex-helpers/validators";
+import { addFieldsToValidator, literals, partial } from "convex-helpers/validators";
 
 /**
  * How a limit's consumption is written. `"transactionally"` (the default): the decision reads the
@@ -84,32 +84,55 @@ export const rateLimitArgs = {
    * whenever the work would have to wait). Default false.
    */
   throws: v.optional(v.boolean()),
+  /**
+   * Also return `details`: which shards were used, the tokens remaining and when the limit is full
+   * again (see {@link rateLimitDetails}), e.g. for HTTP rate-limit headers. Default false: the
+   * result has exactly the shape `@convex-dev/rate-limiter` returns, so apps that declare it in
+   * their own `returns` keep validating.
+   */
+  details: v.optional(v.boolean()),
   config: configValidator,
 };
 
 /**
- * The result of `limit` and `check`.
+ * The details of a decision, returned as `details` when a request asks for them.
+ * Sharded limits are estimated from the shards the decision read unless `exact`.
+ */
+export const rateLimitDetails = v.object({
+  /**
+   * The shard rows the decision used: those tokens were taken from when ok; when refused, the
+   * rows `retryAfter` is computed from.
+   */
+  shards: v.array(v.number()),
+  /** Tokens left across the whole limit after this request (negative while reserved ahead). */
+  remaining: v.number(),
+  /** The whole limit's capacity. */
+  capacity: v.number(),
+  /** Whole ms until the limit is full again with no other traffic; 0 when it is full now. */
+  resetAfter: v.number(),
+  /** Whether every shard was read, so `remaining` and `resetAfter` are exact. */
+  exact: v.boolean(),
+});
+
+/**
+ * The result of `limit` and `check`, exactly as `@convex-dev/rate-limiter` returns it.
  * - `ok: true` without `retryAfter`: go ahead now.
  * - `ok: true` with `retryAfter` (only with `reserve`): the tokens are reserved; run the work
  *   `retryAfter` ms from now.
  * - `ok: false`: refused; the same request with no other traffic succeeds `retryAfter` ms from now.
  *
- * `retryAfter` is a whole number of ms, ≥ 1. `shards` lists the shard rows the decision used
- * (tokens were taken from them when `ok`; when refused, they are the rows `retryAfter` is
- * computed from).
+ * `retryAfter` is a whole number of ms, ≥ 1.
  */
 export const rateLimitReturns = v.union(
-  v.object({
-    ok: v.literal(true),
-    retryAfter: v.optional(v.number()),
-    shards: v.optional(v.array(v.number())),
-  }),
-  v.object({
-    ok: v.literal(false),
-    retryAfter: v.number(),
-    shards: v.optional(v.array(v.number())),
-  }),
+  v.object({ ok: v.literal(true), retryAfter: v.optional(v.number()) }),
+  v.object({ ok: v.literal(false), retryAfter: v.number() }),
 );
+
+/** The result of `limit` and `check` with `details: true`: {@link rateLimitReturns} plus `details`. */
+export const rateLimitReturnsWithDetails = addFieldsToValidator(rateLimitReturns, { details: rateLimitDetails });
+
+/** What `lib.rateLimit` and `lib.checkRateLimit` return: `details` only when asked for. */
+export const rateLimitResult = addFieldsToValidator(rateLimitReturns, { details: v.optional(rateLimitDetails) });
 
 /** A take recorded for the applier (asynchronous mode): `count` tokens from `shard` at `ts` (ms). */
 export const takeValidator = v.object({ shard: v.number(), count: v.number(), ts: v.number() });
@@ -122,31 +145,42 @@ export const getValueArgs = {
   key: v.optional(v.string()),
   /** How many shard rows to read (a sharded limit). Defaults to 1; at most `shards` are read. */
   sampleShards: v.optional(v.number()),
+  /**
+   * Also return `total`, the whole limit's tokens. Default false: the result has exactly the
+   * shape `@convex-dev/rate-limiter` returns.
+   */
+  details: v.optional(v.boolean()),
   config: configValidator,
 };
 
 /**
- * The result of `getValue`: one shard's `value` at `ts`, and that shard's share of the config,
- * so that `calculateRateLimit(value, config, t)` is exactly what that shard would answer at `t`.
- * For an unsharded limit the shard is 0 and `config` is the whole limit's.
- * `total` sums the shards that were read, scaled to the whole limit when not all were read.
+ * The result of `getValue`, exactly as `@convex-dev/rate-limiter` returns it: one shard's `value`
+ * at `ts`, and that shard's share of the config (`shards: 1`, `capacity` and, for a fixed window,
+ * `start` filled in), so that `calculateRateLimit(value, config, t)` is exactly what that shard
+ * would answer at `t`. For an unsharded limit the shard is 0 and `config` is the whole limit's.
  */
 export const getValueReturns = v.object({
   value: v.number(),
   ts: v.number(),
   shard: v.number(),
   config: configValidator,
-  total: v.optional(
-    v.object({
-      /** Tokens available across the whole limit at `ts` (estimated unless `exact`). */
-      value: v.number(),
-      /** The whole limit's capacity. */
-      capacity: v.number(),
-      /** Whether every shard was read, so `value` is exact. */
-      exact: v.boolean(),
-    }),
-  ),
 });
+
+/** The whole limit's tokens, as `getValue` returns them with `details: true`. */
+export const getValueTotal = v.object({
+  /** Tokens available across the whole limit at `ts` (estimated from the shards read unless `exact`). */
+  value: v.number(),
+  /** The whole limit's capacity. */
+  capacity: v.number(),
+  /** Whether every shard was read, so `value` is exact. */
+  exact: v.boolean(),
+});
+
+/** The result of `getValue` with `details: true`: {@link getValueReturns} plus `total`. */
+export const getValueReturnsWithDetails = v.object({ ...getValueReturns.fields, total: getValueTotal });
+
+/** What `lib.getValue` returns: `total` only when asked for. */
+export const getValueResult = v.object({ ...getValueReturns.fields, total: v.optional(getValueTotal) });
 
 /**
  * The arguments of the public query `RateLimiter.hookAPI` makes (`getRateLimit`), all optional:
@@ -163,7 +197,12 @@ export type RateLimitConfig = Infer<typeof configValidator>;
 export type TokenBucketConfig = Infer<typeof tokenBucketValidator>;
 export type FixedWindowConfig = Infer<typeof fixedWindowValidator>;
 export type RateLimitReturns = Infer<typeof rateLimitReturns>;
+export type RateLimitDetails = Infer<typeof rateLimitDetails>;
+export type RateLimitReturnsWithDetails = Infer<typeof rateLimitReturnsWithDetails>;
+export type RateLimitResult = Infer<typeof rateLimitResult>;
 export type GetValueReturns = Infer<typeof getValueReturns>;
+export type GetValueReturnsWithDetails = Infer<typeof getValueReturnsWithDetails>;
+export type GetValueResult = Infer<typeof getValueResult>;
 const rateLimitArgsObject = v.object(rateLimitArgs);
 export type RateLimitArgs = Infer<typeof rateLimitArgsObject>;
 const getValueArgsObject = v.object(getValueArgs);

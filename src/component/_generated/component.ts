@@ -50,13 +50,34 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 start?: number;
               };
           count?: number;
+          details?: boolean;
           key?: string;
           name: string;
           reserve?: boolean;
           throws?: boolean;
         },
-        | { ok: true; retryAfter?: number; shards?: Array<number> }
-        | { ok: false; retryAfter: number; shards?: Array<number> },
+        | {
+            details?: {
+              capacity: number;
+              exact: boolean;
+              remaining: number;
+              resetAfter: number;
+              shards: Array<number>;
+            };
+            ok: true;
+            retryAfter?: number;
+          }
+        | {
+            details?: {
+              capacity: number;
+              exact: boolean;
+              remaining: number;
+              resetAfter: number;
+              shards: Array<number>;
+            };
+            ok: false;
+            retryAfter: number;
+          },
         Name
       >;
       clearAll: FunctionReference<
@@ -98,6 +119,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 shards?: number;
                 start?: number;
               };
+          details?: boolean;
           key?: string;
           name: string;
           sampleShards?: number;
@@ -157,13 +179,34 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 start?: number;
               };
           count?: number;
+          details?: boolean;
           key?: string;
           name: string;
           reserve?: boolean;
           throws?: boolean;
         },
-        | { ok: true; retryAfter?: number; shards?: Array<number> }
-        | { ok: false; retryAfter: number; shards?: Array<number> },
+        | {
+            details?: {
+              capacity: number;
+              exact: boolean;
+              remaining: number;
+              resetAfter: number;
+              shards: Array<number>;
+            };
+            ok: true;
+            retryAfter?: number;
+          }
+        | {
+            details?: {
+              capacity: number;
+              exact: boolean;
+              remaining: number;
+              resetAfter: number;
+              shards: Array<number>;
+            };
+            ok: false;
+            retryAfter: number;
+          },
         Name
       >;
       resetRateLimit: FunctionReference<
