@@ -13,6 +13,7 @@ import {
   type Plan,
   type ShardRead,
 } from "../src/shared/plan.js";
+import { minus } from "../src/shared/split.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import { seededRandom } from "../tools/random.js";
 import { applyModel, decideModel, type Store } from "./model.js";
@@ -97,7 +98,7 @@ describe("shard params and configs", () => {
       for (const now of [phase + 1_000, phase + 17_777, phase + 3 * HOUR]) {
         const got = calculateRateLimit(state, c, now, 1);
         const cur = evaluate(state, p, now);
-        expect(got.value).toBe(cur.value - 1);
+        expect(got.value).toBe(minus(cur.value, 1)); // the algebra's decimal-exact subtraction
         expect(got.ts).toBe(cur.ts);
       }
     }
@@ -374,5 +375,34 @@ describe("planRequest never reads more than two shards", () => {
     });
     expect([...asked]).toEqual([0, 1]);
     expect(plan).toEqual({ ok: false, retryAfter: 500, writes: [], shards: [0, 1] });
+  });
+});
+
+describe("a peek (count 0) on a sharded limit answers for every shard", () => {
+  const config: RateLimitConfig = { kind: TB, rate: 5, period: SECOND, shards: 5, maxReserved: 5 };
+  function peek(states: (State | null)[], now = 0, draws = [0.1, 0]) {
+    const asked = new Set<number>();
+    const plan = runPlan(planRequest(5, now, 0, false, () => draws.shift()!), (shard) => {
+      asked.add(shard);
+      return read(config, shard, states[shard] ?? null);
+    });
+    return { plan, read: [...asked] };
+  }
+  // Shard 3 owes half a token (500 ms at one token a second); the pair drawn (0 and 1) is full.
+  const states = [null, null, null, { value: -0.5, ts: 0 }, null];
+
+  test.each([
+    // [why, draws]
+    ["drawing shards 0 and 1", [0.1, 0]],
+    ["drawing shards 4 and 0", [0.9, 0]],
+  ] as [string, number[]][])("refused while any shard is in debt, %s", (_why, draws) => {
+    const { plan, read } = peek(states, 0, draws);
+    expect(read.sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(plan).toEqual({ ok: false, retryAfter: 500, writes: [], shards: [3] });
+  });
+
+  test("ok from the instant the last debt is repaid", () => {
+    expect(peek(states, 500).plan.ok).toBe(true);
+    expect(peek(states, 499).plan.ok).toBe(false);
   });
 });

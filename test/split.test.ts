@@ -1,6 +1,6 @@
 // Exact shard splits (splitTotal, smallestPair): tables of awkward totals, and a brute-force comparison over many totals and shard counts.
 import { describe, expect, test } from "vitest";
-import { smallestPair, splitTotal } from "../src/shared/split.js";
+import { minus, smallestPair, splitTotal } from "../src/shared/split.js";
 
 const parts = (total: number, n: number) => Array.from({ length: n }, (_, i) => splitTotal(total, n, i));
 /** Sums in shard order, the way a whole limit's capacity is the sum of its shards'. */
@@ -87,5 +87,19 @@ describe("smallestPair", () => {
       }
     }
     expect(bad).toEqual([]);
+  });
+});
+
+describe("minus: decimal amounts add up exactly", () => {
+  test.each([
+    // [why, a, b, expected]
+    ["the last tenth of 3 leaves exactly 0", 0.10000000000000026, 0.1, 0],
+    ["2.9 less a tenth is 2.8, not 2.8000000000000003", 2.9000000000000004, 0.1, 2.8],
+    ["a third stays a third: it isn't a 12-digit decimal", 1, 2 / 3, 1 - 2 / 3],
+    ["whole numbers are untouched", 7, 3, 4],
+    ["a small difference comes out as its decimal", 1e-3, 1e-9, 0.000999999],
+    ["zero minus zero", 0, 0, 0],
+  ] as [string, number, number, number][])("%s", (_why, a, b, expected) => {
+    expect(minus(a, b)).toBe(expected);
   });
 });

@@ -3,6 +3,7 @@
 // `calculateRateLimit` and `decideRateLimit`, default `now` to `Date.now()`. The server and the
 // React hook call the same code.
 import type { RateLimitConfig } from "./validators.js";
+import { minus } from "./split.js";
 import { invalid, validateConfig, validateCount } from "./validate.js";
 
 /**
@@ -184,7 +185,7 @@ export function delayUntil(
   p: Params,
   now: number,
   need: number,
-  test: (value: number) => boolean = (value) => value >= need,
+  test: (value: number) => boolean = (value) => minus(value, need) >= 0,
   count: number = need,
 ): number {
   // A full row is the best there can ever be: if even it fails the test, the wait never ends.
@@ -223,12 +224,12 @@ export function decideRow(
     return cur.value >= 0 ? { ok: true } : { ok: false, retryAfter: delayUntil(state, p, now, 0) };
   }
   const floor = reserve ? -p.maxReserved : 0;
-  if (cur.value - count >= floor) {
-    const next = { value: cur.value - count, ts: cur.ts };
+  if (minus(cur.value, count) >= floor) {
+    const next = { value: minus(cur.value, count), ts: cur.ts };
     if (next.value >= 0) return { ok: true, next };
     return { ok: true, next, retryAfter: delayUntil(next, p, now, 0, undefined, count) };
   }
-  const accepts = (value: number) => value - count >= floor;
+  const accepts = (value: number) => minus(value, count) >= floor;
   return { ok: false, retryAfter: delayUntil(state, p, now, count + floor, accepts, count) };
 }
 
@@ -260,26 +261,37 @@ export function paramsOf(config: RateLimitConfig, phase: number): Params {
  * It models one row: pass a sharded limit's per-shard config, as `getValue` returns it. A fixed
  * window's phase comes from `config.start`; without it, from the existing row's `ts` (a window
  * start), or 0 for a missing row. `now` defaults to `Date.now()` (ms) and `count` to 0 (a peek).
- * Throws an `InvalidRateLimit` `ConvexError` for a malformed config or a count that could never fit.
+ *
+ * With `options.reserve` it models a reservation, as the server grants it with `reserve: true`:
+ * `count` may exceed `capacity` by up to `maxReserved`, `value` is what the row holds after taking
+ * it (negative: debt), and `retryAfter` is when that debt is repaid, i.e. when the reserved work
+ * may run (for a count within capacity, the same instant as without `reserve`). The server grants
+ * it when `value >= -maxReserved`; `decideRateLimit` gives that verdict directly. Throws an
+ * `InvalidRateLimit` `ConvexError` for a malformed config or a count that could never fit (above
+ * `capacity`, or above `capacity + maxReserved` with `reserve`).
  */
 export function calculateRateLimit(
   existing: State | null,
   config: RateLimitConfig,
   now: number = Date.now(),
   count: number = 0,
+  options: { reserve?: boolean } = {},
 ): { value: number; ts: number; retryAfter: number | undefined; windowStart: number | undefined } {
+  const reserve = options.reserve ?? false;
   validateConfig(config);
-  validateCount(count, config, false);
+  validateCount(count, config, reserve);
   const anchor = config.start ?? existing?.ts ?? 0;
   const p = paramsOf(config, config.kind === "fixed window" ? phaseOf(anchor, config.period) : 0);
   const cur = evaluate(existing, p, now);
-  const value = cur.value - count;
-  return {
-    value,
-    ts: cur.ts,
-    retryAfter: value < 0 ? delayUntil(existing, p, now, count) : undefined,
-    windowStart: p.kind === "fixed window" ? cur.ts : undefined,
-  };
+  const value = minus(cur.value, count);
+  // Without `reserve`: when `count` is there. With it: when the debt taking it leaves is repaid,
+  // which is when the server runs reserved work (for a count within capacity, the same instant).
+  const retryAfter = !(value < 0)
+    ? undefined
+    : reserve
+      ? delayUntil({ value, ts: cur.ts }, p, now, 0, undefined, count)
+      : delayUntil(existing, p, now, count);
+  return { value, ts: cur.ts, retryAfter, windowStart: p.kind === "fixed window" ? cur.ts : undefined };
 }
 
 /**

@@ -2,7 +2,7 @@
 // caller supplies the rows it read and the random draws; the planner says which shard to read
 // next and, at the end, which tokens to take from which shard.
 import { decideRow, delayUntil, evaluate, leastDelay, type Params, type State } from "./algebra.js";
-import { pairAccepts } from "./split.js";
+import { minus, pairAccepts } from "./split.js";
 
 /**
  * COMFORT_FRACTION says, per kind, when a shard is "comfortable": when, after serving the request,
@@ -45,7 +45,8 @@ export function pickTwo(n: number, r1: number, r2: number): [number, number] {
  * migrated layout).
  *
  * It reads one shard, and a second only when the first can't serve comfortably (power of two
- * choices): then it takes from the fuller, or from both together, or refuses. It never reads a
+ * choices): then it takes from the fuller, or from both together, or refuses. A peek (`count` 0)
+ * reads every shard instead (see {@link planPeek}). Otherwise it never reads a
  * third: reading on when the pair refuses serves a tight limit slightly better one request at a
  * time, but under overload it sends every request after the last tokens, where they conflict and
  * fail instead of being refused (`npm run simulate`; see the README's "Sharding"). `comfort`
@@ -60,10 +61,29 @@ export function* planRequest(
   comfort?: number,
 ): Generator<number, Plan, ShardRead> {
   const [first, second] = pickTwo(n, random(), random());
+  if (count === 0 && n > 1) {
+    // A peek answers for the whole limit: no shard may be in debt. It writes nothing, so reading
+    // every shard costs no conflicting write.
+    const all: ShardRead[] = [];
+    for (let shard = 0; shard < n; shard++) all.push(yield shard);
+    return planPeek(all, now);
+  }
   const a = yield first;
   if (n === 1 || isComfortable(a, now, count, comfort)) return planOne(yield first, now, count, reserve);
   const b = yield second;
   return planTwo(yield first, b, now, count, reserve);
+}
+
+/**
+ * planPeek decides a peek (`count` 0) on a sharded limit from every shard: ok when none is in
+ * debt; otherwise refused until the last debt is repaid (`retryAfter`, least whole ms), listing
+ * the shards in debt.
+ */
+export function planPeek(all: readonly ShardRead[], now: number): Plan {
+  const owing = all.filter((r) => evaluate(r.state, r.p, now).value < 0);
+  if (owing.length === 0) return { ok: true, writes: [], shards: all.map((r) => r.shard) };
+  const retryAfter = Math.max(...owing.map((r) => delayUntil(r.state, r.p, now, 0)));
+  return { ok: false, retryAfter, writes: [], shards: owing.map((r) => r.shard) };
 }
 
 /** Decides against one row: the whole unsharded limit, or a sharded one's comfortable first pick. */
@@ -83,7 +103,7 @@ export function planOne(read: ShardRead, now: number, count: number, reserve: bo
  */
 export function isComfortable(read: ShardRead, now: number, count: number, comfort?: number): boolean {
   const cur = evaluate(read.state, read.p, now);
-  return cur.value - count >= (comfort ?? COMFORT_FRACTION[read.p.kind]) * read.p.capacity;
+  return minus(cur.value, count) >= (comfort ?? COMFORT_FRACTION[read.p.kind]) * read.p.capacity;
 }
 
 /**
@@ -126,16 +146,16 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
     return { ok: false, retryAfter: leastDelay(accepts, now, guess, count), writes: [], shards };
   }
   const [fuller, fullerCur] = cb.value > ca.value ? [b, cb] : [a, ca];
-  if (fullerCur.value - count >= 0) {
+  if (minus(fullerCur.value, count) >= 0) {
     if (count === 0) return { ok: true, writes: [], shards: [fuller.shard] };
     return {
       ok: true,
-      writes: [{ shard: fuller.shard, state: { value: fullerCur.value - count, ts: fullerCur.ts } }],
+      writes: [{ shard: fuller.shard, state: { value: minus(fullerCur.value, count), ts: fullerCur.ts } }],
       shards: [fuller.shard],
     };
   }
   if (count === 0) return { ok: true, writes: [], shards };
-  const [va, vb] = balance(ca.value + cb.value - count, a.p, b.p);
+  const [va, vb] = balance(minus(ca.value + cb.value, count), a.p, b.p);
   const next: [State, State] = [
     { value: va, ts: ca.ts },
     { value: vb, ts: cb.ts },

@@ -39,5 +39,23 @@ export function smallestPair(total: number, parts: number): number {
  * can't disagree.
  */
 export function pairAccepts(va: number, vb: number, count: number, floor: number): boolean {
-  return Math.max(va, vb) - count >= 0 || va + vb - count >= floor;
+  return minus(Math.max(va, vb), count) >= 0 || minus(va + vb, count) >= floor;
+}
+
+/**
+ * minus returns `a - b`, snapped to 12 significant digits of the larger operand when it lies
+ * within float noise of them, so decimal amounts add up exactly: thirty takes of 0.1 from 3 leave
+ * 0, not 4.4e-16, and a refill of 0.7 makes 0.7, not 0.7000000000000002. A value that isn't a
+ * 12-digit decimal (a third of a token) is left as computed. Every decision, validation and wait
+ * subtracts with it, so they agree.
+ */
+export function minus(a: number, b: number): number {
+  const d = a - b;
+  const scale = Math.max(Math.abs(a), Math.abs(b));
+  if (!(scale > 0) || !Number.isFinite(d)) return d;
+  const digits = 12 - Math.floor(Math.log10(scale));
+  if (digits < 0 || digits > 300) return d;
+  const m = 10 ** digits;
+  const snapped = Math.round(d * m) / m;
+  return Math.abs(snapped - d) <= scale * 1e-13 ? snapped : d;
 }

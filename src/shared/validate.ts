@@ -1,7 +1,7 @@
 // Validation of configs and requests. Every error is a ConvexError whose data names the field and
 // the value, so it survives production redaction. Nothing is written before these checks pass.
 import { ConvexError } from "convex/values";
-import { pairAccepts, smallestPair, splitTotal } from "./split.js";
+import { minus, pairAccepts, smallestPair, splitTotal } from "./split.js";
 import type { InvalidRateLimitError, RateLimitConfig } from "./validators.js";
 
 /** The longest `name` or `key` accepted, in UTF-16 code units. Keeps index keys small. */
@@ -95,7 +95,7 @@ export function validateCount(count: number, config: RateLimitConfig, reserve: b
   const capacity = config.capacity ?? config.rate;
   const maxReserved = reserve ? (config.maxReserved ?? Infinity) : 0;
   if (shards === 1) {
-    if (!(capacity - count >= -maxReserved)) throw neverSucceeds(count, "the capacity", capacity, maxReserved);
+    if (!(minus(capacity, count) >= -maxReserved)) throw neverSucceeds(count, "the capacity", capacity, maxReserved);
     return;
   }
   // Both splits favour low shard numbers, so the weakest pairs are among the last three shards.
