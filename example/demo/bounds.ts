@@ -1,38 +1,37 @@
 // Pure checks of what a scenario recorded, beside the worst-interval bound of tools/bounds.ts: a
-// replay of the same requests through the shared `calculateRateLimit` (the decisions an exact,
+// replay of the same requests through the library's `decideRateLimit` (the decisions an exact,
 // single-row limiter makes), whether scheduled work ran when promised, and the most a limit can
 // let through over a whole run.
-import { calculateRateLimit, type RateLimitConfig } from "convex-rate-limiter";
+import { decideRateLimit, type RateLimitConfig } from "convex-rate-limiter";
 import { windowIndex, type Limit, type Taken } from "../../tools/bounds.js";
 
 /** A request's outcome: ok or refused, and its `retryAfter` (ms) when it has one. */
 export type Decision = { at: number; count: number; ok: boolean; retryAfter?: number };
 
 /**
- * Replays requests, in order, through `calculateRateLimit` on one row starting full: the decisions
- * an exact, unsharded limiter makes. With `reserve`, a request is let through while the debt it
- * leaves is no deeper than `maxReserved`, and its `retryAfter` is when that debt is repaid (when the
- * work may run). A refused request leaves the row as it was. A fixed window's phase comes from
- * `config.start`, so pass a config with the phase the server used.
+ * Replays requests, in order, through the library's own `decideRateLimit` on one row starting
+ * full: the decisions an exact, unsharded limiter makes. With `reserve`, a request is let through
+ * while the debt it leaves is no deeper than `maxReserved`, and its `retryAfter` is when that debt
+ * is repaid (when the work may run); a refused reservation carries no `retryAfter` here (the
+ * server's is for the same reservation later, which the demo doesn't retry). A refused request
+ * leaves the row as it was. A fixed window's phase comes from `config.start`, so pass a config
+ * with the phase the server used.
  */
 export function replay(
   requests: readonly Taken[],
   config: RateLimitConfig,
   opts: { reserve?: boolean } = {},
 ): Decision[] {
-  const floor = opts.reserve === true ? -(config.maxReserved ?? Infinity) : 0;
+  const reserve = opts.reserve === true;
   let state: { value: number; ts: number } | null = null;
   const out: Decision[] = [];
   for (const { at, count } of requests) {
-    const r = calculateRateLimit(state, config, at, count);
-    if (r.value >= floor) {
-      state = { value: r.value, ts: r.ts };
-      const wait = r.value < 0 ? calculateRateLimit(state, config, at, 0).retryAfter : undefined;
-      out.push(wait === undefined ? { at, count, ok: true } : { at, count, ok: true, retryAfter: wait });
-    } else if (opts.reserve === true) {
-      out.push({ at, count, ok: false });
+    const d = decideRateLimit(state, config, { now: at, count, reserve });
+    if (d.ok) {
+      state = { value: d.value, ts: d.ts };
+      out.push(d.retryAfter === undefined ? { at, count, ok: true } : { at, count, ok: true, retryAfter: d.retryAfter });
     } else {
-      out.push({ at, count, ok: false, retryAfter: r.retryAfter ?? 1 });
+      out.push(reserve ? { at, count, ok: false } : { at, count, ok: false, retryAfter: d.retryAfter });
     }
   }
   return out;

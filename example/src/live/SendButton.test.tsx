@@ -1,9 +1,9 @@
 // @vitest-environment jsdom
-// Covers the README's SendButton (example/src/live/SendButton.tsx) in jsdom: convex/react and the session hooks are mocked, fake timers drive the clock; the button disables itself, counts down, and re-enables exactly when a token is back.
+// Covers the README's SendButton (SendButton.tsx) in jsdom: convex/react and the session hooks are mocked, fake timers drive the clock; the button disables itself, counts down, and re-enables exactly when a token is back.
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, beforeEach, expect, test, vi } from "vitest";
-import { SendButton } from "../example/src/live/SendButton.js";
-import type { GetValueResult } from "../src/shared/validators.js";
+import { SendButton } from "./SendButton.js";
+import type { GetValueReturnsWithDetails } from "convex-rate-limiter";
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 0);
 
@@ -24,7 +24,7 @@ vi.mock("convex-helpers/react/sessions", () => ({
 }));
 
 /** The sendMessage limit (10/min, capacity 3) holding `value` tokens at `ts`. */
-function limitState(value: number, ts: number): GetValueResult {
+function limitState(value: number, ts: number): GetValueReturnsWithDetails {
   const config = { kind: "token bucket" as const, rate: 10, period: 60_000, capacity: 3 };
   return { value, ts, shard: 0, config, total: { value, capacity: 3, exact: true } };
 }
