@@ -31,7 +31,7 @@ export default defineConfig({
         test: {
           name: "default",
           environment: "edge-runtime",
-          include: ["test/**/*.test.ts", "test/**/*.test.tsx", "example/**/*.test.ts", "example/**/*.test.tsx"],
+          include: ["test/**/*.test.ts", "test/**/*.test.tsx", "example/**/*.test.ts", "example/**/*.test.tsx", "bench/**/*.test.ts"],
           server: { deps: { inline: ["convex-test"] } },
           typecheck: {
             // On here: vitest doesn't pass the --typecheck flag on to projects.

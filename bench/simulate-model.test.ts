@@ -9,7 +9,7 @@ import {
   Store,
   type ModelParams,
   type ReadEntry,
-} from "../bench/simulate-model.js";
+} from "./simulate-model.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 
 const rowFields = { value: 5, ts: 0 };
