@@ -40,7 +40,7 @@ type Options = {
   sections: Set<string>;
 };
 
-const SECTIONS = ["util", "refusals", "reads"];
+const SECTIONS = ["util", "refusals", "reads", "speed"];
 const USAGE = `usage: npm run bench -- [--quick | --full] [--seed N] [--minutes N] [--only LIST]
   (default)    5 simulated minutes of saturating demand in section 1 (60 000 calls)
   --full       20 simulated minutes in section 1 (240 000 calls: several minutes)
@@ -285,6 +285,64 @@ function refusals(opts: Options): void {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 4. Time per limit call, ours and upstream, unsharded
+
+/**
+ * Times `rateLimit` calls through an app mutation on convex-test, ours and upstream's alternately
+ * in rounds (so both see the same machine load), unsharded, at half the rate. convex-test's own
+ * overhead dominates both, so the ratio understates differences in the decision itself.
+ */
+async function speed(opts: Options, clock: Clock): Promise<void> {
+  const calls = opts.quick ? 400 : 2000;
+  const rounds = 5;
+  console.log(`\n4. TIME PER limit CALL, unsharded, ours vs upstream (convex-test, wall clock)`);
+  console.log(`   ${rounds} rounds of ${calls / rounds} calls each, alternating; token bucket 60/min at half load.`);
+  const config: RateLimitConfig = { kind: "token bucket", rate: 60, period: MINUTE };
+  const ms = { ours: 0, upstream: 0 };
+  for (const impl of ["ours", "upstream"] as const) {
+    // Warm-up: module loading and the first rows.
+    const t = freshApp();
+    clock.setSystemTime(T0);
+    for (let i = 0; i < 50; i++) {
+      await t.run((ctx) =>
+        impl === "ours"
+          ? ctx.runMutation(components.rateLimiter.lib.rateLimit, { name: "speed", config })
+          : ctx.runMutation(components.upstream.lib.rateLimit, { name: "speed", config }),
+      );
+    }
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (const impl of round % 2 === 0 ? (["ours", "upstream"] as const) : (["upstream", "ours"] as const)) {
+      const t = freshApp();
+      let now = T0;
+      clock.setSystemTime(now);
+      const started = performance.now();
+      for (let i = 0; i < calls / rounds; i++) {
+        now += 2 * SECOND; // half of 60/min
+        clock.setSystemTime(now);
+        await t.run((ctx) =>
+          impl === "ours"
+            ? ctx.runMutation(components.rateLimiter.lib.rateLimit, { name: "speed", key: "k", config })
+            : ctx.runMutation(components.upstream.lib.rateLimit, { name: "speed", key: "k", config }),
+        );
+      }
+      ms[impl] += performance.now() - started;
+    }
+  }
+  const per = (impl: "ours" | "upstream") => ms[impl] / calls;
+  console.log(
+    table(
+      [{ title: "implementation" }, { title: "ms per call", right: true }],
+      [
+        ["ours", per("ours").toFixed(3)],
+        ["upstream (@convex-dev/rate-limiter 0.4.0)", per("upstream").toFixed(3)],
+      ],
+    ),
+  );
+  console.log(`   ratio ours / upstream: ${(per("ours") / per("upstream")).toFixed(2)} (target <= 0.9)`);
+}
+
+// ---------------------------------------------------------------------------------------------
 // 3. Shard rows read and written per call at 50 % load
 
 type RateLimitCall = (
@@ -426,6 +484,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     if (opts.sections.has("util")) await utilization(opts, clock);
     if (opts.sections.has("refusals")) refusals(opts);
     if (opts.sections.has("reads")) await reads(opts, clock);
+    if (opts.sections.has("speed")) await speed(opts, clock);
   } finally {
     clock.uninstall();
   }
