@@ -1,6 +1,6 @@
-// The demo's HTML report (report.ts): escaping, a self-contained page (no scripts, no network assets), one SVG chart per scenario with its lanes, and the check status; rendered from fixed results.
+// The demo's HTML report (report.ts): escaping, a self-contained page (no scripts, no network assets), one SVG chart per scenario with its axes and labelled lanes, scaling to a phone's width, and the check status; rendered from fixed results.
 import { describe, expect, test } from "vitest";
-import { escapeHtml, renderReport, svgChart } from "./report.js";
+import { escapeHtml, renderReport, subjectOf, svgChart } from "./report.js";
 import type { ChartData, ScenarioResult } from "./types.js";
 
 const chart: ChartData = {
@@ -59,6 +59,23 @@ describe("svgChart", () => {
     expect(svg).not.toContain("refused:"); // no refusals: no lane
   });
 
+  test("labels each lane's total at its end, under a line saying whose requests they are", () => {
+    expect(svg).toContain('<tspan class="n">1</tspan> admitted</text>');
+    expect(svg).toContain('<tspan class="n">1</tspan> reserved</text>');
+    expect(svg).toContain('<tspan class="n">1</tspan> ran</text>');
+    expect(svg).toContain(">requests to &lt;limit&gt;, by outcome:</text>");
+  });
+
+  test("titles the token axis", () => {
+    expect(svg).toMatch(/rotate\(-90\)[^>]*>tokens available<\/text>/);
+  });
+
+  test("scales with its column: a viewBox and no fixed size", () => {
+    const open = svg.slice(0, svg.indexOf(">"));
+    expect(open).toMatch(/viewBox="0 0 720 \d+"/);
+    expect(open).not.toMatch(/\s(width|height)=/);
+  });
+
   test("labels the capacity, zero and the reservation floor, and escapes the title", () => {
     expect(svg).toContain(">capacity<");
     expect(svg).toContain(">most that may be reserved<");
@@ -67,7 +84,25 @@ describe("svgChart", () => {
   });
 });
 
+describe("subjectOf", () => {
+  test.each([
+    ["tokens of sendMessage for alice", "sendMessage for alice"],
+    ["tokens of freeTrialSignUp (everyone's)", "freeTrialSignUp (everyone's)"], // whose: kept
+    ["tokens of llmTokens (below 0: reserved ahead)", "llmTokens"], // a note on the chart: dropped
+    ["queue depth", "queue depth"],
+  ])("%s is about %s", (title, subject) => {
+    expect(subjectOf(title)).toBe(subject);
+  });
+});
+
 describe("renderReport", () => {
+  test("sets larger chart text and stacks the table at phone width", () => {
+    const html = renderReport([result("a", true)], meta);
+    const phone = html.slice(html.indexOf("@media (max-width: 640px)"));
+    expect(phone).toMatch(/svg\.chart \{ font-size: 19px; \}/);
+    expect(phone).toContain("td.n { grid-column: 1 / -1; }");
+  });
+
   test("is self-contained: inline styles and SVG, no scripts, nothing fetched", () => {
     const html = renderReport([result("a", true), result("b", true)], meta);
     expect(html.startsWith("<!doctype html>")).toBe(true);

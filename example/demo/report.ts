@@ -28,7 +28,7 @@ const LANE_COLORS: Record<MarkKind, string> = {
   ran: "#2b83ba",
   refused: "#d73027",
 };
-/** Each lane's label, beside it. */
+/** What each lane's total says, at the lane's end: "19 admitted". */
 const LANE_LABELS: Record<MarkKind, string> = { admitted: "admitted", reserved: "reserved", ran: "ran", refused: "refused" };
 /** What each lane holds, in the legend and tooltips. */
 const LANE_NAMES: Record<MarkKind, string> = {
@@ -38,17 +38,35 @@ const LANE_NAMES: Record<MarkKind, string> = {
   refused: "refused",
 };
 
-/** Chart geometry, px. */
-const G = { width: 920, left: 64, right: 44, top: 16, plot: 200, axis: 26, lane: 20 } as const;
+/**
+ * Chart geometry, in viewBox units. The SVG scales to its column (CSS `width: 100%`); the layout
+ * leaves room for the larger text the report's CSS uses at phone width (see {@link CSS}), so it
+ * stays legible from a 390 px phone to a desktop: the right margin holds each lane's total, the
+ * left one the token labels and the axis title.
+ */
+const G = { width: 720, left: 84, right: 140, top: 26, plot: 200, axis: 30, header: 24, lane: 24 } as const;
+/** About how many time ticks: few enough that phone-sized labels don't touch. */
+const TIME_TICKS = 6;
 
 /** A number for an SVG attribute: at most two decimals. */
 const f = (x: number) => String(Math.round(x * 100) / 100);
 
 /**
+ * subjectOf names what a chart is about from its title ("tokens of sendMessage for alice" →
+ * "sendMessage for alice"), without a note in parentheses that explains the chart ("below 0:
+ * reserved ahead"); a parenthesis naming whose it is ("everyone's") stays.
+ */
+export function subjectOf(title: string): string {
+  const subject = title.replace(/^tokens of /, "");
+  return subject.replace(/\s*\([^)]*:[^)]*\)\s*$/, "");
+}
+
+/**
  * Renders a scenario's chart as an inline SVG: the tokens available as a stepped area (below zero,
- * reserved tokens, in another colour), the capacity (and the reservation floor) as dashed lines,
- * a time axis, and one lane per kind of mark with bars as tall as the events they hold.
- * `id` makes the SVG's internal ids unique on the page.
+ * reserved tokens, in another colour) with a labelled token axis, the capacity (and the
+ * reservation floor) as dashed lines, a time axis, and one lane per kind of mark with bars as tall
+ * as the events they hold, each ending in its total ("19 admitted"), under a line saying whose
+ * requests they are. `id` makes the SVG's internal ids unique on the page.
  */
 export function svgChart(data: ChartData, id: string): string {
   const points = [...data.points].sort((a, b) => a.at - b.at);
@@ -60,10 +78,12 @@ export function svgChart(data: ChartData, id: string): string {
   const x = (t: number) => G.left + ((t - data.start) / span) * plotWidth;
   const y = (v: number) => G.top + ((hi - v) / (hi - lo || 1)) * G.plot;
   const kinds = MARK_KINDS.filter((k) => data.marks.some((m) => m.kind === k));
-  const height = G.top + G.plot + G.axis + kinds.length * G.lane + 8;
+  const axisY = G.top + G.plot;
+  const lanesTop = axisY + G.axis + (kinds.length > 0 ? G.header : 0);
+  const height = lanesTop + kinds.length * G.lane + 6;
   const parts: string[] = [];
   parts.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${G.width} ${height}" width="${G.width}" height="${height}" role="img" aria-label="${escapeHtml(data.title)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${G.width} ${height}" class="chart" role="img" aria-label="${escapeHtml(data.title)}">`,
   );
   // Above zero and below zero get their own clip, so one area takes two colours.
   parts.push(
@@ -71,7 +91,10 @@ export function svgChart(data: ChartData, id: string): string {
       `<clipPath id="${id}-down"><rect x="${G.left}" y="${f(y(0))}" width="${plotWidth}" height="${f(G.top + G.plot - y(0))}"/></clipPath></defs>`,
   );
   parts.push(`<rect x="${G.left}" y="${G.top}" width="${plotWidth}" height="${G.plot}" fill="#fafafa" stroke="#ddd"/>`);
-  // Horizontal reference lines with labels: the capacity, zero, the floor.
+  // The token axis: its title, then reference lines with labels (the capacity, zero, the floor).
+  parts.push(
+    `<text transform="translate(4 ${f(G.top + G.plot / 2)}) rotate(-90)" text-anchor="middle" dominant-baseline="hanging" class="ax title">tokens available</text>`,
+  );
   const refs: { v: number; label: string; dash: boolean }[] = [{ v: hi, label: compact(hi), dash: false }];
   if (data.capacity !== hi) refs.push({ v: data.capacity, label: compact(data.capacity), dash: true });
   refs.push({ v: 0, label: "0", dash: false });
@@ -80,7 +103,7 @@ export function svgChart(data: ChartData, id: string): string {
   for (const r of refs) {
     parts.push(
       `<line x1="${G.left}" x2="${G.left + plotWidth}" y1="${f(y(r.v))}" y2="${f(y(r.v))}" stroke="${r.v === 0 ? "#888" : "#ccc"}"${r.dash ? ' stroke-dasharray="4 3"' : ""}/>`,
-      `<text x="${G.left - 6}" y="${f(y(r.v) + 4)}" text-anchor="end" class="ax">${escapeHtml(r.label)}</text>`,
+      `<text x="${G.left - 6}" y="${f(y(r.v))}" text-anchor="end" dominant-baseline="middle" class="ax">${escapeHtml(r.label)}</text>`,
     );
   }
   parts.push(
@@ -100,17 +123,25 @@ export function svgChart(data: ChartData, id: string): string {
     parts.push(`<path d="${area}" fill="#fdae61" fill-opacity="0.6" clip-path="url(#${id}-down)"/>`);
     parts.push(`<path d="M${f(x(first.at))},${f(y(first.value))}${steps}" fill="none" stroke="#3182bd" stroke-width="1.2"/>`);
   }
-  // The time axis.
-  const axisY = G.top + G.plot;
-  const step = timeStep(span, 10);
-  for (let k = 0; k * step <= span; k++) {
+  // The time axis: the first label reads rightwards from the origin, the last leftwards from the
+  // end, so neither leaves the plot's span.
+  const step = timeStep(span, TIME_TICKS);
+  const last = Math.floor(span / step);
+  for (let k = 0; k <= last; k++) {
     const tx = x(data.start + k * step);
+    const anchor = k === 0 ? "start" : k === last && tx > G.left + plotWidth - 24 ? "end" : "middle";
     parts.push(
       `<line x1="${f(tx)}" x2="${f(tx)}" y1="${axisY}" y2="${axisY + 4}" stroke="#888"/>`,
-      `<text x="${f(tx)}" y="${axisY + 16}" text-anchor="middle" class="ax">${escapeHtml(duration(k * step))}</text>`,
+      `<text x="${f(tx)}" y="${axisY + 6}" text-anchor="${anchor}" dominant-baseline="hanging" class="ax">${escapeHtml(duration(k * step))}</text>`,
     );
   }
-  // One lane per kind of mark: events binned by 4 px, each bar as tall as its share of the busiest.
+  // One lane per kind of mark: events binned by 4 units, each bar as tall as its share of the
+  // busiest, under a line saying whose requests they are, each with its total at the end.
+  if (kinds.length > 0) {
+    parts.push(
+      `<text x="${G.left}" y="${axisY + G.axis + G.header - 6}" class="ax lanes">requests to ${escapeHtml(subjectOf(data.title))}, by outcome:</text>`,
+    );
+  }
   const bins = Math.floor(plotWidth / 4);
   kinds.forEach((kind, lane) => {
     const counts = new Array<number>(bins).fill(0);
@@ -121,35 +152,39 @@ export function svgChart(data: ChartData, id: string): string {
     }
     const most = Math.max(...counts);
     const total = counts.reduce((s, n) => s + n, 0);
-    const base = axisY + G.axis + (lane + 1) * G.lane - 4;
-    parts.push(
-      `<text x="${G.left - 6}" y="${base}" text-anchor="end" class="ax">${escapeHtml(LANE_LABELS[kind])}</text>`,
-      `<line x1="${G.left}" x2="${G.left + plotWidth}" y1="${base}" y2="${base}" stroke="#eee"/>`,
-    );
+    const base = lanesTop + (lane + 1) * G.lane - 4;
+    parts.push(`<line x1="${G.left}" x2="${G.left + plotWidth}" y1="${base}" y2="${base}" stroke="#eee"/>`);
     let bars = "";
     counts.forEach((n, b) => {
       if (n === 0) return;
-      const h = 3 + ((G.lane - 7) * n) / most;
+      const h = 3 + ((G.lane - 8) * n) / most;
       bars += `<rect x="${f(G.left + b * 4)}" y="${f(base - h)}" width="3" height="${f(h)}"/>`;
     });
     parts.push(`<g fill="${LANE_COLORS[kind]}"><title>${escapeHtml(`${LANE_NAMES[kind]}: ${total}`)}</title>${bars}</g>`);
-    parts.push(`<text x="${G.left + plotWidth + 2}" y="${base}" class="ax">${escapeHtml(compact(total))}</text>`);
+    parts.push(
+      `<text x="${G.left + plotWidth + 6}" y="${base}" class="ax total"><tspan class="n">${escapeHtml(compact(total))}</tspan> ${escapeHtml(LANE_LABELS[kind])}</text>`,
+    );
   });
   parts.push(`</svg>`);
   return parts.join("\n");
 }
 
+/**
+ * The page's styles. Charts fill their column and scale with it (viewBox); their text is set in
+ * viewBox units, larger on narrow screens so that it stays about 9 px or more on a phone.
+ */
 const CSS = `
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #222; margin: 0; background: #fff; }
 main { max-width: 960px; margin: 0 auto; padding: 24px 20px 48px; }
 h1 { font-size: 24px; margin: 0 0 4px; }
 h2 { font-size: 19px; margin: 36px 0 6px; border-top: 1px solid #e5e5e5; padding-top: 20px; }
-.meta { color: #666; font-size: 13px; }
+.meta { color: #666; font-size: 13px; overflow-wrap: anywhere; }
 .status { display: inline-block; padding: 2px 10px; border-radius: 10px; font-weight: 600; font-size: 13px; }
 .pass { background: #e3f4e8; color: #17693a; } .fail { background: #fbe3e1; color: #a1261b; }
-p.about { margin: 4px 0; color: #333; }
-svg { display: block; margin: 12px 0 4px; max-width: 100%; height: auto; font: 11px system-ui, sans-serif; }
-svg .ax { fill: #555; } svg .note { fill: #888; font-style: italic; }
+p.about { margin: 4px 0; color: #333; overflow-wrap: anywhere; }
+svg.chart { display: block; margin: 12px 0 4px; width: 100%; height: auto; font-family: system-ui, sans-serif; font-size: 9px; }
+svg .ax { fill: #555; } svg .note { fill: #767676; font-style: italic; } svg .total .n { font-weight: 700; fill: #222; }
+svg .title, svg .lanes { fill: #444; }
 .legend { font-size: 12px; color: #555; margin: 0 0 10px; }
 .legend span { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 12px; vertical-align: -1px; }
 table { border-collapse: collapse; font-size: 14px; margin: 8px 0; }
@@ -159,6 +194,13 @@ ul.checks { list-style: none; padding: 0; margin: 8px 0; font-size: 14px; }
 ul.checks li::before { display: inline-block; width: 1.4em; font-weight: 700; }
 ul.checks li.ok::before { content: "✓"; color: #1a9850; } ul.checks li.bad::before { content: "✗"; color: #d73027; }
 ul.checks .d { color: #666; }
+@media (max-width: 640px) {
+  main { padding: 16px 12px 32px; }
+  svg.chart { font-size: 19px; } svg.chart .total { font-size: 17px; }
+  table, tbody, tr, td { display: block; }
+  tr { display: grid; grid-template-columns: auto 1fr; column-gap: 12px; margin: 0 0 8px; }
+  td { padding: 0; } td.v { white-space: normal; } td.n { grid-column: 1 / -1; }
+}
 `;
 
 /** Renders the whole report page for `results`. */
@@ -186,7 +228,7 @@ export function renderReport(results: readonly ScenarioResult[], meta: ReportMet
 <h2>${i + 1}. ${escapeHtml(r.title)}</h2>
 ${r.about.map((a) => `<p class="about">${escapeHtml(a)}</p>`).join("\n")}
 ${svgChart(r.chart, `c${i}`)}
-<p class="legend">${escapeHtml(r.chart.title)}; under it, one lane per outcome:${legend}</p>
+<p class="legend">${escapeHtml(r.chart.title)}; under it, the requests to ${escapeHtml(subjectOf(r.chart.title))}, one lane per outcome, with its total:${legend}</p>
 <table>
 ${rows}
 </table>
