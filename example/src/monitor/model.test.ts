@@ -2,7 +2,7 @@
 // drops at requests), path drawing and axis ticks, checked on explicit instants.
 import { describe, expect, it } from "vitest";
 import type { RateLimitConfig } from "convex-rate-limiter";
-import { curve, pathOf, ticks, valueAt, type Segment } from "./model.js";
+import { curve, pathOf, pointAt, refillTime, ticks, valueAt, type Segment } from "./model.js";
 
 /** 5 tokens per 10 s: 0.5 a second. */
 const bucket: RateLimitConfig = { kind: "token bucket", rate: 5, period: 10_000 };
@@ -84,5 +84,35 @@ describe("ticks", () => {
     const out = ticks(lo, hi, about);
     expect(out).toEqual(expected);
     expect(out.some((v) => Object.is(v, -0))).toBe(false);
+  });
+});
+
+describe("pointAt", () => {
+  const points = [
+    { t: 0, v: 5 },
+    { t: 1000, v: 5 },
+    { t: 1000, v: 1 }, // a drop
+    { t: 3000, v: 2 },
+  ];
+  it.each([
+    [-5, false, 5], // before the first point: the first value
+    [500, false, 5],
+    [1000, false, 1], // after the drop at exactly t
+    [2000, false, 1.5], // linear between points
+    [2000, true, 1], // held, for steps
+    [9000, false, 2], // after the last: the last
+  ])("at %d (step %s) reads %d", (t, step, v) => {
+    expect(pointAt(points, t, step)).toBe(v);
+  });
+  it("is undefined without points", () => {
+    expect(pointAt([], 0, false)).toBeUndefined();
+  });
+});
+
+describe("refillTime", () => {
+  it("is the exact wait until full, and 0 when full", () => {
+    const segments: Segment[] = [{ from: 1000, state: { value: 1, ts: 1000 } }];
+    expect(refillTime(bucket, segments, 1000)).toBe(8000);
+    expect(refillTime(bucket, segments, 9000)).toBe(0);
   });
 });

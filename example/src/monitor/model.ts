@@ -138,3 +138,46 @@ export function ticks(lo: number, hi: number, about: number): number[] {
   }
   return out;
 }
+
+/**
+ * pointAt reads the value a curve (points in order of time) has at `t`, after any drop at exactly
+ * `t`: linear between points, or held until the next point when `step` (fixed windows). Before the
+ * first point it is the first value; after the last, the last.
+ */
+export function pointAt(points: readonly Point[], t: number, step: boolean): number | undefined {
+  let before: Point | undefined;
+  for (const p of points) {
+    if (p.t <= t) {
+      before = p;
+      continue;
+    }
+    if (before === undefined) return p.v;
+    return step ? before.v : before.v + ((p.v - before.v) * (t - before.t)) / (p.t - before.t);
+  }
+  return before?.v;
+}
+
+/** The least span (ms) a chart shows after `now`, so a projection is always visible. */
+const MIN_LOOKAHEAD = 2000;
+
+/** The wait (ms) from `now` until the limit is full again with no more requests; 0 if it is. */
+export function refillTime(config: RateLimitConfig, segments: readonly Segment[], now: number): number {
+  const state = segmentAt(segments, now)?.state ?? null;
+  // The wait until the value reaches capacity, from the algebra itself: exact for both kinds.
+  return calculateRateLimit(state, config, now, capacityOf(config)).retryAfter ?? 0;
+}
+
+/**
+ * The instant up to which a chart projects: long enough to see the limit refill completely,
+ * and at least a fifth of the history shown, but no more than `maxLookahead` ms.
+ */
+export function horizon(
+  config: RateLimitConfig,
+  segments: readonly Segment[],
+  from: number,
+  now: number,
+  maxLookahead: number,
+): number {
+  const lookahead = Math.max(MIN_LOOKAHEAD, refillTime(config, segments, now) * 1.15, (now - from) * 0.2);
+  return now + Math.min(lookahead, maxLookahead);
+}
