@@ -1,5 +1,5 @@
 // The example UI: a rate-limited chat box, the Playground and the Monitor. Live against a
-// deployment when one is configured; otherwise a what-if simulation in the browser.
+// deployment when one is configured; otherwise against the same functions run in the browser.
 import { LiveChat } from "./live/LiveChat.js";
 import { LivePlayground } from "./live/LivePlayground.js";
 import { OfflineChat } from "./offline/OfflineChat.js";
@@ -9,12 +9,13 @@ import { OfflinePlayground } from "./offline/OfflinePlayground.js";
 function OfflineBanner() {
   return (
     <aside className="banner" aria-labelledby="offline-heading" data-testid="offline-banner">
-      <h2 id="offline-heading">Offline what-if mode</h2>
+      <h2 id="offline-heading">Offline: the app runs in your browser</h2>
       <p>
         No Convex deployment is configured (<code>VITE_CONVEX_URL</code> is not set), so nothing here talks to a
-        server: the chat box and the Playground are decided in your browser by <code>calculateRateLimit</code>, the
-        same function the server uses. <strong>Live mode needs a deployment:</strong> run <code>npm run dev</code>{" "}
-        with a Convex account, or against a self-hosted Convex backend.
+        server. Instead the example app&apos;s own Convex functions and the rate limiter component run in your
+        browser, on convex-test: every decision below is the component&apos;s. <strong>Live mode needs a
+        deployment:</strong> run <code>npm run dev</code> with a Convex account, or against a self-hosted Convex
+        backend.
       </p>
     </aside>
   );
@@ -35,7 +36,7 @@ export function App({ live }: { live: boolean }) {
           <h2 id="chat-heading">Chat</h2>
           <p className="panel-note">
             Limited by the app&apos;s <code>sendMessage</code> limit
-            {live ? ", per session, on the server." : ", in this tab only (offline)."}
+            {live ? ", per session, on the server." : ", per session, in this tab's in-browser deployment."}
           </p>
           {live ? <LiveChat /> : <OfflineChat />}
         </section>

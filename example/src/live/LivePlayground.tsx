@@ -1,17 +1,20 @@
 // The Playground and Monitor against the deployment: requests go to `playground.request` in this
 // tab's own lane, and the chart follows the lane's state through `playground.getRateLimit`,
-// evolving it between updates with the shared `calculateRateLimit`. Times are server ms.
+// evolving it between updates with the shared `calculateRateLimit`. Times are server ms. The form
+// is checked before sending by the component itself, run in the page (checkInPage.ts).
 import { useMutation, useQuery } from "convex/react";
 import { useSessionId } from "convex-helpers/react/sessions";
 import { isInvalidRateLimitError } from "convex-rate-limiter";
 import { useServerOffset } from "convex-rate-limiter/react";
 import { useMemo, useRef, useState } from "react";
 import { api } from "../../convex/_generated/api.js";
-import { horizon, Monitor } from "../monitor/Monitor.js";
-import { valueAt, type Segment } from "../monitor/model.js";
-import { DEFAULT_FORM, parseForm, wholeConfig, type Form } from "../playground/config.js";
+import { Monitor } from "../monitor/Monitor.js";
+import { curve, horizon, valueAt, type Segment } from "../monitor/model.js";
+import { checkInPage } from "../playground/checkInPage.js";
+import { DEFAULT_FORM, requestOf, wholeConfig, type Form, type FormRequest } from "../playground/config.js";
 import { DecisionLog, marksOf, outcomeOf, type Entry } from "../playground/decisions.js";
 import { PlaygroundForm } from "../playground/PlaygroundForm.js";
+import { useValidation } from "../playground/useValidation.js";
 import { useNow } from "../useNow.js";
 
 /** How many requests "Fire a burst" sends at once. */
@@ -28,10 +31,12 @@ function errorText(error: unknown): string {
 
 export function LivePlayground() {
   const [form, setForm] = useState<Form>(DEFAULT_FORM);
-  const parsed = useMemo(() => parseForm(form), [form]);
-  const [lastGood, setLastGood] = useState(parsed.ok ? parsed : undefined);
-  if (parsed.ok && parsed !== lastGood) setLastGood(parsed);
-  const shown = parsed.ok ? parsed : lastGood;
+  const validation = useValidation(useMemo(() => requestOf(form), [form]), checkInPage);
+  const parsed: FormRequest | undefined = validation.state === "ok" ? validation.request : undefined;
+  // The last valid config stays on the chart while a field is being retyped.
+  const [lastGood, setLastGood] = useState<FormRequest | undefined>(undefined);
+  if (parsed !== undefined && parsed !== lastGood) setLastGood(parsed);
+  const shown = parsed ?? lastGood;
   const configKey = shown === undefined ? "" : JSON.stringify(shown.config);
 
   const [lane] = useSessionId();
@@ -80,7 +85,7 @@ export function LivePlayground() {
   const reset = useMutation(api.playground.reset);
 
   const fire = (n: number) => {
-    if (!parsed.ok || lane === undefined) return;
+    if (parsed === undefined || lane === undefined) return;
     const { config, count, reserve } = parsed;
     setError(undefined);
     for (let i = 0; i < n; i++) {
@@ -88,7 +93,16 @@ export function LivePlayground() {
       setBusy((b) => b + 1);
       request({ lane, config, count, reserve })
         .then((result) => {
-          const entry: Entry = { id, t: result.at, count, reserve, outcome: outcomeOf(result, result.at), after: undefined };
+          const entry: Entry = {
+            id,
+            t: result.at,
+            count,
+            reserve,
+            outcome: outcomeOf(result, result.at),
+            after: undefined,
+            sharded: (config.shards ?? 1) > 1,
+            ...(result.shards === undefined ? {} : { shards: result.shards }),
+          };
           setEntries((es) => [...es, entry].slice(-MAX_KEPT));
         })
         .catch((err: unknown) => {
@@ -101,7 +115,7 @@ export function LivePlayground() {
   };
 
   const onReset = () => {
-    if (!parsed.ok || lane === undefined) return;
+    if (parsed === undefined || lane === undefined) return;
     setError(undefined);
     reset({ lane, config: parsed.config }).then(
       () => {
@@ -120,6 +134,7 @@ export function LivePlayground() {
       : e,
   );
   const from = Math.max(started + offset, serverNow - HISTORY);
+  const to = whole === undefined ? serverNow : horizon(whole, segments, from, serverNow, HISTORY);
 
   return (
     <div className="workbench">
@@ -129,15 +144,15 @@ export function LivePlayground() {
           Live: each request runs <code>rateLimiter.limit</code> on the deployment, in this tab's own lane of the
           playground limit. Changing the limit applies it to the lane's current state.
         </p>
-        <PlaygroundForm form={form} parsed={parsed} onChange={setForm} />
+        <PlaygroundForm form={form} validation={validation} onChange={setForm} />
         <div className="actions" role="group" aria-label="Traffic">
-          <button type="button" onClick={() => fire(1)} disabled={!parsed.ok || lane === undefined}>
+          <button type="button" onClick={() => fire(1)} disabled={parsed === undefined || lane === undefined}>
             Fire request
           </button>
-          <button type="button" onClick={() => fire(BURST)} disabled={!parsed.ok || lane === undefined}>
+          <button type="button" onClick={() => fire(BURST)} disabled={parsed === undefined || lane === undefined}>
             Fire {BURST} at once
           </button>
-          <button type="button" className="secondary" onClick={onReset} disabled={!parsed.ok || lane === undefined}>
+          <button type="button" className="secondary" onClick={onReset} disabled={parsed === undefined || lane === undefined}>
             Reset
           </button>
           {busy > 0 && <span className="muted">{busy} in flight…</span>}
@@ -151,10 +166,12 @@ export function LivePlayground() {
       </section>
       {whole !== undefined && (
         <Monitor
-          config={whole}
-          segments={segments}
+          config={shown?.config ?? whole}
+          available={valueAt(whole, segments, serverNow)}
+          past={curve(whole, segments, from, serverNow)}
+          future={curve(whole, segments, serverNow, to, false)}
           from={from}
-          to={horizon(whole, segments, from, serverNow, HISTORY)}
+          to={to}
           now={serverNow}
           origin={started + offset}
           marks={marksOf(

@@ -1,65 +1,73 @@
 // The Monitor's chart: available tokens over time as an SVG, with each request marked where it
-// happened. No chart library: the curve's corners come exactly from the model.
+// happened. No chart library: the curve comes as points (see model.ts and the offline simulation),
+// the axes and marks are laid out by axis.ts.
 import { useId } from "react";
-import type { RateLimitConfig } from "convex-rate-limiter";
-import { capacityOf } from "../playground/config.js";
-import { curve, pathOf, ticks, valueAt, type Mark, type Scale, type Segment } from "./model.js";
+import { groupMarks, placeLabels, timeTicks } from "./axis.js";
+import { formatDuration, formatTokens } from "./format.js";
+import { pathOf, pointAt, ticks, type Mark, type Point, type Scale } from "./model.js";
 
 const WIDTH = 720;
-const HEIGHT = 260;
-const MARGIN = { top: 14, right: 16, bottom: 34, left: 48 };
+const HEIGHT = 280;
+const MARGIN = { top: 14, right: 16, bottom: 38, left: 62 };
+/** The chart's text size (px in the viewBox), and the width estimated per character. */
+const FONT = 11;
+const CHAR_WIDTH = FONT * 0.6;
 
 export type ChartProps = {
-  /** The limit's config, as one whole row. */
-  config: RateLimitConfig;
-  segments: readonly Segment[];
-  /** The instants (ms) the chart spans; the curve after `now` is a projection with no new traffic. */
+  /** The whole limit's capacity now. */
+  capacity: number;
+  /** Draw the curve as steps ("hold, then jump"): a fixed window. */
+  step: boolean;
+  /** The curve up to `now`, and its projection after `now` with no new traffic. */
+  past: readonly Point[];
+  future: readonly Point[];
+  /** The instants (ms) the chart spans. */
   from: number;
   to: number;
   now: number;
-  /** The instant shown as 0 s on the time axis. */
+  /** The instant shown as 0 on the time axis. */
   origin: number;
   marks: readonly Mark[];
+  /** Instants the limit's config was changed at, drawn as thin vertical lines. */
+  changes?: readonly number[];
   /** One line saying what is shown, read by screen readers. */
   description: string;
 };
 
-/** Formats ms as seconds with at most 3 decimals. */
-export function formatSeconds(ms: number): string {
-  return `${(Math.round(ms) / 1000).toLocaleString("en-US", { maximumFractionDigits: 3 })} s`;
-}
-
-/** Formats a token count with at most 2 decimals. */
-export function formatTokens(v: number): string {
-  return v.toLocaleString("en-US", { maximumFractionDigits: 2 });
-}
-
 /** Chart draws the curve (solid up to `now`, dashed after), the capacity line and the marks. */
-export function Chart({ config, segments, from, to, now, origin, marks, description }: ChartProps) {
+export function Chart({ capacity, step, past, future, from, to, now, origin, marks, changes = [], description }: ChartProps) {
   const titleId = useId();
   const descId = useId();
-  const capacity = capacityOf(config);
   const clampedNow = Math.min(Math.max(now, from), to);
-  const past = curve(config, segments, from, clampedNow);
-  const future = curve(config, segments, clampedNow, to, false);
-  const shown = marks.filter((m) => m.t >= from && m.t <= to).map((m) => ({ ...m, v: m.v ?? valueAt(config, segments, m.t) }));
+  const inRange = (t: number) => t >= from && t <= to;
+  const shown = groupMarks(
+    marks.filter((m) => inRange(m.t)).map((m) => ({ ...m, v: m.v ?? pointAt(past, m.t, step) ?? capacity })),
+  );
 
-  const values = [...past, ...future].map((p) => p.v).concat(shown.map((m) => m.v));
-  const lo = Math.min(0, ...values);
+  const values = [...past, ...future].filter((p) => inRange(p.t)).map((p) => p.v);
+  const lo = Math.min(0, ...values, ...shown.map((m) => m.v ?? 0));
   const hi = Math.max(capacity, ...values, lo + 1);
   const pad = (hi - lo) * 0.06;
   const yLo = lo - (lo < 0 ? pad : 0);
   const yHi = hi + pad;
-  const innerW = WIDTH - MARGIN.left - MARGIN.right;
-  const innerH = HEIGHT - MARGIN.top - MARGIN.bottom;
+  const left = MARGIN.left;
+  const right = WIDTH - MARGIN.right;
+  const bottom = HEIGHT - MARGIN.bottom;
   const span = Math.max(1, to - from);
   const scale: Scale = {
-    x: (t) => MARGIN.left + ((t - from) / span) * innerW,
-    y: (v) => MARGIN.top + (1 - (v - yLo) / (yHi - yLo)) * innerH,
+    x: (t) => left + ((t - from) / span) * (right - left),
+    y: (v) => MARGIN.top + (1 - (v - yLo) / (yHi - yLo)) * (bottom - MARGIN.top),
   };
-  const step = config.kind === "fixed window";
-  const timeTicks = ticks(from - origin, to - origin, 6);
+  const time = timeTicks(from, to, origin, 6);
+  const timeLabels = placeLabels(
+    time.ticks.map((tick) => ({ x: scale.x(tick.t), text: tick.label })),
+    left,
+    right,
+    CHAR_WIDTH,
+  );
   const tokenTicks = ticks(lo, hi, 5);
+  // Clip the curve to the plot: points outside [from, to] still shape the lines that enter it.
+  const clipId = useId().replace(/:/g, "");
 
   return (
     <figure className="chart">
@@ -68,55 +76,71 @@ export function Chart({ config, segments, from, to, now, origin, marks, descript
         role="img"
         aria-labelledby={`${titleId} ${descId}`}
         data-testid="monitor-chart"
+        data-time-unit={time.unit.suffix}
       >
         <title id={titleId}>Available tokens over time</title>
         <desc id={descId}>{description}</desc>
+        <defs>
+          <clipPath id={clipId}>
+            <rect x={left} y={0} width={right - left} height={HEIGHT} />
+          </clipPath>
+        </defs>
         <g className="chart-grid" aria-hidden="true">
           {tokenTicks.map((v) => (
             <g key={`y${v}`}>
-              <line x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={scale.y(v)} y2={scale.y(v)} />
-              <text x={MARGIN.left - 6} y={scale.y(v)} dy="0.32em" textAnchor="end">
+              <line x1={left} x2={right} y1={scale.y(v)} y2={scale.y(v)} />
+              <text x={left - 6} y={scale.y(v)} dy="0.32em" textAnchor="end">
                 {formatTokens(v)}
               </text>
             </g>
           ))}
-          {timeTicks.map((t) => (
-            <g key={`x${t}`}>
-              <line x1={scale.x(t + origin)} x2={scale.x(t + origin)} y1={MARGIN.top} y2={HEIGHT - MARGIN.bottom} />
-              <text x={scale.x(t + origin)} y={HEIGHT - MARGIN.bottom + 16} textAnchor="middle">
-                {formatSeconds(t)}
-              </text>
-            </g>
+          {time.ticks.map((tick) => (
+            <line key={`x${tick.t}`} x1={scale.x(tick.t)} x2={scale.x(tick.t)} y1={MARGIN.top} y2={bottom} />
           ))}
+          {timeLabels.map((label) => (
+            <text key={`l${label.x}`} className="chart-time-label" x={label.x} y={bottom + 16} textAnchor={label.anchor}>
+              {label.text}
+            </text>
+          ))}
+          <text className="chart-axis-title" transform={`translate(14 ${(MARGIN.top + bottom) / 2}) rotate(-90)`} textAnchor="middle">
+            tokens available
+          </text>
+          <text className="chart-axis-title" x={right} y={HEIGHT - 4} textAnchor="end">
+            time ({time.unit.suffix})
+          </text>
         </g>
-        <line
-          className="chart-capacity"
-          x1={MARGIN.left}
-          x2={WIDTH - MARGIN.right}
-          y1={scale.y(capacity)}
-          y2={scale.y(capacity)}
-        />
-        {lo < 0 && (
-          <line className="chart-zero" x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={scale.y(0)} y2={scale.y(0)} />
-        )}
-        <line className="chart-now" x1={scale.x(clampedNow)} x2={scale.x(clampedNow)} y1={MARGIN.top} y2={HEIGHT - MARGIN.bottom} />
-        <path className="chart-curve" d={pathOf(past, scale, step)} data-testid="monitor-curve" />
-        <path className="chart-projection" d={pathOf(future, scale, step)} data-testid="monitor-projection" />
+        <line className="chart-capacity" x1={left} x2={right} y1={scale.y(capacity)} y2={scale.y(capacity)} />
+        {lo < 0 && <line className="chart-zero" x1={left} x2={right} y1={scale.y(0)} y2={scale.y(0)} />}
+        {changes.filter(inRange).map((t) => (
+          <line key={`c${t}`} className="chart-change" x1={scale.x(t)} x2={scale.x(t)} y1={MARGIN.top} y2={bottom}>
+            <title>{`config changed at ${formatDuration(t - origin)}`}</title>
+          </line>
+        ))}
+        <line className="chart-now" x1={scale.x(clampedNow)} x2={scale.x(clampedNow)} y1={MARGIN.top} y2={bottom} />
+        <g clipPath={`url(#${clipId})`}>
+          <path className="chart-curve" d={pathOf(past, scale, step)} data-testid="monitor-curve" />
+          <path className="chart-projection" d={pathOf(future, scale, step)} data-testid="monitor-projection" />
+        </g>
         <g className="chart-marks">
           {shown.map((m) => {
             const x = scale.x(m.t);
-            const y = scale.y(m.v);
+            const y = scale.y(m.v ?? 0);
             return (
-              <g key={m.id} className={`mark mark-${m.outcome}`} data-outcome={m.outcome}>
-                <title>{m.label}</title>
+              <g key={m.id} className={`mark mark-${m.outcome}`} data-outcome={m.outcome} data-count={m.count}>
+                <title>{m.labels.join("\n")}</title>
                 {m.outcome === "admitted" && <circle cx={x} cy={y} r={4.5} />}
                 {m.outcome === "reserved" && <path d={`M${x} ${y - 6}L${x + 6} ${y}L${x} ${y + 6}L${x - 6} ${y}Z`} />}
                 {m.outcome === "refused" && <path d={`M${x - 5} ${y - 5}L${x + 5} ${y + 5}M${x + 5} ${y - 5}L${x - 5} ${y + 5}`} />}
+                {m.count > 1 && (
+                  <text className="mark-count" x={x + 8} y={y - 7}>
+                    ×{m.count}
+                  </text>
+                )}
               </g>
             );
           })}
         </g>
-        <text className="chart-capacity-label" x={WIDTH - MARGIN.right} y={scale.y(capacity) - 5} textAnchor="end">
+        <text className="chart-capacity-label" x={right} y={scale.y(capacity) - 5} textAnchor="end">
           capacity {formatTokens(capacity)}
         </text>
       </svg>
@@ -126,6 +150,7 @@ export function Chart({ config, segments, from, to, now, origin, marks, descript
         <span className="legend legend-admitted">admitted</span>
         <span className="legend legend-reserved">reserved</span>
         <span className="legend legend-refused">refused</span>
+        {changes.length > 0 && <span className="legend legend-change">config changed</span>}
       </figcaption>
     </figure>
   );

@@ -1,83 +1,115 @@
-// The Playground and Monitor without a deployment: a what-if simulation in the browser. Requests
-// are fired at a simulated clock that only moves when asked to, and every change to the config
-// replays them all, so the chart answers "what if the limit were…?" at once.
-import { useMemo, useState } from "react";
-import { capacityOf, DEFAULT_FORM, parseForm, wholeConfig, type Form } from "../playground/config.js";
-import { DecisionLog, marksOf, type Entry } from "../playground/decisions.js";
+// The Playground and Monitor without a deployment: the rate limiter component runs in the page
+// (deployment.ts), on a simulated clock that moves only when asked to. Every decision, reading
+// and form error is the component's own; see simulation.ts.
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { formatDuration } from "../monitor/format.js";
+import { Monitor } from "../monitor/Monitor.js";
+import { DEFAULT_FORM, requestOf, type Form, type FormRequest } from "../playground/config.js";
+import { DecisionLog, describe, marksOf, outcomeOf } from "../playground/decisions.js";
+import { describeShards } from "../playground/entries.js";
 import { PlaygroundForm } from "../playground/PlaygroundForm.js";
-import { formatSeconds } from "../monitor/Chart.js";
-import { horizon, Monitor, refillTime } from "../monitor/Monitor.js";
-import { simulate, type SimRequest, type Simulation } from "./simulate.js";
+import { useValidation } from "../playground/useValidation.js";
+import { openLane } from "./deployment.js";
+import type { Lane } from "./lane.js";
+import { Simulation, type Snapshot } from "./simulation.js";
 
 /** How many requests "Fire a burst" sends at one instant. */
 const BURST = 5;
-/** The most requests kept; older ones are dropped from the replay. */
-const MAX_REQUESTS = 500;
 
-type SimState = { clock: number; requests: SimRequest[]; nextId: number };
+/**
+ * useSimulation keeps one simulation on its own in-browser deployment, and its latest snapshot.
+ * `restart` replaces it with a fresh deployment (reset, or a replay under another config).
+ */
+function useSimulation(initial: FormRequest) {
+  const [sim, setSim] = useState<Simulation | undefined>(undefined);
+  const [snapshot, setSnapshot] = useState<Snapshot | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(0);
+  const current = useRef<Simulation | undefined>(undefined);
 
-const EMPTY: SimState = { clock: 0, requests: [], nextId: 1 };
+  const track = useCallback(<T,>(work: Promise<T>): Promise<T | undefined> => {
+    setBusy((n) => n + 1);
+    return work
+      .catch((e: unknown) => {
+        // Not a refusal or an invalid request (the simulation records those): a failure to run.
+        console.error(e);
+        setError(e instanceof Error ? e.message : String(e));
+        return undefined;
+      })
+      .finally(() => setBusy((n) => n - 1));
+  }, []);
+
+  const restart = useCallback(
+    (make: (lane: Lane) => Promise<Simulation>) =>
+      track(
+        (async () => {
+          const next = await make(await openLane());
+          current.current?.listen(() => {});
+          current.current = next;
+          next.listen((s) => {
+            if (current.current === next) setSnapshot(s);
+          });
+          setSim(next);
+          setSnapshot(next.snapshot());
+        })(),
+      ),
+    [track],
+  );
+
+  const [initialConfig] = useState(initial.config);
+  useEffect(() => {
+    void restart((lane) => Simulation.start(lane, initialConfig));
+  }, [restart, initialConfig]);
+
+  return { sim, snapshot, error, busy: busy > 0, restart, track };
+}
 
 export function OfflinePlayground() {
   const [form, setForm] = useState<Form>(DEFAULT_FORM);
-  const [sim, setSim] = useState<SimState>(EMPTY);
+  const request = useMemo(() => requestOf(form), [form]);
+  const { sim, snapshot, error, busy, restart, track } = useSimulation(request);
   const [waitSeconds, setWaitSeconds] = useState("1");
-  const parsed = useMemo(() => parseForm(form), [form]);
-  // The last valid config stays on the chart while a field is being retyped.
-  const [lastGood, setLastGood] = useState(parsed.ok ? parsed : undefined);
-  if (parsed.ok && parsed !== lastGood) setLastGood(parsed);
-  const shown = parsed.ok ? parsed : lastGood;
 
-  const simulation: Simulation | undefined = useMemo(
-    () => (shown === undefined ? undefined : simulate(shown.config, sim.requests)),
-    [shown, sim.requests],
-  );
+  const check = useMemo(() => (sim === undefined ? undefined : (r: FormRequest) => sim.check(r)), [sim]);
+  // Re-checked whenever the state changes, so the preview of the next decision stays current.
+  const validation = useValidation(request, check, snapshot);
+  const valid = validation.state === "ok" ? validation.request : undefined;
+
+  // A valid config applies from the simulated instant it was entered at, as on a deployment.
+  useEffect(() => {
+    if (sim !== undefined && valid !== undefined) void track(sim.setConfig(valid.config));
+  }, [sim, valid, track]);
 
   const fire = (n: number) => {
-    if (!parsed.ok) return;
-    setSim((s) => {
-      const added = Array.from({ length: n }, (_, i) => ({
-        id: s.nextId + i,
-        t: s.clock,
-        count: parsed.count,
-        reserve: parsed.reserve,
-      }));
-      return { ...s, requests: [...s.requests, ...added].slice(-MAX_REQUESTS), nextId: s.nextId + n };
-    });
+    if (sim !== undefined && valid !== undefined) void track(sim.fire(valid, n));
   };
-  const wait = (ms: number) => setSim((s) => ({ ...s, clock: s.clock + Math.max(0, Math.round(ms)) }));
+  const wait = (ms: number) => {
+    if (sim !== undefined) void track(sim.wait(ms));
+  };
   const waitMs = Number(waitSeconds) * 1000;
   const waitValid = waitSeconds.trim() !== "" && Number.isFinite(waitMs) && waitMs > 0;
-
-  const whole = shown === undefined ? undefined : wholeConfig(shown.config);
-  const segments = simulation?.segments ?? [];
-  const entries: Entry[] = (simulation?.decisions ?? []).map((d) => ({
-    id: d.request.id,
-    t: d.request.t,
-    count: d.request.count,
-    reserve: d.request.reserve,
-    outcome: d.outcome,
-    after: d.after,
-  }));
-  const untilFull = whole === undefined ? 0 : refillTime(whole, segments, sim.clock);
+  const config = snapshot?.config;
+  const entries = snapshot?.entries ?? [];
+  const ready = sim !== undefined && snapshot !== undefined;
+  const preview = validation.state === "ok" ? validation.result : undefined;
+  // A valid config not yet applied (the effect above is about to): the chart is about to change.
+  const pendingConfig = valid !== undefined && config !== undefined && JSON.stringify(valid.config) !== JSON.stringify(config);
 
   return (
     <div className="workbench">
       <section className="panel playground" aria-labelledby="playground-heading">
         <h2 id="playground-heading">Playground</h2>
         <p className="panel-note">
-          What-if mode: requests are decided in your browser by <code>calculateRateLimit</code>, the function the
-          server uses, at a simulated clock. Change the limit and every request is replayed under it.
-          {shown !== undefined && (shown.config.shards ?? 1) > 1 && (
-            <> Shards are simulated as one whole row: they change which rows hold the tokens, not how many.</>
-          )}
+          Requests go to the rate limiter component itself, running in your browser on convex-test, through the
+          app&apos;s <code>rateLimiter.limit</code>, at a simulated clock. Changing the limit applies it from the
+          current instant, as on a deployment; <em>Replay</em> fires the same requests again under the new limit.
         </p>
-        <PlaygroundForm form={form} parsed={parsed} onChange={setForm} />
+        <PlaygroundForm form={form} validation={validation} onChange={setForm} />
         <div className="actions" role="group" aria-label="Traffic">
-          <button type="button" onClick={() => fire(1)} disabled={!parsed.ok}>
+          <button type="button" onClick={() => fire(1)} disabled={!ready || valid === undefined}>
             Fire request
           </button>
-          <button type="button" onClick={() => fire(BURST)} disabled={!parsed.ok}>
+          <button type="button" onClick={() => fire(BURST)} disabled={!ready || valid === undefined}>
             Fire {BURST} at once
           </button>
           <label className="inline-field">
@@ -91,34 +123,72 @@ export function OfflinePlayground() {
               onChange={(e) => setWaitSeconds(e.target.value)}
             />
           </label>
-          <button type="button" onClick={() => wait(waitMs)} disabled={!waitValid}>
+          <button type="button" onClick={() => wait(waitMs)} disabled={!ready || !waitValid}>
             Wait
           </button>
-          <button type="button" onClick={() => wait(untilFull)} disabled={!(untilFull > 0)}>
+          <button
+            type="button"
+            onClick={() => sim !== undefined && void track(sim.waitUntilFull())}
+            disabled={!ready || !(snapshot.untilFull > 0)}
+          >
             Wait until full
           </button>
-          <button type="button" className="secondary" onClick={() => setSim(EMPTY)} disabled={sim === EMPTY}>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => {
+              if (valid !== undefined && snapshot !== undefined) {
+                const { entries: requests, clock } = snapshot;
+                void restart((lane) => Simulation.replay(lane, valid.config, requests, clock));
+              }
+            }}
+            disabled={!ready || valid === undefined || entries.length === 0}
+          >
+            Replay under this limit
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => config !== undefined && void restart((lane) => Simulation.start(lane, config))}
+            disabled={!ready || (entries.length === 0 && snapshot.clock === 0)}
+          >
             Reset
           </button>
         </div>
-        <p className="clock">
-          Simulated clock: <output data-testid="sim-clock">{formatSeconds(sim.clock)}</output>
+        <p className="clock" data-busy={busy || !ready || validation.state === "checking" || pendingConfig}>
+          Simulated clock: <output data-testid="sim-clock">{formatDuration(snapshot?.clock ?? 0)}</output>
+          {!ready && <span className="muted"> (starting the in-browser deployment…)</span>}
         </p>
+        {preview !== undefined && snapshot !== undefined && (
+          <p className="muted preview" data-testid="next-decision">
+            Fired now, <code>check</code> says: {describe(outcomeOf(preview, snapshot.clock), snapshot.clock)}
+            {(valid?.config.shards ?? 1) > 1 ? ` (drawing shards ${describeShards(preview.details.shards)})` : ""}.
+          </p>
+        )}
+        {error !== undefined && (
+          <p className="form-error" role="alert">
+            {error}
+          </p>
+        )}
         <DecisionLog entries={entries} origin={0} />
       </section>
-      {whole !== undefined && (
+      {config !== undefined && snapshot !== undefined && (
         <Monitor
-          config={whole}
-          segments={segments}
+          config={config}
+          available={snapshot.available}
+          past={snapshot.past}
+          future={snapshot.future}
           from={0}
-          to={horizon(whole, segments, 0, sim.clock, Infinity)}
-          now={sim.clock}
+          to={snapshot.future.at(-1)?.t ?? snapshot.clock}
+          now={snapshot.clock}
           origin={0}
           marks={marksOf(entries, 0)}
+          changes={snapshot.changes}
         >
           <p className="panel-note">
-            Simulated: the solid line is what happened up to the simulated clock, the dashed line what follows if no
-            more requests come. Capacity {capacityOf(whole)}.
+            The tokens available as the component&apos;s <code>getValue</code> reports them at each simulated
+            instant{(config.shards ?? 1) > 1 ? `, summed over all ${config.shards} shards` : ""}: solid up to the
+            clock, dashed for what follows if no more requests come.
           </p>
         </Monitor>
       )}

@@ -1,17 +1,9 @@
 // The Playground's inputs: the limit's config and the request to fire. Controlled; the parent
-// owns the form and re-decides (or re-simulates) whenever it changes.
-import { useId, type ChangeEvent } from "react";
-import { KINDS, type Form, type Kind, type Parsed } from "./config.js";
-
-/** Which form field an `InvalidRateLimit` error's `field` is about. */
-const FIELD_OF: Record<string, keyof Form> = {
-  "config.rate": "rate",
-  "config.period": "periodSeconds",
-  "config.capacity": "capacity",
-  "config.maxReserved": "maxReserved",
-  "config.shards": "shards",
-  count: "count",
-};
+// owns the form and checks each request it describes with the component (useValidation.ts). An
+// error is shown under the field the component names, in the component's own words.
+import { useId, type ChangeEvent, type ReactNode } from "react";
+import { FIELD_OF, KINDS, type Form, type Kind } from "./config.js";
+import type { Validation } from "./useValidation.js";
 
 function isKind(value: string): value is Kind {
   return (KINDS as readonly string[]).includes(value);
@@ -21,16 +13,29 @@ type NumberField = Exclude<keyof Form, "kind" | "reserve">;
 
 export function PlaygroundForm({
   form,
-  parsed,
+  validation,
   onChange,
 }: {
   form: Form;
-  parsed: Parsed;
+  validation: Validation;
   onChange: (form: Form) => void;
 }) {
   const id = useId();
-  const errorId = `${id}-error`;
-  const badField = parsed.ok ? undefined : FIELD_OF[parsed.field];
+  const error = validation.state === "invalid" ? validation.error : undefined;
+  const badField = error === undefined ? undefined : FIELD_OF[error.field];
+  const errorId = (field: keyof Form | "form") => `${id}-${field}-error`;
+
+  /** The field's error, where the component put it, or its hint. */
+  const note = (field: keyof Form, hint: ReactNode) =>
+    badField === field && error !== undefined ? (
+      <span className="field-error" id={errorId(field)} role="alert" data-testid={`error-${field}`} data-field={error.field}>
+        {error.message}
+      </span>
+    ) : (
+      <span className="field-hint" id={`${id}-${field}-hint`}>
+        {hint}
+      </span>
+    );
 
   const numberInput = (field: NumberField, label: string, hint: string, min: number, placeholder?: string) => (
     <label className="field" htmlFor={`${id}-${field}`}>
@@ -45,12 +50,10 @@ export function PlaygroundForm({
         value={form[field]}
         placeholder={placeholder}
         aria-invalid={badField === field}
-        aria-describedby={badField === field ? errorId : `${id}-${field}-hint`}
+        aria-describedby={badField === field ? errorId(field) : `${id}-${field}-hint`}
         onChange={(e: ChangeEvent<HTMLInputElement>) => onChange({ ...form, [field]: e.target.value })}
       />
-      <span className="field-hint" id={`${id}-${field}-hint`}>
-        {hint}
-      </span>
+      {note(field, hint)}
     </label>
   );
 
@@ -100,9 +103,14 @@ export function PlaygroundForm({
           <span className="field-hint">take tokens ahead; the work runs later</span>
         </label>
       </fieldset>
-      {!parsed.ok && (
-        <p className="form-error" id={errorId} role="alert">
-          {parsed.message}
+      {error !== undefined && badField === undefined && (
+        <p className="form-error" id={errorId("form")} role="alert" data-field={error.field}>
+          {error.message}
+        </p>
+      )}
+      {validation.state === "failed" && (
+        <p className="form-error" role="alert">
+          The request could not be checked: {validation.message}
         </p>
       )}
     </form>

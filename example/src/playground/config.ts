@@ -1,6 +1,6 @@
 // The Playground's form: what the inputs hold (strings, so a field can be blank or half-typed)
-// and how it becomes a config and a request, checked by the library's own validation.
-import { calculateRateLimit, isInvalidRateLimitError, KINDS, type RateLimitConfig } from "convex-rate-limiter";
+// and the config and request they describe, which the component itself checks.
+import { KINDS, type RateLimitConfig } from "convex-rate-limiter";
 
 export { KINDS };
 /** A kind of limit, as the config's `kind` spells it. */
@@ -35,10 +35,8 @@ export const DEFAULT_FORM: Form = {
   reserve: false,
 };
 
-/** A form that describes a valid limit and request, or the first problem with it. */
-export type Parsed =
-  | { ok: true; config: RateLimitConfig; count: number; reserve: boolean }
-  | { ok: false; field: string; message: string };
+/** The request a form describes: numbers as typed (blank required fields are NaN), unchecked. */
+export type FormRequest = { config: RateLimitConfig; count: number; reserve: boolean };
 
 /** Parses an optional number field: blank is `undefined`, anything else must be a number. */
 function optionalNumber(text: string): number | undefined {
@@ -67,28 +65,25 @@ export function configOf(form: Form): RateLimitConfig {
 }
 
 /**
- * Parses a form. The config is checked by `calculateRateLimit` itself, so the Playground refuses
- * exactly what the server would, with the library's message (e.g. too many shards for the rate).
+ * requestOf reads the request a form describes, without checking it: the component checks it
+ * (see useValidation.ts), so the form refuses exactly what a deployment would.
  */
-export function parseForm(form: Form): Parsed {
-  const config = configOf(form);
-  const count = requiredNumber(form.count);
-  try {
-    calculateRateLimit(null, config, 0, 0);
-    if (!(Number.isFinite(count) && count >= 0)) {
-      return { ok: false, field: "count", message: `count = ${form.count || "(blank)"}: must be a number ≥ 0` };
-    }
-    // Without `reserve`, a count above what the limit can ever hold is refused here; with it, the
-    // bound also counts `maxReserved`, and the simulation reports a request that can never run.
-    if (!form.reserve) calculateRateLimit(null, config, 0, count);
-  } catch (error) {
-    if (isInvalidRateLimitError(error)) {
-      return { ok: false, field: error.data.field, message: error.data.message };
-    }
-    throw error;
-  }
-  return { ok: true, config, count, reserve: form.reserve };
+export function requestOf(form: Form): FormRequest {
+  return { config: configOf(form), count: requiredNumber(form.count), reserve: form.reserve };
 }
+
+/**
+ * FIELD_OF names the form field an `InvalidRateLimit` error's `field` is about; errors about
+ * other fields (the limit's name or key) belong to no input.
+ */
+export const FIELD_OF: Readonly<Record<string, keyof Form>> = {
+  "config.rate": "rate",
+  "config.period": "periodSeconds",
+  "config.capacity": "capacity",
+  "config.maxReserved": "maxReserved",
+  "config.shards": "shards",
+  count: "count",
+};
 
 /** The config with its `shards` dropped: the limit as one whole row. */
 export function wholeConfig(config: RateLimitConfig): RateLimitConfig {

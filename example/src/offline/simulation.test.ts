@@ -1,0 +1,257 @@
+// The offline Playground's simulation against the real component: the example app on convex-test
+// (makeTest, as its own tests use it), each call at the simulated instant the simulation asks for
+// (fake timers set the clock). Checks decisions, shards, validation, readings, waits and replays.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { RateLimitConfig } from "convex-rate-limiter";
+import { seededRandom } from "../../../tools/random.js";
+import { makeTest } from "../../convex/test.setup.js";
+import { Lane, type LaneRequest } from "./lane.js";
+import { ORIGIN, simplify, Simulation } from "./simulation.js";
+
+/** 5 tokens per 10 s: one every 2 s. */
+const bucket: RateLimitConfig = { kind: "token bucket", rate: 5, period: 10_000 };
+
+/** A lane on a fresh in-process deployment; each call runs with the clock at its instant. */
+function freshLane(): Lane {
+  const t = makeTest();
+  return new Lane(async (at, fn) => {
+    vi.setSystemTime(at);
+    return fn(t);
+  });
+}
+
+function one(config: RateLimitConfig, count = 1, reserve = false): LaneRequest {
+  return { config, count, reserve };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(ORIGIN);
+  // The component draws shards with Math.random: seeded, so each run draws the same.
+  vi.spyOn(Math, "random").mockImplementation(seededRandom(16));
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe("Simulation", () => {
+  it("decides a burst as the component does, recording the tokens after each request", async () => {
+    const sim = await Simulation.start(freshLane(), bucket);
+    await sim.fire(one(bucket), 6);
+    const { entries, available, untilFull } = sim.snapshot();
+    expect(entries.map((e) => e.outcome)).toEqual([
+      ...Array.from({ length: 5 }, () => ({ kind: "admitted" })),
+      { kind: "refused", retryAt: 2000 }, // one token every 2 s
+    ]);
+    expect(entries.map((e) => e.after)).toEqual([4, 3, 2, 1, 0, 0]);
+    expect(available).toBe(0);
+    expect(untilFull).toBe(10_000);
+  });
+
+  it("reports the shards the component used, which account for every token taken", async () => {
+    const sharded: RateLimitConfig = { kind: "token bucket", rate: 10, period: 10_000, shards: 5 };
+    const sim = await Simulation.start(freshLane(), sharded);
+    await sim.fire(one(sharded), 12);
+    const { entries, available } = sim.snapshot();
+    expect(entries.every((e) => e.sharded && e.shards !== undefined && e.shards.length > 0)).toBe(true);
+    expect(entries.flatMap((e) => e.shards ?? []).every((s) => Number.isInteger(s) && s >= 0 && s < 5)).toBe(true);
+    // Each shard holds 2 of the 10 tokens, and a request of 1 is served by one shard: no shard is
+    // reported for more than 2 admissions, and the tokens left are the 10 minus those admitted.
+    const admitted = entries.filter((e) => e.outcome.kind === "admitted");
+    for (const e of admitted) expect(e.shards).toHaveLength(1);
+    const uses = new Map<number, number>();
+    for (const s of admitted.flatMap((e) => e.shards ?? [])) uses.set(s, (uses.get(s) ?? 0) + 1);
+    expect(Math.max(...uses.values())).toBeLessThanOrEqual(2);
+    expect(available).toBe(10 - admitted.length);
+    expect(entries.filter((e) => e.outcome.kind === "refused")).toHaveLength(12 - admitted.length);
+  });
+
+  it("names the field of a request that can never succeed, before anything is fired", async () => {
+    // The issue's case: count 99 can't fit capacity 5 plus 5 reserved.
+    const config: RateLimitConfig = { ...bucket, maxReserved: 5 };
+    const sim = await Simulation.start(freshLane(), config);
+    const verdict = await sim.check(one(config, 99, true));
+    expect(verdict).toEqual({
+      ok: false,
+      error: {
+        kind: "InvalidRateLimit",
+        field: "count",
+        value: "99",
+        message: "count = 99: can never succeed: it exceeds the capacity (5) plus what may be reserved (5 in all)",
+      },
+    });
+    expect(sim.snapshot().entries).toEqual([]);
+  });
+
+  it("names a bad config's field with the component's message", async () => {
+    const sim = await Simulation.start(freshLane(), bucket);
+    const verdict = await sim.check(one({ ...bucket, shards: 9 }));
+    expect(verdict.ok === false && verdict.error.field).toBe("config.shards");
+  });
+
+  it("records an impossible request fired anyway as an error that took nothing", async () => {
+    const config: RateLimitConfig = { ...bucket, maxReserved: 5 };
+    const sim = await Simulation.start(freshLane(), config);
+    await sim.fire(one(config, 99, true), 1);
+    const [entry] = sim.snapshot().entries;
+    expect(entry?.outcome).toEqual({
+      kind: "invalid",
+      message: "count = 99: can never succeed: it exceeds the capacity (5) plus what may be reserved (5 in all)",
+    });
+    expect(sim.snapshot().available).toBe(5);
+  });
+
+  it("waits on the simulated clock, with the curve exact at the end and where the limit is full", async () => {
+    const sim = await Simulation.start(freshLane(), bucket);
+    await sim.fire(one(bucket, 3), 1);
+    await sim.wait(3000);
+    let s = sim.snapshot();
+    expect(s.clock).toBe(3000);
+    expect(s.available).toBe(3.5); // 2 left + 1.5 refilled
+    expect(s.past).toEqual([
+      { t: 0, v: 5 },
+      { t: 0, v: 2 },
+      { t: 3000, v: 3.5 },
+    ]);
+    // Projected: full 3 s later, at 6 s, then flat.
+    expect(s.untilFull).toBe(3000);
+    expect(s.future.slice(0, 2)).toEqual([
+      { t: 3000, v: 3.5 },
+      { t: 6000, v: 5 },
+    ]);
+    await sim.waitUntilFull();
+    s = sim.snapshot();
+    expect([s.clock, s.available, s.untilFull]).toEqual([6000, 5, 0]);
+  });
+
+  it("reserves into debt down to maxReserved, with the instant the work may run", async () => {
+    const config: RateLimitConfig = { ...bucket, capacity: 1, maxReserved: 2 };
+    const sim = await Simulation.start(freshLane(), config);
+    await sim.fire(one(config, 1, true), 4);
+    expect(sim.snapshot().entries.map((e) => e.outcome)).toEqual([
+      { kind: "admitted" },
+      { kind: "reserved", runAt: 2000 },
+      { kind: "reserved", runAt: 4000 },
+      { kind: "refused", retryAt: 2000 },
+    ]);
+    expect(sim.snapshot().available).toBe(-2);
+  });
+
+  it("steps a fixed window's curve at each boundary", async () => {
+    const window: RateLimitConfig = { kind: "fixed window", rate: 2, period: 1000, capacity: 4, start: 0 };
+    const sim = await Simulation.start(freshLane(), window);
+    await sim.fire(one(window, 4), 1);
+    await sim.wait(2500);
+    expect(sim.snapshot().past).toEqual([
+      { t: 0, v: 4 },
+      { t: 0, v: 0 },
+      { t: 1000, v: 2 },
+      { t: 2000, v: 4 }, // full: no more boundaries read
+      { t: 2500, v: 4 },
+    ]);
+  });
+
+  it("applies a config change from the current instant, as a deployment reads its rows", async () => {
+    const sim = await Simulation.start(freshLane(), bucket);
+    await sim.fire(one(bucket), 4); // 1 left
+    const larger: RateLimitConfig = { ...bucket, capacity: 10 };
+    await sim.setConfig(larger);
+    const s = sim.snapshot();
+    expect(s.config).toEqual(larger);
+    expect(s.changes).toEqual([0]);
+    expect(s.available).toBe(1); // the row still holds 1: a config change takes nothing and adds nothing
+    expect(s.untilFull).toBeGreaterThan(0);
+    await sim.setConfig(larger);
+    expect(sim.snapshot().changes).toEqual([0]); // the same config again changes nothing
+  });
+
+  it("replays the same requests under another limit (the what-if)", async () => {
+    const sim = await Simulation.start(freshLane(), bucket);
+    await sim.fire(one(bucket), 3);
+    await sim.wait(2000);
+    await sim.fire(one(bucket), 1);
+    const { entries, clock } = sim.snapshot();
+    expect(entries.map((e) => e.outcome.kind)).toEqual(["admitted", "admitted", "admitted", "admitted"]);
+    const replayed = await Simulation.replay(freshLane(), { ...bucket, capacity: 2 }, entries, clock);
+    const s = replayed.snapshot();
+    expect(s.entries.map((e) => [e.t, e.outcome.kind])).toEqual([
+      [0, "admitted"],
+      [0, "admitted"],
+      [0, "refused"],
+      [2000, "admitted"],
+    ]);
+    expect(s.clock).toBe(clock);
+  });
+});
+
+describe("Lane.refillAt", () => {
+  /** A lane whose tokens follow `curve` (ms → tokens) instead of asking a deployment. */
+  function laneOf(curve: (t: number) => number): Lane {
+    const lane = new Lane(() => Promise.reject(new Error("no deployment")));
+    lane.available = async (at) => curve(at - ORIGIN);
+    return lane;
+  }
+
+  it.each([
+    ["full at once", (_t: number) => 5, 0],
+    ["full at 7,001 ms, rising evenly", (t: number) => Math.min(5, 1 + (4 * t) / 7001), 7001],
+    ["levelling off below capacity at 7,000 ms (a row held under it)", (t: number) => Math.min(3, (3 * t) / 7000), 7000],
+    ["never rising", (_t: number) => 1, 0],
+  ])("%s", async (_why, curve, expected) => {
+    expect(await laneOf(curve).refillAt(ORIGIN, bucket)).toBe(ORIGIN + expected);
+  });
+
+  it("finds the first whole ms at which the limit is full, even deep in debt", async () => {
+    const lane = freshLane();
+    const config: RateLimitConfig = { ...bucket, maxReserved: 1000 };
+    await lane.limit(ORIGIN, one(config, 1000, true)); // 995 owed at 0.5 a second
+    expect(await lane.refillAt(ORIGIN, config)).toBe(ORIGIN + 2_000_000);
+  });
+});
+
+describe("simplify", () => {
+  it.each([
+    ["keeps a single point", [{ t: 0, v: 1 }], [{ t: 0, v: 1 }]],
+    [
+      "drops points on a straight rise",
+      [
+        { t: 0, v: 0 },
+        { t: 1, v: 1 },
+        { t: 2, v: 2 },
+      ],
+      [
+        { t: 0, v: 0 },
+        { t: 2, v: 2 },
+      ],
+    ],
+    [
+      "keeps a corner",
+      [
+        { t: 0, v: 0 },
+        { t: 1, v: 1 },
+        { t: 2, v: 1 },
+      ],
+      [
+        { t: 0, v: 0 },
+        { t: 1, v: 1 },
+        { t: 2, v: 1 },
+      ],
+    ],
+    [
+      "keeps a drop (two points at one instant)",
+      [
+        { t: 0, v: 5 },
+        { t: 0, v: 2 },
+        { t: 1, v: 3 },
+      ],
+      [
+        { t: 0, v: 5 },
+        { t: 0, v: 2 },
+        { t: 1, v: 3 },
+      ],
+    ],
+  ])("%s", (_why, points, expected) => {
+    expect(simplify(points)).toEqual(expected);
+  });
+});
