@@ -1,8 +1,11 @@
 // @ts-check
 // Browser test of the example UI: builds it with vite, serves it on 127.0.0.1 with vite preview,
 // drives it in headless Chromium (playwright-core) and keeps a screenshot in test-artifacts/.
-// Checks the offline what-if mode (banner, Playground decisions, the chart redrawing when the
-// config changes, the chat's Send countdown), then that the live build renders without a backend.
+// Checks the offline mode, where the example app and the rate limiter component run in the page
+// (the banner; Playground decisions, shards and form errors as the component gives them; config
+// changes, replays and long waits on the chart; the chat's Send countdown and its contrast), the
+// demo's HTML report at phone width, and that the live build renders without a backend. Any page
+// or console error fails it (a missing favicon included), but live mode's refused websocket.
 // Run from the repository root: node example/test/browser.mjs
 // Without /usr/bin/chromium it skips (exit 0), or fails when CI is set.
 import { existsSync } from "node:fs";
@@ -67,6 +70,123 @@ async function freePort() {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The WCAG contrast ratio of an element's text against what is behind it, computed in the page
+ * from its styles: the text colour over its background, over its ancestors' backgrounds, with the
+ * element's and its ancestors' opacity applied (1 to 21; AA asks ≥ 4.5 for normal text).
+ * @param {Element} el
+ */
+function contrastOf(el) {
+  /** @param {string} css @returns {[number, number, number, number]} */
+  const rgba = (css) => {
+    const m = css.match(/rgba?\(([^)]+)\)/);
+    if (!m || m[1] === undefined) throw new Error(`unexpected colour ${css}`);
+    const [r = 0, g = 0, b = 0, a = 1] = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+    return [r, g, b, a];
+  };
+  /** @param {number[]} top @param {number[]} bottom */
+  const over = (top, bottom) => {
+    const a = top[3] ?? 1;
+    return [0, 1, 2].map((i) => (top[i] ?? 0) * a + (bottom[i] ?? 0) * (1 - a)).concat(1);
+  };
+  // What the element is drawn on: its ancestors' backgrounds from the page down.
+  const chain = [];
+  for (let e = el.parentElement; e !== null; e = e.parentElement) chain.unshift(e);
+  let behind = [255, 255, 255, 1];
+  for (const e of chain) behind = over(rgba(getComputedStyle(e).backgroundColor), behind);
+  let opacity = 1;
+  for (let e = /** @type {Element | null} */ (el); e !== null; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
+  const style = getComputedStyle(el);
+  const bgTop = rgba(style.backgroundColor);
+  const background = over([bgTop[0], bgTop[1], bgTop[2], (bgTop[3] ?? 1) * opacity], behind);
+  const fgTop = rgba(style.color);
+  const text = over([fgTop[0], fgTop[1], fgTop[2], (fgTop[3] ?? 1) * opacity], background);
+  /** @param {number[]} c */
+  const luminance = (c) => {
+    const [r = 0, g = 0, b = 0] = c.map((v) => {
+      const s = v / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [hi, lo] = [luminance(text), luminance(background)].sort((a, b) => b - a);
+  return ((hi ?? 0) + 0.05) / ((lo ?? 0) + 0.05);
+}
+
+/**
+ * Renders a demo report with example/demo/report.ts, loaded through vite's module runner (Node
+ * can't load TypeScript), from results shaped like the demo's: a bucket near its capacity, a
+ * budget deep in reserved debt with all four lanes, and a hot limit with over a thousand events.
+ * @returns {Promise<string>}
+ */
+async function renderDemoReport() {
+  const { createServer, createServerModuleRunner } = await import("vite");
+  const server = await createServer({
+    root,
+    configFile: false,
+    logLevel: "warn",
+    server: { middlewareMode: true, hmr: false, ws: false, watch: null },
+    appType: "custom",
+    optimizeDeps: { noDiscovery: true, include: [] },
+  });
+  const runner = createServerModuleRunner(server.environments.ssr, { hmr: false });
+  try {
+    const { renderReport } = await runner.import(path.join(root, "example/demo/report.ts"));
+    const T0 = Date.UTC(2025, 0, 1, 9, 20);
+    /** @param {number} n @param {number} span @param {import("../demo/types.js").MarkKind} kind */
+    const marks = (n, span, kind) => Array.from({ length: n }, (_, i) => ({ at: T0 + Math.floor((i * span) / n), kind }));
+    /** @param {number} n @param {number} span @param {(i: number) => number} value */
+    const points = (n, span, value) => Array.from({ length: n }, (_, i) => ({ at: T0 + (i * span) / n, value: value(i) }));
+    /**
+     * @param {string} id
+     * @param {import("../demo/types.js").ChartData} chart
+     */
+    const scenario = (id, chart) => ({
+      id,
+      title: `${id}: a scenario with a long enough title to wrap on a phone`,
+      about: ["What ran, in a sentence or two, naming functions like messages.getRateLimit + calculateRateLimit."],
+      chart,
+      summary: [{ label: "refusal waits", value: "mean 4.5s, max 4.8s", note: "retryAfter, until a token is back" }],
+      checks: [{ name: "never over capacity + rate x time", ok: true, detail: "the fullest interval stayed 11.30 tokens under it" }],
+      calls: 100,
+      wallMs: 50,
+    });
+    return renderReport(
+      [
+        scenario("messages", {
+          title: "tokens of sendMessage for alice",
+          start: T0,
+          end: T0 + 120_000,
+          capacity: 3,
+          points: points(300, 120_000, (i) => (i % 50) / 16),
+          marks: [...marks(19, 120_000, "admitted"), ...marks(5, 120_000, "refused")],
+        }),
+        scenario("llm", {
+          title: "tokens of llmTokens (below 0: reserved ahead)",
+          start: T0,
+          end: T0 + 480_000,
+          capacity: 40_000,
+          floor: -200_000,
+          points: points(300, 480_000, (i) => 40_000 - 800 * Math.min(i, 300 - i)),
+          marks: [...marks(8, 60_000, "admitted"), ...marks(35, 180_000, "reserved"), ...marks(43, 480_000, "ran"), ...marks(3, 9_000, "refused")],
+        }),
+        scenario("api", {
+          title: "tokens of apiCalls (all shards together)",
+          start: T0,
+          end: T0 + 15_000,
+          capacity: 100,
+          points: points(300, 15_000, (i) => (i * 37) % 100),
+          marks: [...marks(1234, 15_000, "admitted"), ...marks(608, 15_000, "refused")],
+        }),
+      ],
+      { command: "npm run demo -- --fast", seed: 1, clockStart: T0, wallMs: 3000, calls: 4758 },
+    );
+  } finally {
+    await runner.close();
+    await server.close();
+  }
 }
 
 /** @type {Array<() => Promise<void>>} */
@@ -156,6 +276,10 @@ async function main() {
   page.on("console", (message) => {
     if (message.type() === "error") errors.push(`console error: ${message.text()}`);
   });
+  // A failed load (a missing /favicon.ico, say) is an error even where Chromium logs nothing.
+  page.on("response", (response) => {
+    if (response.status() >= 400) errors.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
 
   // --- Offline mode --------------------------------------------------------------------------
   await page.goto(offlineUrl, { waitUntil: "load" });
@@ -163,90 +287,196 @@ async function main() {
   const banner = (await page.getByTestId("offline-banner").textContent()) ?? "";
   check(/live mode needs a deployment/i.test(banner), "the offline banner says live mode needs a deployment");
   check(banner.includes("npm run dev"), "the banner names npm run dev");
+  // vite preview answers a missing file with index.html, so the icon must be checked to be one.
+  const icon = await page.evaluate(async () => {
+    const link = document.querySelector('link[rel~="icon"]');
+    if (!(link instanceof HTMLLinkElement)) return "no <link rel=icon>";
+    const response = await fetch(link.href);
+    return `${response.status} ${response.headers.get("content-type")}`;
+  });
+  check(icon === "200 image/svg+xml", `the page has a favicon (${icon})`);
 
   const curve = page.getByTestId("monitor-curve");
   const projection = page.getByTestId("monitor-projection");
   const rows = page.locator('[data-testid="decision-log"] tbody tr');
   const marks = page.locator('[data-testid="monitor-chart"] .mark');
+  const readout = page.getByTestId("monitor-readout");
+  /** Waits until the in-browser deployment has answered everything asked of it. */
+  const settled = () => page.locator('.clock[data-busy="false"]').waitFor();
   /** The chart's two paths, as one string that changes whenever either is redrawn. */
   const chart = async () => `${await curve.getAttribute("d")}|${await projection.getAttribute("d")}`;
   /** The outcomes in the log, oldest first. */
   const outcomes = async () => (await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-outcome")))).reverse();
   /**
-   * Waits until the chart differs from `before`.
-   * @param {string} before
+   * Fills a form field and waits for the component's verdict on the new request.
+   * @param {string} name
+   * @param {string} value
    */
-  const redrawn = (before) =>
-    page.waitForFunction(
-      (prev) =>
-        `${document.querySelector('[data-testid="monitor-curve"]')?.getAttribute("d")}|${document
-          .querySelector('[data-testid="monitor-projection"]')
-          ?.getAttribute("d")}` !== prev,
-      before,
-    );
+  const setField = async (name, value) => {
+    await page.locator(`input[name="${name}"]`).fill(value);
+    await settled();
+  };
 
+  await settled();
   const initial = await chart();
-  check(initial.length > 10, "the chart draws a curve before any request");
+  check(((await projection.getAttribute("d")) ?? "").length > 5, "the chart projects the limit before any request");
 
   // Default limit: 5 per 10 s, capacity 5. Three requests at t = 0 are admitted.
   const fire = page.getByRole("button", { name: "Fire request" });
   for (let i = 0; i < 3; i++) await fire.click();
   await rows.nth(2).waitFor();
+  await settled();
   check((await outcomes()).join() === "admitted,admitted,admitted", "three requests are admitted");
   check((await marks.count()) === 3, "the chart marks the three requests");
   const afterFiring = await chart();
   check(afterFiring !== initial, "the chart redraws after requests");
+  check((await readout.textContent())?.startsWith("2 of 5 tokens") === true, "the readout says 2 of 5 tokens are left");
 
-  // What-if: with capacity 2 the same three requests replay, and the third is refused.
-  await page.locator('input[name="capacity"]').fill("2");
-  await redrawn(afterFiring);
-  const capacity2 = await chart();
-  check(capacity2 !== afterFiring, "the chart redraws when the capacity changes");
+  // A config change applies from now on, as on a deployment: the row still holds 2 tokens.
+  await setField("capacity", "2");
+  check((await readout.textContent())?.startsWith("2 of 2 tokens") === true, "with capacity 2 the same row reads 2 of 2");
+  check((await chart()) !== afterFiring, "the chart redraws when the capacity changes");
+  // What-if: replayed under capacity 2 from the start, the third of the same requests is refused.
+  await page.getByRole("button", { name: "Replay under this limit" }).click();
   await page.locator('[data-testid="decision-log"] tbody tr[data-outcome="refused"]').waitFor();
+  await settled();
   check((await outcomes()).join() === "admitted,admitted,refused", "replayed with capacity 2, the third is refused");
   check((await page.locator(".mark-refused").count()) === 1, "the chart marks the refusal");
+  const capacity2 = await chart();
 
-  // A bad config is named, and Fire is disabled until it is fixed; the chart keeps the last good one.
-  await page.locator('input[name="shards"]').fill("9");
-  const alert = page.getByRole("alert");
-  await alert.waitFor();
-  check(/config\.shards/.test((await alert.textContent()) ?? ""), "too many shards is refused with the field named");
+  // A bad config is named under its field by the component, before anything is fired.
+  await setField("shards", "9");
+  const shardsError = page.getByTestId("error-shards");
+  await shardsError.waitFor();
+  check((await shardsError.getAttribute("data-field")) === "config.shards", "too many shards is refused under Shards");
+  check(
+    /^config\.shards = 9: rate 5 can't give each of 9 shards a whole token/.test((await shardsError.textContent()) ?? ""),
+    `the Shards error is the component's message ("${await shardsError.textContent()}")`,
+  );
   check(await fire.isDisabled(), "Fire is disabled while the config is invalid");
   check((await chart()) === capacity2, "the chart keeps the last valid config");
-  await page.locator('input[name="shards"]').fill("1");
-  await alert.waitFor({ state: "detached" });
+  await setField("shards", "1");
+  await shardsError.waitFor({ state: "detached" });
+
+  // The issue's case: a reserved count of 99 against capacity 5 and maxReserved 5 can never
+  // succeed; the form says so under Count with the server's own message, and Fire stays disabled.
+  await setField("capacity", "");
+  await setField("maxReserved", "5");
+  await page.locator('input[name="reserve"]').check();
+  await setField("count", "99");
+  const countError = page.getByTestId("error-count");
+  await countError.waitFor();
+  check(
+    (await countError.textContent()) ===
+      "count = 99: can never succeed: it exceeds the capacity (5) plus what may be reserved (5 in all)",
+    `a reserved count that can never succeed is named under Count ("${await countError.textContent()}")`,
+  );
+  check(await fire.isDisabled(), "Fire is disabled for a request that can never succeed");
+  const logged = await rows.count();
+  await setField("count", "1");
+  await setField("maxReserved", "");
+  await page.locator('input[name="reserve"]').uncheck();
+  await settled();
+  check((await rows.count()) === logged, "nothing was fired while the request was invalid");
 
   // Switching to a fixed window redraws the chart as steps.
   await page.getByLabel("Kind").selectOption("fixed window");
-  await redrawn(capacity2);
+  await settled();
   check((await projection.getAttribute("d"))?.includes("H") === true, "a fixed window is drawn as steps");
-
-  // Simulated time: wait one second, then a burst of five at t = 1 s.
-  const beforeWait = await chart();
   await page.getByRole("button", { name: "Wait", exact: true }).click();
   await page.getByTestId("sim-clock").filter({ hasText: /^1 s$/ }).waitFor();
-  await redrawn(beforeWait);
-  check((await page.getByTestId("sim-clock").textContent()) === "1 s", "waiting moves the simulated clock to 1 s");
-  check((await chart()) !== beforeWait, "waiting redraws the chart");
-  await page.getByRole("button", { name: "Fire 5 at once" }).click();
-  await rows.nth(7).waitFor();
-  const all = await outcomes();
-  check(all.length === 8, "eight decisions are logged");
-  check(all.every((o) => o === "admitted" || o === "refused"), "every decision is admitted or refused");
-  check(all.slice(3).every((o) => o === "refused"), "within the same window, the burst is refused");
-  const summary = (await page.getByTestId("decision-summary").textContent()) ?? "";
-  check(summary.includes("8 requests"), `the summary counts the requests ("${summary}")`);
-  check((await marks.count()) === 8, "the chart marks all eight");
-
-  // Back to a token bucket with room for the burst, and reserve: debts show as reservations.
+  check(true, "waiting moves the simulated clock to 1 s");
   await page.getByLabel("Kind").selectOption("token bucket");
-  await page.locator('input[name="capacity"]').fill("");
+
+  // Sharded: 10 per 10 s over 5 shards (2 tokens each). The log shows the shards the component
+  // reported, and they account for every token: no shard serves more than its 2.
+  await page.getByRole("button", { name: "Reset" }).click();
+  await page.getByTestId("decision-summary").filter({ hasText: "No requests yet." }).waitFor();
+  await setField("rate", "10");
+  await setField("shards", "5");
+  const burst = page.getByRole("button", { name: "Fire 5 at once" });
+  await burst.click();
+  await burst.click();
+  await fire.click();
+  await fire.click();
+  await rows.nth(11).waitFor();
+  await settled();
+  const shardCells = page.getByTestId("decision-shards");
+  check((await shardCells.count()) === 12, "the log has a shards column for the sharded limit");
+  /** @type {Array<{ outcome: string | null, shards: number[] }>} */
+  const sharded = await rows.evaluateAll((trs) =>
+    trs.map((tr) => ({
+      outcome: tr.getAttribute("data-outcome"),
+      shards: (tr.querySelector('[data-testid="decision-shards"]')?.getAttribute("data-shards") ?? "")
+        .split(" ")
+        .filter((x) => x !== "")
+        .map(Number),
+    })),
+  );
+  check(
+    sharded.every((r) => r.shards.length > 0 && r.shards.every((n) => Number.isInteger(n) && n >= 0 && n < 5)),
+    `every decision names shards 0 to 4 (${sharded.map((r) => r.shards.join("+")).join(", ")})`,
+  );
+  const admittedShards = sharded.filter((r) => r.outcome === "admitted").flatMap((r) => r.shards);
+  const perShard = [0, 1, 2, 3, 4].map((n) => admittedShards.filter((x) => x === n).length);
+  check(perShard.every((n) => n <= 2), `no shard is reported for more than its 2 tokens (${perShard.join(", ")})`);
+  const admittedCount = sharded.filter((r) => r.outcome === "admitted").length;
+  check(
+    (await readout.textContent())?.startsWith(`${10 - admittedCount} of 10 tokens`) === true,
+    `the readout (every shard read by getValue) says ${10 - admittedCount} of 10 are left`,
+  );
+
+  // Reserve: debts show as reservations.
+  await setField("shards", "1");
+  await setField("rate", "5");
   await page.locator('input[name="reserve"]').check();
-  await page.getByRole("button", { name: "Fire 5 at once" }).click();
-  await rows.nth(12).waitFor();
+  await settled();
+  await burst.click();
+  await rows.nth(16).waitFor();
+  await settled();
   check((await page.locator(".mark-reserved").count()) > 0, "reserving past the tokens left shows reservations");
 
-  // The chat: three messages may go at once, then Send counts down.
+  // Long waits: 5 per 10 days, reserved 5 ahead; the axis switches to days and keeps its labels
+  // inside the chart, apart from each other and from the token labels at the origin.
+  await page.getByRole("button", { name: "Reset" }).click();
+  await page.getByTestId("decision-summary").filter({ hasText: "No requests yet." }).waitFor();
+  await setField("periodSeconds", String(10 * 86_400));
+  await burst.click();
+  await rows.nth(4).waitFor();
+  await burst.click();
+  await rows.nth(9).waitFor();
+  await settled();
+  const svg = page.getByTestId("monitor-chart");
+  check((await svg.getAttribute("data-time-unit")) === "d", "a 10-day refill is shown in days");
+  await page.getByRole("button", { name: "Wait until full" }).click();
+  await page.getByTestId("sim-clock").filter({ hasText: / d$/ }).waitFor();
+  await settled();
+  const layout = await svg.evaluate((el) => {
+    const svgEl = /** @type {SVGSVGElement} */ (/** @type {unknown} */ (el));
+    const box = (/** @type {SVGGraphicsElement} */ e) => {
+      const b = e.getBBox();
+      return { x0: b.x, x1: b.x + b.width, y0: b.y, y1: b.y + b.height, text: e.textContent ?? "" };
+    };
+    const times = [...svgEl.querySelectorAll(".chart-time-label")].map((e) => box(/** @type {SVGGraphicsElement} */ (e)));
+    const tokens = [...svgEl.querySelectorAll(".chart-grid text:not(.chart-time-label):not(.chart-axis-title)")].map((e) =>
+      box(/** @type {SVGGraphicsElement} */ (e)),
+    );
+    return { width: svgEl.viewBox.baseVal.width, times, tokens };
+  });
+  const overlaps = (/** @type {{x0:number,x1:number,y0:number,y1:number}} */ a, /** @type {typeof a} */ b) =>
+    a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+  check(layout.times.length >= 3, `the time axis has labels (${layout.times.map((t) => t.text).join(", ")})`);
+  check(layout.times.every((t) => t.text.endsWith(" d")), "the time labels are in days");
+  check(layout.times.every((t) => t.x0 >= 0 && t.x1 <= layout.width), "every time label lies inside the chart");
+  check(
+    layout.times.every((t, i) => layout.times.every((u, j) => i === j || !overlaps(t, u))) &&
+      layout.times.every((t) => layout.tokens.every((u) => !overlaps(t, u))),
+    "no two labels collide, at the origin or elsewhere",
+  );
+  await page.locator('input[name="reserve"]').uncheck();
+  await setField("periodSeconds", "10");
+
+  // The chat: three messages may go at once, then Send counts down, legibly.
   const message = page.getByRole("textbox", { name: "Message" });
   const send = page.locator(".chat-form button[type=submit]");
   for (let i = 1; i <= 3; i++) {
@@ -257,11 +487,17 @@ async function main() {
   await message.fill("one too many");
   await page.waitForFunction(() => /^Wait \d+ s$/.test(document.querySelector(".chat-form button")?.textContent ?? ""));
   check(await send.isDisabled(), `after three messages Send is disabled ("${await send.textContent()}")`);
+  for (const scheme of /** @type {const} */ (["light", "dark"])) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const ratio = await send.evaluate(contrastOf);
+    check(ratio >= 4.5, `the countdown's text has contrast ${ratio.toFixed(2)}:1 (WCAG AA ≥ 4.5) in the ${scheme} scheme`);
+  }
+  await page.emulateMedia({ colorScheme: "light" });
 
   // A scenario for the screenshot: reset, then bursts and waits on the default limit (5 per 10 s).
   await page.getByRole("button", { name: "Reset" }).click();
   await page.getByTestId("decision-summary").filter({ hasText: "No requests yet." }).waitFor();
-  await page.locator('input[name="reserve"]').uncheck();
+  await settled();
   const waitInput = page.getByRole("spinbutton", { name: "Wait (s)" });
   /** @type {Array<[number, number]>} seconds to wait, then requests to fire at once */
   const script = [
@@ -282,16 +518,60 @@ async function main() {
     fired += n;
     await rows.nth(fired - 1).waitFor();
   }
+  await settled();
   check(
     (await outcomes()).join() ===
       "admitted,admitted,admitted,admitted,admitted,refused,admitted,admitted,admitted,refused,refused,refused,admitted,admitted,admitted",
     "the scripted traffic gets the decisions the token bucket promises",
   );
   await page.getByTestId("sim-clock").filter({ hasText: /^13 s$/ }).waitFor();
+  const counted = page.locator('.mark[data-count="3"]');
+  check(
+    (await counted.count()) === 1 && (await counted.locator("text").textContent()) === "×3",
+    'three refusals at 6 s are drawn as one mark labelled "×3"',
+  );
 
   await mkdir(artifacts, { recursive: true });
   await page.screenshot({ path: screenshot, fullPage: true });
   log(`screenshot: ${path.relative(root, screenshot)}`);
+
+  // --- The demo's HTML report at phone width -------------------------------------------------
+  // Rendered by report.ts itself (through vite's module runner, as the demo runs it) from fixed
+  // results with the widest labels the demo produces, so this checks the layout, not a run.
+  log("rendering a demo report (example/demo/report.ts) from fixed results");
+  const html = await renderDemoReport();
+  const phone = await context.newPage();
+  await phone.setViewportSize({ width: 390, height: 844 });
+  await phone.setContent(html, { waitUntil: "load" });
+  const fit = await phone.evaluate(() => {
+    const charts = [...document.querySelectorAll("svg.chart")].map((el) => {
+      const svg = /** @type {SVGSVGElement} */ (/** @type {unknown} */ (el));
+      const frame = svg.getBoundingClientRect();
+      const texts = [...svg.querySelectorAll("text")];
+      const outside = texts
+        .filter((t) => {
+          const r = t.getBoundingClientRect();
+          return r.left < frame.left - 0.5 || r.right > frame.right + 0.5 || r.top < frame.top - 0.5 || r.bottom > frame.bottom + 0.5;
+        })
+        .map((t) => t.textContent);
+      const scale = frame.width / svg.viewBox.baseVal.width;
+      const smallest = Math.min(...texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * scale));
+      return { outside, smallest };
+    });
+    return { charts, scrollWidth: document.documentElement.scrollWidth };
+  });
+  check(fit.charts.length === 3, `the report has its charts (${fit.charts.length})`);
+  check(fit.scrollWidth <= 390, `at 390 px the report doesn't scroll sideways (${fit.scrollWidth} px wide)`);
+  check(
+    fit.charts.every((c) => c.outside.length === 0),
+    `at 390 px every chart label lies inside its chart${fit.charts.flatMap((c) => c.outside).map((t) => ` "${t}"`).join("")}`,
+  );
+  const smallest = Math.min(...fit.charts.map((c) => c.smallest));
+  check(smallest >= 8.5, `at 390 px the smallest chart text is ${smallest.toFixed(1)} px (≥ 8.5)`);
+  await mkdir(artifacts, { recursive: true });
+  await phone.screenshot({ path: path.join(artifacts, "demo-report-390.png"), fullPage: true });
+  log(`screenshot: ${path.relative(root, path.join(artifacts, "demo-report-390.png"))}`);
+  await phone.close();
 
   // --- Live mode, without a backend -----------------------------------------------------------
   // A closed local port stands in for the deployment: the live tree must render, and wait.
@@ -301,6 +581,11 @@ async function main() {
   const liveUrl = await serve(liveDir);
   const livePage = await context.newPage();
   livePage.on("pageerror", (error) => errors.push(`live page error: ${error.message}`));
+  // The one error expected here: the Convex client's websocket to the closed port is refused.
+  const refused = `WebSocket connection to 'ws://${HOST}:${closed}/`;
+  livePage.on("console", (message) => {
+    if (message.type() === "error" && !message.text().startsWith(refused)) errors.push(`live console error: ${message.text()}`);
+  });
   await livePage.goto(liveUrl, { waitUntil: "load" });
   await livePage.getByRole("heading", { name: "Playground" }).waitFor();
   check((await livePage.getByTestId("offline-banner").count()) === 0, "live mode shows no offline banner");
@@ -308,6 +593,11 @@ async function main() {
     (await livePage.locator(".chat-form button[type=submit]").textContent()) === "Loading…",
     "live Send waits for the limit to load",
   );
+  // Live, the form is checked by the component run in the page before anything is sent.
+  await livePage.locator('input[name="shards"]').fill("9");
+  const liveError = livePage.getByTestId("error-shards");
+  await liveError.waitFor();
+  check((await liveError.getAttribute("data-field")) === "config.shards", "live, too many shards is refused under Shards before sending");
 
   check(errors.length === 0, `no page or console errors${errors.length ? `: ${errors.join("; ")}` : ""}`);
   check(blocked.length === 0, `no request left 127.0.0.1${blocked.length ? `: ${blocked.join(", ")}` : ""}`);
