@@ -49,6 +49,12 @@ export type {
   RateLimitReturnsWithDetails,
 };
 export type { ComponentApi };
+/** HTTP: rate-limit header fields and a 429 response for httpActions (see ./http.ts). */
+export { QUOTA_EXCEEDED_PROBLEM_TYPE, rateLimitHeaders, tooManyRequests } from "./http.js";
+export type { RateLimitConfigSource, RateLimitHeaders, RefusedWithDetails, TooManyRequestsOptions } from "./http.js";
+/** Jitter: a bounded random delay added to `retryAfter` (see ../shared/jitter.ts). */
+export { DEFAULT_MAX_JITTER_MS, withJitter } from "../shared/jitter.js";
+export type { JitterOptions } from "../shared/jitter.js";
 
 /** The part of a query's `ctx` the client needs. */
 export type QueryCtx = Pick<GenericQueryCtx<GenericDataModel>, "runQuery">;
