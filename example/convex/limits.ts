@@ -1,5 +1,19 @@
-import { DAY, HOUR, MINUTE, RateLimiter, SECOND } from "convex-rate-limiter";
+import { DAY, HOUR, MINUTE, RateLimiter, SECOND, type RateLimitConfig } from "convex-rate-limiter";
 import { components } from "./_generated/api.js";
+
+// #region hotFeed
+/**
+ * The public feed, loaded by every visitor: 300 a second for the whole app (no key). Asynchronous:
+ * decided on a stale snapshot while a quarter of the bucket is left, so concurrent requests don't
+ * conflict; nearer the limit, decided exactly.
+ */
+const hotFeed: RateLimitConfig = {
+  kind: "token bucket",
+  rate: 300,
+  period: SECOND,
+  applyUpdates: "asynchronously",
+};
+// #endregion hotFeed
 
 // #region limits
 /** The app's named limits. A misspelled name in any call below fails to compile. */
@@ -18,5 +32,8 @@ export const rateLimiter = new RateLimiter(components.rateLimiter, {
   // Invitations: 20 a day per user, and 100 outgoing emails an hour for everyone together.
   invitesPerUser: { kind: "token bucket", rate: 20, period: DAY },
   outboundEmails: { kind: "fixed window", rate: 100, period: HOUR },
+  // The public feed: hundreds of requests a second on one key, in asynchronous mode (`hotFeed`
+  // is defined above).
+  hotFeed,
 });
 // #endregion limits
