@@ -2,6 +2,7 @@
 // yet, and its work is scheduled for when the limiter says they'll be covered: the budget is never
 // exceeded, and no request has to retry. A queue deeper than `maxReserved` refuses new requests.
 import { v } from "convex/values";
+import { withJitter } from "convex-rate-limiter";
 import { internal } from "./_generated/api.js";
 import { internalMutation, mutation, query } from "./_generated/server.js";
 import { rateLimiter } from "./limits.js";
@@ -29,7 +30,8 @@ export const request = mutation({
     if (!status.ok) return { ok: false as const, retryAfter: status.retryAfter };
     // ok with a retryAfter: the tokens are ours, but only from `retryAfter` ms from now.
     const wait = status.retryAfter ?? 0;
-    const runAfter = wait === 0 ? 0 : wait + Math.random() * JITTER_MS;
+    // Spread out jobs reserved together; withJitter(0) is 0, so work due now isn't delayed.
+    const runAfter = withJitter(wait, { maxJitterMs: JITTER_MS });
     const now = Date.now();
     const jobId = await ctx.db.insert("llmJobs", {
       prompt,
