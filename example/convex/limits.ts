@@ -32,6 +32,8 @@ export const rateLimiter = new RateLimiter(components.rateLimiter, {
   // Invitations: 20 a day per user, and 100 outgoing emails an hour for everyone together.
   invitesPerUser: { kind: "token bucket", rate: 20, period: DAY },
   outboundEmails: { kind: "fixed window", rate: 100, period: HOUR },
+  // An HTTP API: 5 requests a minute per API key (see http.ts).
+  apiKeyRequests: { kind: "token bucket", rate: 5, period: MINUTE },
   // The public feed: hundreds of requests a second on one key, in asynchronous mode (`hotFeed`
   // is defined above).
   hotFeed,

@@ -14,6 +14,7 @@ import type {
   FunctionReference,
 } from "convex/server";
 import type * as apiCalls from "../apiCalls.js";
+import type * as http from "../http.js";
 import type * as invites from "../invites.js";
 import type * as limits from "../limits.js";
 import type * as llm from "../llm.js";
@@ -33,6 +34,7 @@ import type * as signups from "../signups.js";
  */
 declare const fullApi: ApiFromModules<{
   apiCalls: typeof apiCalls;
+  http: typeof http;
   invites: typeof invites;
   limits: typeof limits;
   llm: typeof llm;
