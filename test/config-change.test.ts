@@ -1,6 +1,6 @@
 // A config that changes under a live key, on convex-test with fake timers: each change is evaluated without throwing and never grants tokens the old or new limit wouldn't have; plus relayout's pure edge cases.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { HOUR, MINUTE, type RateLimitConfig } from "../src/client/index.js";
+import { HOUR, MINUTE, SECOND, type RateLimitConfig } from "../src/client/index.js";
 import { relayout, resolvePhase } from "../src/shared/layout.js";
 import { isInvalidRateLimitError } from "../src/client/index.js";
 import { inspectable, makeInspectableTest } from "./setup.js";
@@ -166,5 +166,68 @@ describe("a changed clock is carried over from the row, not from the reader's ti
       expect(r.ok).toBe(true);
     }
     expect((await t.run((ctx) => ctx.runQuery(api.lib.checkRateLimit, { name: NAME, config }))).ok).toBe(false);
+  });
+});
+
+describe("changes that used to gain tokens, now carried over on the row's own terms", () => {
+  test("raising the shard count of a key in reservation debt admits nothing before the debt is repaid", async () => {
+    const t = makeInspectableTest();
+    const one: RateLimitConfig = { kind: "token bucket", rate: 60, period: HOUR, maxReserved: 60 };
+    const four: RateLimitConfig = { ...one, shards: 4 };
+    // 60 taken and 30 more reserved: 30 owed, repaid at 60 an hour by 12:30.
+    vi.setSystemTime(HOUR_START);
+    expect((await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config: one, count: 60 }))).ok).toBe(true);
+    const reserved = await t.run((ctx) =>
+      ctx.runMutation(api.lib.rateLimit, { name: NAME, config: one, count: 30, reserve: true }),
+    );
+    expect(reserved).toEqual({ ok: true, retryAfter: 30 * MINUTE });
+    // Just before the debt is repaid, under four shards, nothing passes, whichever shards are drawn.
+    vi.setSystemTime(HOUR_START + 30 * MINUTE - 1);
+    for (let i = 0; i < 20; i++) {
+      expect((await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config: four }))).ok).toBe(false);
+    }
+    // Every shard's part of the debt is repaid at 12:30: one token each 4 minutes per shard after.
+    vi.setSystemTime(HOUR_START + 34 * MINUTE);
+    expect(await drain(t, four)).toBeLessThanOrEqual(4);
+  });
+
+  test("shortening a fixed window's period on the same phase doesn't refill the window just emptied", async () => {
+    const t = makeInspectableTest();
+    const hourly: RateLimitConfig = { kind: "fixed window", rate: 10, period: HOUR, start: 0 };
+    const quarterly: RateLimitConfig = { kind: "fixed window", rate: 10, period: 15 * MINUTE, start: 0 };
+    vi.setSystemTime(HOUR_START + 5 * MINUTE);
+    expect(await drain(t, hourly)).toBe(10);
+    // 12:20: a 15-minute window would have opened at 12:15, but the hourly one holds until 13:00.
+    vi.setSystemTime(HOUR_START + 20 * MINUTE);
+    expect(await drain(t, quarterly)).toBe(0);
+    vi.setSystemTime(HOUR_START + 59 * MINUTE);
+    expect(await drain(t, quarterly)).toBe(0);
+    vi.setSystemTime(HOUR_START + 60 * MINUTE);
+    expect(await drain(t, quarterly)).toBe(10);
+  });
+
+  test("a fixed window switched to a token bucket refills from the old window's end at the new rate, not a window later", async () => {
+    const t = makeInspectableTest();
+    const perMinute: RateLimitConfig = { kind: "fixed window", rate: 10, period: MINUTE, start: 0 };
+    const bucket: RateLimitConfig = { kind: "token bucket", rate: 60, period: HOUR };
+    vi.setSystemTime(HOUR_START + 10 * SECOND);
+    expect(await drain(t, perMinute)).toBe(10);
+    // The old window ends at 12:01; the bucket then gains one a minute: 9 by 12:10.
+    vi.setSystemTime(HOUR_START + 10 * MINUTE);
+    expect(await drain(t, bucket)).toBe(9);
+  });
+
+  test("raising a token bucket's rate grants nothing backdated to the row's last update", async () => {
+    const t = makeInspectableTest();
+    const slow: RateLimitConfig = { kind: "token bucket", rate: 60, period: HOUR };
+    const fast: RateLimitConfig = { kind: "token bucket", rate: 600, period: HOUR };
+    vi.setSystemTime(HOUR_START);
+    expect(await drain(t, slow)).toBe(60);
+    // 12:30: the old terms give 30 by now; the new rate from 12:00 would give 300.
+    vi.setSystemTime(HOUR_START + 30 * MINUTE);
+    expect(await drain(t, fast)).toBe(30);
+    // From then on, the new rate: 10 a minute.
+    vi.setSystemTime(HOUR_START + 31 * MINUTE);
+    expect(await drain(t, fast)).toBe(10);
   });
 });

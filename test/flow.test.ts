@@ -78,9 +78,9 @@ describe("requestFlow: the exact writes", () => {
     const out = runPlan(requestFlow<string>(request(config), T0, draws(0.5, 0)), answer);
     expect(reads).toEqual([{ read: "shard", shard: 1 }, { read: "any" }]);
     expect(out.ops).toEqual([
-      { op: "insert", shard: 1, fields: { value: 2, ts: T0, shards: 3, kind: TB } },
-      { op: "insert", shard: 0, fields: { value: 4, ts: T0, shards: 3, kind: TB } },
-      { op: "insert", shard: 2, fields: { value: 3, ts: T0, shards: 3, kind: TB } },
+      { op: "insert", shard: 1, fields: { value: 2, ts: T0, shards: 3, kind: TB, rate: 3, period: 1000, capacity: 3 } },
+      { op: "insert", shard: 0, fields: { value: 4, ts: T0, shards: 3, kind: TB, rate: 4, period: 1000, capacity: 4 } },
+      { op: "insert", shard: 2, fields: { value: 3, ts: T0, shards: 3, kind: TB, rate: 3, period: 1000, capacity: 3 } },
     ]);
   });
 
@@ -97,7 +97,9 @@ describe("requestFlow: the exact writes", () => {
     const { answer, reads } = reader([row(0, 2, 1)]);
     const out = runPlan(requestFlow<string>(request(config), T0, draws(0, 0)), answer);
     expect(reads).toEqual([{ read: "any" }]);
-    expect(out.ops).toEqual([{ op: "patch", id: "row0", shard: 0, fields: { value: 1, ts: T0, shards: 1, kind: TB } }]);
+    expect(out.ops).toEqual([
+      { op: "patch", id: "row0", shard: 0, fields: { value: 1, ts: T0, shards: 1, kind: TB, rate: 2, period: 1000, capacity: 2 } },
+    ]);
   });
 });
 
@@ -208,8 +210,8 @@ describe("applyFlow: the applier's exact writes", () => {
     const ops = runPlan(applyFlow<string>({ name: "n", config }, [{ shard: 1, count: 3, ts: T0 }], T0 + 10), answer);
     expect(reads).toEqual([{ read: "all" }]);
     expect(ops).toEqual([
-      { op: "insert", shard: 0, fields: { value: 4, ts: T0 + 10, shards: 2, kind: TB } },
-      { op: "insert", shard: 1, fields: { value: 1, ts: T0, shards: 2, kind: TB } },
+      { op: "insert", shard: 0, fields: { value: 4, ts: T0 + 10, shards: 2, kind: TB, rate: 4, period: 8000, capacity: 4 } },
+      { op: "insert", shard: 1, fields: { value: 1, ts: T0, shards: 2, kind: TB, rate: 4, period: 8000, capacity: 4 } },
     ]);
   });
 
@@ -218,7 +220,9 @@ describe("applyFlow: the applier's exact writes", () => {
       applyFlow<string>({ name: "n", config }, [{ shard: 0, count: 1, ts: T0 }], T0),
       reader([row(0, 4, 2), row(1, 4, 2)]).answer,
     );
-    expect(ops).toEqual([{ op: "patch", id: "row0", shard: 0, fields: { value: 3, ts: T0, shards: 2, kind: TB } }]);
+    expect(ops).toEqual([
+      { op: "patch", id: "row0", shard: 0, fields: { value: 3, ts: T0, shards: 2, kind: TB, rate: 4, period: 8000, capacity: 4 } },
+    ]);
   });
 
   test("a layout that shrank is carried over, the extra rows deleted, and the takes folded", () => {
@@ -227,7 +231,7 @@ describe("applyFlow: the applier's exact writes", () => {
     const ops = runPlan(applyFlow<string>({ name: "n", config: one }, [{ shard: 0, count: 3, ts: T0 }], T0), reader([row(0, 4, 2), row(1, 4, 2)]).answer);
     expect(ops).toEqual([
       { op: "delete", id: "row1", shard: 1 },
-      { op: "patch", id: "row0", shard: 0, fields: { value: 5, ts: T0, shards: 1, kind: TB } },
+      { op: "patch", id: "row0", shard: 0, fields: { value: 5, ts: T0, shards: 1, kind: TB, rate: 8, period: 8000, capacity: 8 } },
     ]);
   });
 });

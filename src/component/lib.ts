@@ -89,7 +89,19 @@ export async function read(db: DatabaseReader, { name, key }: Key, q: RowQuery):
     }
   }
   return {
-    rows: docs.map((d): Row => ({ id: d._id, shard: d.shard, value: d.value, ts: d.ts, shards: d.shards, kind: d.kind })),
+    rows: docs.map(
+      (d): Row => ({
+        id: d._id,
+        shard: d.shard,
+        value: d.value,
+        ts: d.ts,
+        shards: d.shards,
+        kind: d.kind,
+        rate: d.rate,
+        period: d.period,
+        capacity: d.capacity,
+      }),
+    ),
     pending: takes.map((t) => ({ shard: t.shard, count: t.count, ts: t.ts })),
   };
 }

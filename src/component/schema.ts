@@ -23,6 +23,13 @@ export default defineSchema({
     shards: v.optional(v.number()),
     /** The kind the row was written under: `ts` means something else for each kind. */
     kind: v.optional(kindValidator),
+    /**
+     * The shard's own `rate`, `period` (ms) and `capacity` when the row was written, so a change of
+     * config is carried over from the terms the row was written under, never granting tokens.
+     */
+    rate: v.optional(v.number()),
+    period: v.optional(v.number()),
+    capacity: v.optional(v.number()),
   }).index("name", ["name", "key", "shard"]),
 
   /**

@@ -41,8 +41,16 @@ export type RowQuery = { read: "shard"; shard: number; pending?: true } | { read
 /** The answer to a {@link RowQuery}: the rows found, and the takes asked for (else none). */
 export type KeyRead<Id> = { rows: KeyRow<Id>[]; pending: Take[] };
 
-/** The fields a flow writes to a row: its state and the layout it was written under. */
-export type RowFields = State & { shards: number; kind: RateLimitConfig["kind"] };
+/**
+ * The fields a flow writes to a row: its state, and the layout and terms it was written under
+ * (the shard's own `rate`, `period` and `capacity`), so a later change of config is recognised.
+ */
+export type RowFields = State & { shards: number; kind: RateLimitConfig["kind"]; rate: number; period: number; capacity: number };
+
+/** The fields of shard `p`'s row holding `state`, under `view`'s config. */
+function fieldsOf(state: State, p: Params, shards: number, kind: RateLimitConfig["kind"]): RowFields {
+  return { value: state.value, ts: state.ts, shards, kind, rate: p.rate, period: p.period, capacity: p.capacity };
+}
 
 /**
  * A write a flow asks for, within the request's name and key: a row to insert, patch or delete,
@@ -197,7 +205,7 @@ function opsOf<Id>(view: View<Id>, plan: Plan, count: number): RowOp<Id>[] {
   }
   for (const [shard, state] of writes) {
     const row = view.migration ? migrated(view, shard).row : (view.rows.get(shard)?.row ?? null);
-    const fields: RowFields = { value: state.value, ts: state.ts, shards: view.n, kind: view.config.kind };
+    const fields = fieldsOf(state, shardParams(view.config, view.phase, shard), view.n, view.config.kind);
     ops.push(row ? { op: "patch", id: row.id, shard, fields } : { op: "insert", shard, fields });
   }
   return ops;
@@ -395,7 +403,7 @@ export function* applyFlow<Id>(
     const row = rows.find((r) => r.shard === i) ?? null;
     if (row && !laidOut && mine.length === 0) return;
     const state = fold(before[i] ?? null, mine, p) ?? evaluate(null, p, now);
-    const fields: RowFields = { value: state.value, ts: state.ts, shards: n, kind: config.kind };
+    const fields = fieldsOf(state, p, n, config.kind);
     ops.push(row ? { op: "patch", id: row.id, shard: i, fields } : { op: "insert", shard: i, fields });
   });
   return ops;

@@ -67,37 +67,68 @@ export function shardConfig(config: RateLimitConfig, phase: number, i: number): 
  * `kind` are the layout it was written under, when recorded (rows written by
  * @convex-dev/rate-limiter have neither).
  */
-export type StoredRow = { shard: number; value: number; ts: number; shards?: number; kind?: RateLimitConfig["kind"] };
+export type StoredRow = {
+  shard: number;
+  value: number;
+  ts: number;
+  shards?: number;
+  kind?: RateLimitConfig["kind"];
+  /** The shard's own `rate`, `period` (ms) and `capacity` when written, if recorded. */
+  rate?: number;
+  period?: number;
+  capacity?: number;
+};
+
+/** The params a row records it was written under, when it records them all. */
+function recordedParams(row: StoredRow): Params | undefined {
+  const { kind, rate, period, capacity } = row;
+  if (kind === undefined || rate === undefined || period === undefined || capacity === undefined) return undefined;
+  const phase = kind === "fixed window" ? phaseOf(row.ts, period) : 0;
+  return { kind, rate, period, capacity, maxReserved: Infinity, phase };
+}
 
 /**
- * sameClock reports whether a row's `ts` means what the current config takes it to mean: written
- * under the same kind (assumed when not recorded) and, for a fixed window, a window start of the
- * current phase and period. Otherwise the config's kind, `start` or `period` changed under the row.
+ * sameClock reports whether a row means what the current params take it to mean: written under
+ * the same kind (assumed when not recorded), the same `rate`, `period` and `capacity` (when
+ * recorded) and, for a fixed window, at a window start of the current phase and period.
+ * Otherwise the config changed under the row, and it is carried over (see {@link carriedOver}).
  */
 export function sameClock(row: StoredRow, p: Params): boolean {
   if ((row.kind ?? p.kind) !== p.kind) return false;
+  const own = recordedParams(row);
+  if (own && (own.rate !== p.rate || own.period !== p.period || own.capacity !== p.capacity)) return false;
   return p.kind !== "fixed window" || windowStart(row.ts, p) === row.ts;
 }
 
 /**
- * A row written under another clock (kind, or fixed-window phase or period), as a state of the
- * current one: its tokens as of the last instant it can have been updated, which is its own `ts`
- * for a token bucket, and the end of its window for a fixed window (taking the window to be
- * `p.period` long). From there the current config refills it. The anchor comes from the row, not
- * from the reader's clock, so every read agrees, whether or not anything writes the change, and
- * no window of a new phase can refill a key that just emptied one of the old.
+ * A row written under other terms, as a state of the current ones. The anchor comes from the row,
+ * not from the reader's clock, so every read agrees whether or not anything writes the change
+ * (a peek, a check or a throwing call writes nothing):
+ * - a fixed window's tokens last until the end of its own window (its recorded `period`; without
+ *   one, `p.period`), and the current terms refill it from there: no new window opens before the
+ *   old one ends, however its period or phase changed;
+ * - a token bucket's row refills under the current terms from its own `ts`, but never to more
+ *   than its own recorded terms give it by `now`, so raising the rate grants nothing backdated.
  */
-function carriedOver(row: StoredRow, p: Params): State {
-  const lastUpdate = (row.kind ?? p.kind) === "token bucket" ? row.ts : row.ts + p.period;
-  return { value: Math.min(row.value, p.capacity), ts: lastUpdate };
+function carriedOver(row: StoredRow, p: Params, now: number): State {
+  const own = recordedParams(row);
+  const anchored = { value: Math.min(row.value, p.capacity), ts: row.ts };
+  if ((row.kind ?? p.kind) === "fixed window") return { ...anchored, ts: row.ts + (own?.period ?? p.period) };
+  if (!own) return anchored;
+  const underOwn = evaluate({ value: row.value, ts: row.ts }, own, now);
+  return underOwn.value < evaluate(anchored, p, now).value
+    ? { value: Math.min(underOwn.value, p.capacity), ts: underOwn.ts }
+    : anchored;
 }
 
 /**
  * relayout returns the states of every shard of a limit whose rows were written under another
- * layout: another shard count, kind, or fixed-window phase or period. The limit's total at `now`
- * (ms) under the old layout (where a missing row was a full shard) is split over the new shards
- * exactly as `capacity` is, so changing the layout never gains tokens and loses only what no
- * longer fits. A row whose clock changed (see {@link sameClock}) is carried over by
+ * layout or other terms: another shard count, kind, rate, period, capacity or fixed-window phase.
+ * The limit's total at `now` (ms) under the old terms (where a missing row was a full shard) is
+ * split over the new shards: tokens exactly as `capacity` is, so no shard gets a fraction it can't
+ * spend; a debt in proportion to the shards' rates, so every shard repays its part at the instant
+ * the whole debt would have been repaid. Changing the config never gains tokens and loses only
+ * what no longer fits. Rows whose terms changed (see {@link sameClock}) are carried over by
  * {@link carriedOver}.
  */
 export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: number, now: number): State[] {
@@ -110,14 +141,33 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
   // The latest instant the old rows were evaluated to: a carried-over row anchored in the future
   // gains nothing until then, so neither may the new rows.
   let latest = now;
+  // Whether `latest` is where an old promise ends, not yet reached: the new terms grant from that
+  // instant, so a new fixed window starting exactly there is still to come, not the one in use.
+  let promised = false;
   for (let i = 0; i < old; i++) {
     const row = rows.find((r) => r.shard === i);
     const p = shardParams(oldConfig, phase, i);
-    const cur = evaluate(row && !sameClock(row, p) ? carriedOver(row, p) : (row ?? null), p, now);
+    const carried = row && !sameClock(row, p) ? carriedOver(row, p, now) : undefined;
+    const cur = evaluate(carried ?? row ?? null, p, now);
     total += cur.value;
-    latest = Math.max(latest, cur.ts);
+    if (carried && carried.ts >= now && carried.ts >= latest) {
+      promised = carried.ts > now || p.kind === "fixed window";
+      latest = carried.ts;
+    } else if (cur.ts > latest) {
+      latest = cur.ts;
+      promised = false;
+    }
   }
+  /** The `ts` of a new shard: a window start for a fixed window, the anchor itself otherwise. */
+  const stamp = (p: Params) =>
+    p.kind !== "fixed window" ? latest : windowStart(promised ? latest - 1 : latest, p);
   const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
+  if (total < 0) {
+    const rate = params.reduce((sum, p) => sum + p.rate, 0);
+    const owed = params.map((p) => (total * p.rate) / rate);
+    owed[n - 1] = total - owed.slice(0, n - 1).reduce((sum, v) => sum + v, 0);
+    return params.map((p, i) => ({ value: owed[i]!, ts: stamp(p) }));
+  }
   const values = params.map((p, i) => Math.min(splitTotal(total, n, i), p.capacity));
   // What a full shard couldn't take goes to shards with room, so only what fits nowhere is lost.
   let left = total - values.reduce((sum, v) => sum + v, 0);
@@ -130,6 +180,6 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
   }
   return params.map((p, i) => ({
     value: values[i]!,
-    ts: p.kind === "fixed window" ? windowStart(latest, p) : latest,
+    ts: stamp(p),
   }));
 }
