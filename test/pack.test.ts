@@ -1,4 +1,4 @@
-// Packaging as a user meets it: `npm pack` a copy of this tree (building via `prepare`), install the tarball in a temporary app made from test/pack-fixture, and run that app's convex-test suite and tsc.
+// Packaging as a user meets it: `npm pack` a copy of this tree (building via `prepare`), install the tarball in a temporary app made from test/pack-fixture, and run that app's convex-test suite and tsc. No network: after `npm ci`, it runs with the registry unreachable.
 // @vitest-environment node
 import { execFile } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from "node:fs";
@@ -11,10 +11,14 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const fixture = join(root, "test", "pack-fixture");
 
 // What the temporary app takes from this project's node_modules instead of the registry: the
-// user's own dev dependencies (installing them again would be slow). The package's own
-// dependencies (convex-helpers) come from the registry or npm's cache, so a dependency declared
-// only in devDependencies breaks the app, as it would for a user.
+// user's own dev dependencies (installing them again would be slow).
 const borrowed = ["convex", "convex-test", "vitest", "vite", "@edge-runtime/vm", "typescript"];
+
+// The test needs no network once `npm ci` has run here: the package's own runtime dependencies
+// (its package.json `dependencies`: convex-helpers, @convex-dev/batch-worker) are linked from this
+// project's node_modules into the app before `npm install --offline`, which then finds them in
+// place and only unpacks the tarball. Only what `dependencies` declares is linked, so a
+// dependency declared only in devDependencies still breaks the app, as it would for a user.
 
 // Paths the copy of the tree leaves out: installs, builds, VCS data, earlier tarballs.
 const skipped = new Set(["node_modules", ".git", "dist", "test-artifacts", ".vite"]);
@@ -59,6 +63,15 @@ let app = "";
 let tarball = "";
 let installed = "";
 
+/** link makes this project's installed copy of package `name` the temporary app's. */
+function link(name: string): void {
+  const from = join(root, "node_modules", name);
+  if (!existsSync(from)) throw new Error(`${from} is missing: run npm ci in ${root}`);
+  const to = join(app, "node_modules", name);
+  mkdirSync(dirname(to), { recursive: true });
+  symlinkSync(from, to, "junction");
+}
+
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "crl-pack-"));
 
@@ -85,22 +98,24 @@ beforeAll(async () => {
     JSON.stringify({ name: "pack-test-app", private: true, type: "module", dependencies: { "convex-rate-limiter": `file:${tarball}` } }, null, 2),
   );
 
-  // 3. Install it. Peers (convex) are borrowed below rather than fetched, hence legacy-peer-deps.
-  //    The package has no install scripts (`prepare` never runs for a tarball), so none are lost.
+  // 3. Install it, offline. The package's runtime dependencies are linked in first (see the top
+  //    of this file); npm never links a package's dependencies into anything but the app, so this
+  //    tree's node_modules is only read. Peers (convex) are borrowed below rather than fetched,
+  //    hence legacy-peer-deps. The package has no install scripts (`prepare` never runs for a
+  //    tarball), so none are lost.
+  const manifest: unknown = JSON.parse(readFileSync(join(stage, "package.json"), "utf8"));
+  const runtime = isRecord(manifest) && isRecord(manifest.dependencies) ? Object.keys(manifest.dependencies) : [];
+  for (const name of runtime) link(name);
   await must(
     "npm",
-    ["install", "--legacy-peer-deps", "--prefer-offline", "--no-package-lock", "--no-audit", "--no-fund", "--ignore-scripts"],
+    ["install", "--offline", "--legacy-peer-deps", "--no-package-lock", "--no-audit", "--no-fund", "--ignore-scripts"],
     app,
     180_000,
   );
   installed = join(app, "node_modules", "convex-rate-limiter");
   for (const name of borrowed) {
-    const from = join(root, "node_modules", name);
-    if (!existsSync(from)) throw new Error(`${from} is missing: run npm ci in ${root}`);
-    const to = join(app, "node_modules", name);
-    if (existsSync(to)) continue; // The package brought its own copy: keep it, as a user would.
-    mkdirSync(dirname(to), { recursive: true });
-    symlinkSync(from, to, "junction");
+    // The package brought its own copy: keep it, as a user would.
+    if (!existsSync(join(app, "node_modules", name))) link(name);
   }
 }, 420_000);
 
