@@ -359,6 +359,18 @@ export function batchSnapshot(state: ApplierState, now: number, lag: number): nu
 }
 
 /**
+ * nextBatch is an applier's batch: up to `batchSize` takes visible at `snapshot` from the cursor
+ * on, in commit order (ties by id), as both appliers' snapshot queries read them.
+ */
+export function nextBatch(store: Store, state: ApplierState, snapshot: number, batchSize: number): TakeDoc[] {
+  return store
+    .takesAt(snapshot)
+    .filter((t) => t.insertedAt >= state.cursor)
+    .sort((a, b) => a.insertedAt - b.insertedAt || a.id - b.id)
+    .slice(0, batchSize);
+}
+
+/**
  * oursApplier is one iteration of our applier (`applier.getBatch` then `applier.applyBatch`):
  * the batch, up to `batchSize` takes from the cursor in commit order, is read on the stale
  * `snapshot` (no read set); then, at `now`, each take is read by id (skipped when gone), the key's
@@ -373,11 +385,7 @@ export function oursApplier(
   batchSize: number,
 ): Attempt {
   const count = { queries: 1, dependent: 0 };
-  const batch = store
-    .takesAt(snapshot)
-    .filter((t) => t.insertedAt >= state.cursor)
-    .sort((a, b) => a.insertedAt - b.insertedAt || a.id - b.id)
-    .slice(0, batchSize);
+  const batch = nextBatch(store, state, snapshot, batchSize);
   const reads: ReadEntry[] = [];
   const live: TakeDoc[] = [];
   for (const t of batch) {

@@ -18,7 +18,7 @@ import {
   type RateLimitArgs as UpstreamArgs,
 } from "../node_modules/@convex-dev/rate-limiter/src/shared.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
-import type { ApplierState, Attempt, ReadCount, ReadEntry, Store, StoreOp } from "./simulate-model.js";
+import { nextBatch, type ApplierState, type Attempt, type ReadCount, type ReadEntry, type Store, type StoreOp } from "./simulate-model.js";
 
 /** upstreamConfig is our config as upstream takes it (the same fields; `shards` left out when 1). */
 export function upstreamConfig(config: RateLimitConfig): UpstreamArgs["config"] {
@@ -151,11 +151,7 @@ export function upstreamWorker(
   batchSize: number,
 ): Attempt {
   const count = { queries: 1, dependent: 0 };
-  const batch = store
-    .takesAt(snapshot)
-    .filter((t) => t.insertedAt >= state.cursor)
-    .sort((a, b) => a.insertedAt - b.insertedAt || a.id - b.id)
-    .slice(0, batchSize);
+  const batch = nextBatch(store, state, snapshot, batchSize);
   const reads: ReadEntry[] = [];
   let ops: StoreOp[] = [];
   // The model keeps the batch snapshot after the previous iteration's commit, so the batch holds

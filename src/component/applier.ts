@@ -7,7 +7,7 @@ import { defineBatchWorkerValidators, ping } from "@convex-dev/batch-worker";
 import { v } from "convex/values";
 import { applyFlow } from "../shared/flow.js";
 import { runPlanAsync } from "../shared/plan.js";
-import { configValidator } from "../shared/validators.js";
+import { pendingTakeFields } from "../shared/validators.js";
 import { components, internal } from "./_generated/api.js";
 import type { Id } from "./_generated/dataModel.js";
 import { internalMutation, internalQuery, type MutationCtx } from "./_generated/server.js";
@@ -20,17 +20,7 @@ const WORKER = "applier";
 
 const { vQueryArgs, vQueryReturns, vMutationArgs, vMutationReturns } = defineBatchWorkerValidators({
   batch: {
-    takes: v.array(
-      v.object({
-        id: v.id("pendingTakes"),
-        name: v.string(),
-        key: v.optional(v.string()),
-        shard: v.number(),
-        count: v.number(),
-        ts: v.number(),
-        config: configValidator,
-      }),
-    ),
+    takes: v.array(v.object({ id: v.id("pendingTakes"), ...pendingTakeFields })),
   },
 });
 

@@ -1,6 +1,6 @@
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
-import { configValidator, kindValidator } from "../shared/validators.js";
+import { kindValidator, pendingTakeFields } from "../shared/validators.js";
 
 export default defineSchema({
   /**
@@ -41,16 +41,7 @@ export default defineSchema({
    * `lib.clearAll`.
    */
   pendingTakes: defineTable({
-    name: v.string(),
-    key: v.optional(v.string()),
-    /** The shard the tokens were taken from, under the layout of `config`. */
-    shard: v.number(),
-    /** Tokens taken (negative: given back to this shard when a take was balanced over two). */
-    count: v.number(),
-    /** When the tokens were taken (ms). */
-    ts: v.number(),
-    /** The config the take was decided under; the applier evaluates the rows with it. */
-    config: configValidator,
+    ...pendingTakeFields,
     /** When the take committed: the applier's cursor, in commit order. */
     committedAt: v.commitTs(),
   })

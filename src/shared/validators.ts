@@ -134,6 +134,23 @@ export const rateLimitReturnsWithDetails = addFieldsToValidator(rateLimitReturns
 /** What `lib.rateLimit` and `lib.checkRateLimit` return: `details` only when asked for. */
 export const rateLimitResult = addFieldsToValidator(rateLimitReturns, { details: v.optional(rateLimitDetails) });
 
+/**
+ * The fields of a take recorded for the applier (asynchronous mode): the table `pendingTakes`
+ * stores them (plus its commit-time cursor) and the applier's batches carry them (plus the id).
+ */
+export const pendingTakeFields = {
+  name: v.string(),
+  key: v.optional(v.string()),
+  /** The shard the tokens were taken from, under the layout of `config`. */
+  shard: v.number(),
+  /** Tokens taken (negative: given back to this shard when a take was balanced over two). */
+  count: v.number(),
+  /** When the tokens were taken (ms). */
+  ts: v.number(),
+  /** The config the take was decided under; the applier evaluates the rows with it. */
+  config: configValidator,
+};
+
 /** A take recorded for the applier (asynchronous mode): `count` tokens from `shard` at `ts` (ms). */
 export const takeValidator = v.object({ shard: v.number(), count: v.number(), ts: v.number() });
 
