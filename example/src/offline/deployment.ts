@@ -7,11 +7,10 @@
 // - Calls run one at a time (`Deployment.call` queues them), as the browser's stand-in for
 //   `AsyncLocalStorage` requires.
 // - The modules are imported before the first call, so no call waits on the network.
-// - Time: each call reads the clock it is given. A simulated instant is served by a fake `Date`
-//   (@sinonjs/fake-timers' `createClock`), swapped in for exactly the duration of the call, so
-//   the rest of the page keeps the real clock.
+// - Time: each call reads the clock it is given. A simulated instant is served by a `Date` whose
+//   "now" is that instant, swapped in for exactly the duration of the call, so the rest of the
+//   page keeps the real clock.
 import "./runtime.js";
-import { createClock } from "@sinonjs/fake-timers";
 import { convexTest, type TestConvex } from "convex-test";
 import { register } from "convex-rate-limiter/test";
 import schema from "../../convex/schema.js";
@@ -75,8 +74,24 @@ async function preload(modules: Modules): Promise<void> {
 /** The queue every deployment's calls go through: one call at a time in the whole page. */
 let tail: Promise<unknown> = Promise.resolve();
 
-/** The fake `Date` calls at a simulated instant read. */
-const simulated = createClock(0);
+/** The real `Date`, and the instant the simulated one reads. */
+const RealDate = Date;
+let simulatedNow = 0;
+
+/**
+ * The `Date` a call at a simulated instant sees: the real one, except that `Date.now()` and
+ * `new Date()` read that instant. Instances are real `Date`s (`instanceof Date` holds).
+ */
+class SimulatedDate extends RealDate {
+  constructor(...args: ConstructorParameters<DateConstructor> | []) {
+    if (args.length === 0) super(simulatedNow);
+    else super(...(args as [string | number | Date]));
+  }
+
+  static override now(): number {
+    return simulatedNow;
+  }
+}
 
 /**
  * Reports a call that let the page run before it finished (see `remember`): the page would then
@@ -131,8 +146,8 @@ export class Deployment {
     const run = async (): Promise<T> => {
       const real = globalThis.Date;
       if (at !== undefined) {
-        simulated.setSystemTime(at);
-        globalThis.Date = simulated.Date;
+        simulatedNow = at;
+        globalThis.Date = SimulatedDate as DateConstructor;
       }
       const pageRan = watchTasks();
       try {
