@@ -66,6 +66,14 @@ describe("svgChart", () => {
     expect(svg).toContain(">requests to &lt;limit&gt;, by outcome:</text>");
   });
 
+  test("leaves out a token label that would overlap one before it, keeping its line", () => {
+    // 3.1 is the top of the data, a hair above the capacity of 3: only "3" is written.
+    const close = svgChart({ ...chart, capacity: 3, floor: undefined, points: [{ at: 0, value: 3.1 }, { at: 60_000, value: 0 }] }, "c1");
+    expect(close).toContain(">3</text>");
+    expect(close).not.toContain(">3.1</text>");
+    expect(close.match(/<line x1="84" x2="580" [^>]*stroke="#(ccc|888)"/g)).toHaveLength(3); // 0, the capacity, the top
+  });
+
   test("titles the token axis", () => {
     expect(svg).toMatch(/rotate\(-90\)[^>]*>tokens available<\/text>/);
   });

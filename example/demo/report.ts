@@ -45,6 +45,8 @@ const LANE_NAMES: Record<MarkKind, string> = {
  * left one the token labels and the axis title.
  */
 const G = { width: 720, left: 84, right: 140, top: 26, plot: 200, axis: 30, header: 24, lane: 24 } as const;
+/** The least distance between two token labels: a line of the phone-sized text. */
+const LABEL_GAP = 20;
 /** About how many time ticks: few enough that phone-sized labels don't touch. */
 const TIME_TICKS = 6;
 
@@ -95,14 +97,21 @@ export function svgChart(data: ChartData, id: string): string {
   parts.push(
     `<text transform="translate(4 ${f(G.top + G.plot / 2)}) rotate(-90)" text-anchor="middle" dominant-baseline="hanging" class="ax title">tokens available</text>`,
   );
-  const refs: { v: number; label: string; dash: boolean }[] = [{ v: hi, label: compact(hi), dash: false }];
-  if (data.capacity !== hi) refs.push({ v: data.capacity, label: compact(data.capacity), dash: true });
-  refs.push({ v: 0, label: "0", dash: false });
-  if (lo < 0) refs.push({ v: lo, label: compact(lo), dash: false });
-  if (data.floor !== undefined && data.floor !== lo) refs.push({ v: data.floor, label: compact(data.floor), dash: true });
+  // In order of importance: a label closer than a phone-sized line to one placed before it is left
+  // out (its line stays), so no two overlap.
+  const refs: { v: number; label: string; dash: boolean }[] = [{ v: 0, label: "0", dash: false }];
+  refs.push({ v: data.capacity, label: compact(data.capacity), dash: data.capacity !== hi });
+  if (data.floor !== undefined) refs.push({ v: data.floor, label: compact(data.floor), dash: data.floor !== lo });
+  if (hi !== data.capacity) refs.push({ v: hi, label: compact(hi), dash: false });
+  if (lo < 0 && lo !== data.floor) refs.push({ v: lo, label: compact(lo), dash: false });
+  const labelled: number[] = [];
   for (const r of refs) {
     parts.push(
       `<line x1="${G.left}" x2="${G.left + plotWidth}" y1="${f(y(r.v))}" y2="${f(y(r.v))}" stroke="${r.v === 0 ? "#888" : "#ccc"}"${r.dash ? ' stroke-dasharray="4 3"' : ""}/>`,
+    );
+    if (labelled.some((at) => Math.abs(at - y(r.v)) < LABEL_GAP)) continue;
+    labelled.push(y(r.v));
+    parts.push(
       `<text x="${G.left - 6}" y="${f(y(r.v))}" text-anchor="end" dominant-baseline="middle" class="ax">${escapeHtml(r.label)}</text>`,
     );
   }

@@ -556,7 +556,14 @@ async function main() {
         .map((t) => t.textContent);
       const scale = frame.width / svg.viewBox.baseVal.width;
       const smallest = Math.min(...texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * scale));
-      return { outside, smallest };
+      const boxes = texts.map((t) => ({ r: t.getBoundingClientRect(), text: t.textContent ?? "" }));
+      const overlapping = boxes.flatMap((a, i) =>
+        boxes
+          .slice(i + 1)
+          .filter((b) => a.r.left < b.r.right && b.r.left < a.r.right && a.r.top < b.r.bottom && b.r.top < a.r.bottom)
+          .map((b) => `${a.text} / ${b.text}`),
+      );
+      return { outside, smallest, overlapping };
     });
     return { charts, scrollWidth: document.documentElement.scrollWidth };
   });
@@ -565,6 +572,10 @@ async function main() {
   check(
     fit.charts.every((c) => c.outside.length === 0),
     `at 390 px every chart label lies inside its chart${fit.charts.flatMap((c) => c.outside).map((t) => ` "${t}"`).join("")}`,
+  );
+  check(
+    fit.charts.every((c) => c.overlapping.length === 0),
+    `at 390 px no two chart labels overlap${fit.charts.flatMap((c) => c.overlapping).map((t) => ` (${t})`).join("")}`,
   );
   const smallest = Math.min(...fit.charts.map((c) => c.smallest));
   check(smallest >= 8.5, `at 390 px the smallest chart text is ${smallest.toFixed(1)} px (≥ 8.5)`);
