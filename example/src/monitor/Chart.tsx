@@ -54,8 +54,10 @@ export function Chart({ capacity, step, past, future, from, to, now, origin, mar
   const right = WIDTH - MARGIN.right;
   const bottom = HEIGHT - MARGIN.bottom;
   const span = Math.max(1, to - from);
+  // Marks at the first and last instant sit a little inside the plot, clear of the token labels.
+  const inset = 10;
   const scale: Scale = {
-    x: (t) => left + ((t - from) / span) * (right - left),
+    x: (t) => left + inset + ((t - from) / span) * (right - left - 2 * inset),
     y: (v) => MARGIN.top + (1 - (v - yLo) / (yHi - yLo)) * (bottom - MARGIN.top),
   };
   const time = timeTicks(from, to, origin, 6);
