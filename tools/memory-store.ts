@@ -1,0 +1,121 @@
+// An in-memory stand-in for the component's tables, driven by the component's own flows
+// (src/shared/flow.ts) and clean-up decision (src/shared/idle.ts): rows kept in index order, reads
+// answered by `keyReader`, writes applied exactly as `lib.write` applies them. Tests and the
+// benchmark use it where convex-test would be too slow (its index reads scan the whole table).
+import { applyFlow, getValueFlow, requestFlow, type KeyRead, type KeyRow, type RowOp, type Take } from "../src/shared/flow.js";
+import { isIdleKey, keyReader } from "../src/shared/idle.js";
+import { resolvePhase } from "../src/shared/layout.js";
+import { runPlan } from "../src/shared/plan.js";
+import type { GetValueArgs, GetValueResult, RateLimitArgs, RateLimitConfig, RateLimitResult } from "../src/shared/validators.js";
+
+/** What a clean-up over the store did, as `admin.cleanup` counts it. */
+export type CleanupTally = { rowsRead: number; keysRead: number; keysDeleted: number; rowsDeleted: number };
+
+type Address = { name: string; key?: string };
+/** A take waiting for the applier, with the config it was decided under. */
+type Waiting = Take & { config: RateLimitConfig };
+
+/** The store's id for a name and key. */
+function idOf({ name, key }: Address): string {
+  return JSON.stringify([name, key ?? null]);
+}
+
+/** MemoryStore holds every key's rows and waiting takes, as the `rateLimits` and `pendingTakes` tables do. */
+export class MemoryStore {
+  private rows = new Map<string, KeyRow<number>[]>();
+  private takes = new Map<string, Waiting[]>();
+  private addresses = new Map<string, Address>();
+  private nextId = 0;
+
+  /** The rows of a key in index order (shard, then insertion), and its waiting takes. */
+  read(at: Address): KeyRead<number> {
+    const rows = [...(this.rows.get(idOf(at)) ?? [])].sort((a, b) => a.shard - b.shard || a.id - b.id);
+    return { rows, pending: (this.takes.get(idOf(at)) ?? []).map(({ shard, count, ts }) => ({ shard, count, ts })) };
+  }
+
+  /** Applies a flow's writes to a key, as `lib.write` does; a recorded take waits for {@link apply}. */
+  write(at: Address, ops: readonly RowOp<number>[], config: RateLimitConfig): void {
+    const id = idOf(at);
+    this.addresses.set(id, { name: at.name, ...(at.key === undefined ? {} : { key: at.key }) });
+    let rows = this.rows.get(id) ?? [];
+    for (const op of ops) {
+      switch (op.op) {
+        case "insert":
+          rows.push({ ...op.fields, shard: op.shard, id: this.nextId++ });
+          break;
+        case "patch":
+          rows = rows.map((r) => (r.id === op.id ? { ...r, ...op.fields } : r));
+          break;
+        case "delete":
+          rows = rows.filter((r) => r.id !== op.id);
+          break;
+        case "record":
+          this.takes.set(id, [...(this.takes.get(id) ?? []), { ...op.take, config }]);
+          break;
+        default: {
+          const never: never = op;
+          throw new Error(`unknown write ${JSON.stringify(never)}`);
+        }
+      }
+    }
+    this.rows.set(id, rows);
+  }
+
+  /** Decides a request at `now` and applies it, as `lib.rateLimit` does (on the current state). */
+  limit(args: RateLimitArgs, now: number, random: () => number): RateLimitResult {
+    const out = runPlan(requestFlow<number>(args, now, random), keyReader(this.read(args)));
+    this.write(args, out.ops, args.config);
+    return out.result;
+  }
+
+  /** Decides a request at `now` without applying it, as `lib.checkRateLimit` does. */
+  check(args: RateLimitArgs, now: number, random: () => number): RateLimitResult {
+    return runPlan(requestFlow<number>(args, now, random), keyReader(this.read(args))).result;
+  }
+
+  /** Reports a limit's state at `now`, as `lib.getValue` does. */
+  getValue(args: GetValueArgs, now: number, random: () => number): GetValueResult {
+    return runPlan(getValueFlow<number>(args, now, random), keyReader(this.read(args)));
+  }
+
+  /** Runs the applier at `now` over every key with takes waiting, under its latest take's config. */
+  apply(now: number): void {
+    for (const [id, takes] of this.takes) {
+      if (takes.length === 0) continue;
+      const at = this.addresses.get(id)!;
+      const config = takes.reduce((a, b) => (b.ts >= a.ts ? b : a)).config;
+      const args = { ...at, config };
+      const ops = runPlan(applyFlow<number>(args, takes, now), keyReader(this.read(at)));
+      this.takes.delete(id);
+      this.write(at, ops, config);
+    }
+  }
+
+  /**
+   * Runs the clean-up at `now` over the keys of `limits` (each name with its config), as
+   * `admin.cleanup` does: every key that `isIdleKey` finds idle loses all its rows.
+   */
+  cleanup(limits: readonly { name: string; config: RateLimitConfig }[], now: number): CleanupTally {
+    const tally: CleanupTally = { rowsRead: 0, keysRead: 0, keysDeleted: 0, rowsDeleted: 0 };
+    for (const { name, config } of limits) {
+      for (const [id, at] of this.addresses) {
+        if (at.name !== name || (this.rows.get(id) ?? []).length === 0) continue;
+        const read = this.read(at);
+        tally.rowsRead += read.rows.length;
+        tally.keysRead += 1;
+        if (!isIdleKey(read, config, resolvePhase(config, name, at.key), now)) continue;
+        tally.keysDeleted += 1;
+        tally.rowsDeleted += read.rows.length;
+        this.rows.set(id, []);
+      }
+    }
+    return tally;
+  }
+
+  /** How many rows the store holds. */
+  rowCount(): number {
+    let n = 0;
+    for (const rows of this.rows.values()) n += rows.length;
+    return n;
+  }
+}
