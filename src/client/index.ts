@@ -6,10 +6,14 @@ import {
   type GenericActionCtx,
   type GenericDataModel,
   type GenericMutationCtx,
+  type FunctionReturnType,
   type GenericQueryCtx,
+  type PaginationOptions,
+  type PaginationResult,
 } from "convex/server";
 import { v } from "convex/values";
 import type { ComponentApi } from "../component/_generated/component.js";
+import type { KeyStatus } from "../shared/idle.js";
 import { invalid, validateConfig } from "../shared/validate.js";
 import {
   getValueReturnsWithDetails,
@@ -49,6 +53,19 @@ export type {
   RateLimitReturnsWithDetails,
 };
 export type { ComponentApi };
+/** A key of a limit as `RateLimiter.listKeys` reports it, and its validator (see src/shared/idle.ts). */
+export type { KeyStatus };
+export { keyStatusValidator } from "../shared/idle.js";
+
+/**
+ * The installed component as the client takes it: `components.rateLimiter`. `admin` may be
+ * missing from an app's generated API made for `@convex-dev/rate-limiter`, until codegen runs
+ * again; only the admin methods need it.
+ */
+export type InstalledComponent = Omit<ComponentApi, "admin"> & { admin?: ComponentApi["admin"] };
+
+/** What one transaction of {@link RateLimiter.cleanup} did: rows and keys read and deleted, and whether it's done. */
+export type CleanupResult = FunctionReturnType<ComponentApi["admin"]["cleanup"]>;
 /** HTTP: rate-limit header fields and a 429 response for httpActions (see ./http.ts). */
 export { QUOTA_EXCEEDED_PROBLEM_TYPE, rateLimitHeaders, tooManyRequests } from "./http.js";
 export type { RateLimitConfigSource, RateLimitHeaders, RefusedWithDetails, TooManyRequestsOptions } from "./http.js";
@@ -169,7 +186,7 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * @param limits The named limits and their configs.
    */
   constructor(
-    public component: ComponentApi,
+    public component: InstalledComponent,
     public limits?: Limits,
   ) {
     for (const config of Object.values(limits ?? {})) validateConfig(config);
@@ -260,6 +277,70 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
   }
 
   /**
+   * cleanup deletes the state of keys that hold no information: full, owing nothing, no takes
+   * waiting for the applier, and written under the limit's current config. Deleting them changes
+   * no decision, since a missing row is a full one; it keeps storage to the keys in use instead of
+   * every key ever seen. Call it from a mutation that your own cron runs, e.g. daily
+   * (`crons.interval`; see example/convex/crons.ts).
+   *
+   * It scans the limits named in the constructor, plus `limits` (default none): the names you use
+   * with an inline config, each with that config. Names it isn't given are left alone, and so are
+   * keys last written under another config (shard count, kind or terms) until their next request
+   * rewrites them. It reads `batchSize` rows per transaction (default 500, at most 4000): the
+   * first batch in the caller's transaction, the rest in mutations it schedules one after another
+   * until every limit is scanned. Cost: one document read per row and one index query per key,
+   * and one write per row deleted.
+   *
+   * @returns what the first batch did; `done: false` when the rest was scheduled.
+   */
+  async cleanup(
+    ctx: RunMutationCtx,
+    options: { limits?: Record<string, RateLimitConfig>; batchSize?: number } = {},
+  ): Promise<CleanupResult> {
+    const all = { ...this.limits, ...options.limits };
+    const limits = Object.entries(all).map(([name, config]) => {
+      validateConfig(config);
+      return { name, config };
+    });
+    return await ctx.runMutation(this.admin().cleanup, {
+      limits,
+      ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    });
+  }
+
+  /**
+   * listKeys lists the keys of limit `name` for an admin page, with Convex's pagination: pass
+   * `paginationOpts` and get `{ page, isDone, continueCursor }`. Each key comes with its state
+   * evaluated now (see {@link KeyStatus}): tokens available across its shards, capacity, ms until
+   * full again, and whether `cleanup` would delete it. `numItems` counts rows, so a page of a
+   * limit with N shards lists about `numItems / N` keys. Keys come in index order, the global key
+   * first. Call it from your own query, behind an admin check: it lists every key.
+   */
+  async listKeys<Name extends string = keyof Limits & string>(
+    ctx: RunQueryCtx,
+    name: Name,
+    options: OptionsFor<Limits, Name, { paginationOpts: PaginationOptions }>,
+  ): Promise<PaginationResult<KeyStatus>> {
+    return await ctx.runQuery(this.admin().listKeys, {
+      name,
+      config: this.configFor(name, options),
+      paginationOpts: options.paginationOpts,
+    });
+  }
+
+  /**
+   * listNames lists the names of the limits that have state (any name, named in the constructor
+   * or not), with Convex's pagination (`numItems` names a page, at most 1000). It reads one row
+   * per name, however many keys each has. Call it from your own query, behind an admin check.
+   */
+  async listNames(
+    ctx: RunQueryCtx,
+    options: { paginationOpts: PaginationOptions },
+  ): Promise<PaginationResult<{ name: string }>> {
+    return await ctx.runQuery(this.admin().listNames, { paginationOpts: options.paginationOpts });
+  }
+
+  /**
    * hookAPI makes the functions `useRateLimit` needs; export them from a Convex module:
    *
    * ```ts
@@ -319,6 +400,16 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     };
   }
 
+  private admin(): ComponentApi["admin"] {
+    if (!this.component.admin) {
+      throw invalid(
+        "component",
+        "components.rateLimiter",
+        "has no admin functions: it was generated for @convex-dev/rate-limiter; run `npx convex codegen` again",
+      );
+    }
+    return this.component.admin;
+  }
   private configFor(name: string, options: object | undefined): RateLimitConfig {
     const inline = options && "config" in options ? (options.config as RateLimitConfig) : undefined;
     const config = inline ?? this.limits?.[name];

@@ -8,6 +8,7 @@
  * @module
  */
 
+import type * as admin from "../admin.js";
 import type * as applier from "../applier.js";
 import type * as lib from "../lib.js";
 
@@ -19,6 +20,7 @@ import type {
 import { anyApi, componentsGeneric } from "convex/server";
 
 const fullApi: ApiFromModules<{
+  admin: typeof admin;
   applier: typeof applier;
   lib: typeof lib;
 }> = anyApi as any;

@@ -23,6 +23,122 @@ import type { FunctionReference } from "convex/server";
  */
 export type ComponentApi<Name extends string | undefined = string | undefined> =
   {
+    admin: {
+      cleanup: FunctionReference<
+        "mutation",
+        "internal",
+        {
+          batchSize?: number;
+          cursor?: { after?: { key?: string }; limit: number };
+          limits: Array<{
+            config:
+              | {
+                  applyUpdates?: "transactionally" | "asynchronously";
+                  capacity?: number;
+                  kind: "token bucket";
+                  maxReserved?: number;
+                  period: number;
+                  rate: number;
+                  shards?: number;
+                  start?: null;
+                }
+              | {
+                  applyUpdates?: "transactionally" | "asynchronously";
+                  capacity?: number;
+                  kind: "fixed window";
+                  maxReserved?: number;
+                  period: number;
+                  rate: number;
+                  shards?: number;
+                  start?: number;
+                };
+            name: string;
+          }>;
+        },
+        {
+          done: boolean;
+          keysDeleted: number;
+          keysRead: number;
+          rowsDeleted: number;
+          rowsRead: number;
+        },
+        Name
+      >;
+      listKeys: FunctionReference<
+        "query",
+        "internal",
+        {
+          config:
+            | {
+                applyUpdates?: "transactionally" | "asynchronously";
+                capacity?: number;
+                kind: "token bucket";
+                maxReserved?: number;
+                period: number;
+                rate: number;
+                shards?: number;
+                start?: null;
+              }
+            | {
+                applyUpdates?: "transactionally" | "asynchronously";
+                capacity?: number;
+                kind: "fixed window";
+                maxReserved?: number;
+                period: number;
+                rate: number;
+                shards?: number;
+                start?: number;
+              };
+          name: string;
+          paginationOpts: {
+            cursor: string | null;
+            endCursor?: string | null;
+            id?: number;
+            maximumBytesRead?: number;
+            maximumRowsRead?: number;
+            numItems: number;
+          };
+        },
+        {
+          continueCursor: string;
+          isDone: boolean;
+          page: Array<{
+            capacity: number;
+            fullIn: number;
+            idle: boolean;
+            key?: string;
+            pending: number;
+            rows: number;
+            value: number;
+          }>;
+          pageStatus?: "SplitRecommended" | "SplitRequired" | null;
+          splitCursor?: string | null;
+        },
+        Name
+      >;
+      listNames: FunctionReference<
+        "query",
+        "internal",
+        {
+          paginationOpts: {
+            cursor: string | null;
+            endCursor?: string | null;
+            id?: number;
+            maximumBytesRead?: number;
+            maximumRowsRead?: number;
+            numItems: number;
+          };
+        },
+        {
+          continueCursor: string;
+          isDone: boolean;
+          page: Array<{ name: string }>;
+          pageStatus?: "SplitRecommended" | "SplitRequired" | null;
+          splitCursor?: string | null;
+        },
+        Name
+      >;
+    };
     lib: {
       checkRateLimit: FunctionReference<
         "query",
