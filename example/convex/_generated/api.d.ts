@@ -13,7 +13,9 @@ import type {
   FilterApi,
   FunctionReference,
 } from "convex/server";
+import type * as admin from "../admin.js";
 import type * as apiCalls from "../apiCalls.js";
+import type * as crons from "../crons.js";
 import type * as http from "../http.js";
 import type * as invites from "../invites.js";
 import type * as limits from "../limits.js";
@@ -33,7 +35,9 @@ import type * as signups from "../signups.js";
  * ```
  */
 declare const fullApi: ApiFromModules<{
+  admin: typeof admin;
   apiCalls: typeof apiCalls;
+  crons: typeof crons;
   http: typeof http;
   invites: typeof invites;
   limits: typeof limits;
