@@ -3,7 +3,8 @@
 //   2. refusals of a tight sharded limit vs unsharded and vs simpler shard policies, and the
 //      comfort threshold's trade-off between refusals and reads (pure planner simulation);
 //   3. shard rows read and written per call at 50 % load (convex-test transaction metrics),
-//      next to @convex-dev/rate-limiter 0.4.0 registered in the same convex-test instance.
+//      next to @convex-dev/rate-limiter 0.4.0 registered in the same convex-test instance;
+//   5. rows kept over a simulated month with and without the daily clean-up (bench/cleanup.ts).
 // Run through tools/run.mjs (vite provides `import.meta.glob`); time is simulated, randomness seeded.
 import upstream from "@convex-dev/rate-limiter/test";
 import type { ComponentApi as UpstreamApi } from "@convex-dev/rate-limiter/_generated/component.js";
@@ -19,6 +20,7 @@ import { modules, register } from "../src/test.js";
 import { limitOf, maxInWindow, worstExcess } from "../tools/bounds.js";
 import { installClock, preload } from "../tools/clock.js";
 import { seededRandom, seedMathRandom, streamSeed } from "../tools/random.js";
+import { cleanupSection } from "./cleanup.js";
 import { poissonArrivals, simulate, type Policy, type SimResult } from "./sim.js";
 import { num, pct, table } from "./table.js";
 
@@ -37,15 +39,18 @@ type Options = {
   /** Calls per limit in section 3: unmeasured warm-up (creates the shard rows), then measured. */
   warmup: number;
   measured: number;
+  /** Users of the simulated month in section 5. */
+  users: number;
   sections: Set<string>;
 };
 
-const SECTIONS = ["util", "refusals", "reads", "speed"];
+const SECTIONS = ["util", "refusals", "reads", "speed", "cleanup"];
 const USAGE = `usage: npm run bench -- [--quick | --full] [--seed N] [--minutes N] [--only LIST]
   (default)    5 simulated minutes of saturating demand in section 1 (60 000 calls)
   --full       20 simulated minutes in section 1 (240 000 calls: several minutes)
   --quick      scaled down: 2 simulated minutes in section 1, 300 in section 2,
-               400 calls per limit in section 3
+               400 calls per limit in section 3, 1 000 users (100 on convex-test)
+               in section 5
   --seed N     seed of every random stream (default 1)
   --minutes N  simulated minutes of saturating demand in section 1
   --only LIST  run only the listed sections, of ${SECTIONS.join(",")}`;
@@ -58,6 +63,7 @@ function parseOptions(argv: readonly string[]): Options {
     simMinutes: 2000,
     warmup: 200,
     measured: 1000,
+    users: 10_000,
     sections: new Set(SECTIONS),
   };
   let minutes: number | undefined;
@@ -103,7 +109,7 @@ function parseOptions(argv: readonly string[]): Options {
         throw new Error(`unknown argument ${String(arg)}\n${USAGE}`);
     }
   }
-  if (opts.quick) Object.assign(opts, { minutes: 2, simMinutes: 300, warmup: 100, measured: 300 });
+  if (opts.quick) Object.assign(opts, { minutes: 2, simMinutes: 300, warmup: 100, measured: 300, users: 1000 });
   if (minutes !== undefined) opts.minutes = Math.max(1, minutes);
   return opts;
 }
@@ -485,6 +491,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     if (opts.sections.has("refusals")) refusals(opts);
     if (opts.sections.has("reads")) await reads(opts, clock);
     if (opts.sections.has("speed")) await speed(opts, clock);
+    if (opts.sections.has("cleanup")) await cleanupSection({ seed: opts.seed, users: opts.users, checkUsers: opts.quick ? 100 : 300, days: 30 }, clock, T0);
   } finally {
     clock.uninstall();
   }
