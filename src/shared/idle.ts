@@ -34,7 +34,10 @@ import type { RateLimitConfig } from "./validators.js";
  *
  * Decisions are identical for requests that run after the clean-up commits: any such request on
  * the key read the key's rows, so (optimistic concurrency) it started after the clean-up did,
- * with a clock no earlier than its `now`.
+ * with a clock no earlier than its `now`. That holds while the config stays `config`: a later
+ * config change meets a deleted key as a new one, full under the new config, where a kept row
+ * would be carried over (`relayout`), which never grants tokens (e.g. a raised capacity starts
+ * a kept key at what it held, a deleted one at the new capacity).
  */
 export function isIdleKey(
   read: { rows: readonly StoredRow[]; pending: readonly Take[] },
