@@ -76,7 +76,9 @@ describe("agreement with the server", () => {
     (config, stored, ts, later, share) => {
       const capacity = config.capacity ?? config.rate;
       const maxReserved = config.maxReserved ?? 0;
-      const count = Math.max(0.01, share * (capacity + maxReserved));
+      // A config that admits nothing, even reserving, takes no count at all (validation says so).
+      fc.pre(capacity + maxReserved > 0);
+      const count = share * (capacity + maxReserved);
       const state = { value: Math.min(stored, capacity), ts };
       const now = ts + later;
       const p = paramsOf(config, config.kind === FW ? phaseOf(config.start ?? 0, config.period) : 0);

@@ -23,17 +23,13 @@ export const send = mutation({
     const from = identity.tokenIdentifier;
     const count = emails.length;
     // #region allOrNothing
-    // 1. Check every limit without taking anything, so a refusal leaves all of them untouched.
-    const checks = [
-      await rateLimiter.check(ctx, "invitesPerUser", { key: from, count }),
-      await rateLimiter.check(ctx, "outboundEmails", { count }),
-    ];
-    const waits = checks.flatMap((c) => (c.ok ? [] : [c.retryAfter]));
-    if (waits.length > 0) return { ok: false as const, retryAfter: Math.max(...waits) };
-    // 2. Take them all. Should one refuse after all (a sharded limit may read other shards than its
-    // check did), `throws` ends the mutation and rolls back the ones already taken.
-    await rateLimiter.limit(ctx, "invitesPerUser", { key: from, count, throws: true });
-    await rateLimiter.limit(ctx, "outboundEmails", { count, throws: true });
+    // Both limits are decided first, then taken together or not at all; `retryAfter` is when
+    // both would allow it.
+    const taken = await rateLimiter.limitAll(ctx, [
+      { name: "invitesPerUser", key: from, count },
+      { name: "outboundEmails", count },
+    ]);
+    if (!taken.ok) return { ok: false as const, retryAfter: taken.retryAfter };
     // #endregion allOrNothing
     for (const email of emails) {
       const existing = await ctx.db

@@ -21,6 +21,8 @@ import {
   type GetValueReturns,
   type GetValueReturnsWithDetails,
   type InvalidRateLimitError,
+  type LimitAllResult,
+  type RateLimitAllError,
   type RateLimitArgs,
   type RateLimitConfig,
   type RateLimitDetails,
@@ -42,6 +44,8 @@ export {
   rateLimitReturnsWithDetails,
 } from "../shared/validators.js";
 export type {
+  LimitAllResult,
+  RateLimitAllError,
   GetValueReturns,
   GetValueReturnsWithDetails,
   InvalidRateLimitError,
@@ -58,11 +62,14 @@ export type { KeyStatus };
 export { keyStatusValidator } from "../shared/idle.js";
 
 /**
- * The installed component as the client takes it: `components.rateLimiter`. `admin` may be
- * missing from an app's generated API made for `@convex-dev/rate-limiter`, until codegen runs
- * again; only the admin methods need it.
+ * The installed component as the client takes it: `components.rateLimiter`. `admin`, and
+ * `lib.limitAll`/`lib.checkAll`, may be missing from an app's generated API made for
+ * `@convex-dev/rate-limiter`, until codegen runs again; only the methods that call them need them.
  */
-export type InstalledComponent = Omit<ComponentApi, "admin"> & { admin?: ComponentApi["admin"] };
+export type InstalledComponent = Omit<ComponentApi, "admin" | "lib"> & {
+  lib: Omit<ComponentApi["lib"], "limitAll" | "checkAll"> & Partial<Pick<ComponentApi["lib"], "limitAll" | "checkAll">>;
+  admin?: ComponentApi["admin"];
+};
 
 /** What one transaction of {@link RateLimiter.cleanup} did: rows and keys read and deleted, and whether it's done. */
 export type CleanupResult = FunctionReturnType<ComponentApi["admin"]["cleanup"]>;
@@ -121,6 +128,25 @@ type RequestOptions = Omit<RateLimitArgs, "name" | "config">;
 
 /** Options of `getValue`, for a limit named in the constructor. */
 type GetValueOptions = { key?: string; sampleShards?: number; details?: boolean };
+
+/**
+ * LimitAllRequest is one limit of a `limitAll`/`checkAll` call: a limit named in the constructor
+ * (its config is known), or any other name with its own `config`. `key` defaults to the global
+ * bucket, `count` to 1 token.
+ */
+export type LimitAllRequest<Limits> =
+  | { [N in keyof Limits & string]: { name: N; key?: string; count?: number; config?: RateLimitConfig } }[keyof Limits & string]
+  | { name: string; key?: string; count?: number; config: RateLimitConfig };
+
+/** LimitAllOptions are the options of `limitAll` and `checkAll`; every one defaults to false. */
+export type LimitAllOptions = {
+  /** Reserve in every limit: take tokens not there yet and run the work after `retryAfter` ms. */
+  reserve?: boolean;
+  /** Throw a `RateLimited` `ConvexError` (data: {@link RateLimitAllError}) instead of `ok: false`. */
+  throws?: boolean;
+  /** Return each result's `details` (see {@link RateLimitDetails}). */
+  details?: boolean;
+};
 
 /** What `limit` and `check` return for options `O`: with `details` exactly when asked for. */
 type RequestResult<O> = O extends { details: true } ? RateLimitReturnsWithDetails : RateLimitReturns;
@@ -233,6 +259,42 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
   ): Promise<RequestResult<O>> {
     const result = await ctx.runQuery(this.component.lib.checkRateLimit, this.request(name, options[0]));
     return result as RequestResult<O>;
+  }
+
+  /**
+   * limitAll decides several limits at once (per user, per team and global, say) and takes from
+   * all of them or none: nothing is taken unless every limit admits, so a request never spends one
+   * limit's tokens and is then refused by another. One component call, one transaction.
+   *
+   * Each request names a limit (type-checked like `limit`'s; any other name needs its own
+   * `config`) with an optional `key` and `count` (default 1). The same name and key twice is one
+   * request with the counts summed. Options: `reserve` (in every limit), `throws` (a `RateLimited`
+   * `ConvexError` whose data also lists `names`, every limit that refused), `details` (each
+   * result's `details`). Asynchronous limits are decided on the current state, exactly.
+   *
+   * @returns `{ ok, retryAfter, results }`: `ok` when every limit admitted (and all were taken
+   * from); when refused, `retryAfter` is the least whole ms after which all of them could succeed
+   * together with no other traffic, not just the first refusal's; when reserved, when every
+   * reservation is repaid. `results` holds each request's own answer, in order.
+   */
+  async limitAll(
+    ctx: RunMutationCtx,
+    requests: readonly LimitAllRequest<Limits>[],
+    options: LimitAllOptions = {},
+  ): Promise<LimitAllResult> {
+    return ctx.runMutation(this.generated(this.component.lib.limitAll), this.requestAll(requests, options));
+  }
+
+  /**
+   * checkAll decides several limits at once exactly as {@link limitAll} would at this instant,
+   * without taking anything. Use it in queries. Takes the same requests and options.
+   */
+  async checkAll(
+    ctx: RunQueryCtx,
+    requests: readonly LimitAllRequest<Limits>[],
+    options: LimitAllOptions = {},
+  ): Promise<LimitAllResult> {
+    return ctx.runQuery(this.generated(this.component.lib.checkAll), this.requestAll(requests, options));
   }
 
   /**
@@ -400,6 +462,18 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     };
   }
 
+  /** A component function an app generated for `@convex-dev/rate-limiter` lacks, or an error saying so. */
+  private generated<F>(fn: F | undefined): F {
+    if (fn === undefined) {
+      throw invalid(
+        "component",
+        "components.rateLimiter",
+        "lacks this function: it was generated for @convex-dev/rate-limiter; run `npx convex codegen` again",
+      );
+    }
+    return fn;
+  }
+
   private admin(): ComponentApi["admin"] {
     if (!this.component.admin) {
       throw invalid(
@@ -410,6 +484,7 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     }
     return this.component.admin;
   }
+
   private configFor(name: string, options: object | undefined): RateLimitConfig {
     const inline = options && "config" in options ? (options.config as RateLimitConfig) : undefined;
     const config = inline ?? this.limits?.[name];
@@ -418,6 +493,18 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
       throw invalid("name", name, "no such limit; name it in the RateLimiter or pass a config");
     }
     return config;
+  }
+
+  private requestAll(requests: readonly LimitAllRequest<Limits>[], options: LimitAllOptions) {
+    return {
+      requests: requests.map((r) => ({
+        name: r.name,
+        config: this.configFor(r.name, r),
+        ...(r.key === undefined ? {} : { key: r.key }),
+        ...(r.count === undefined ? {} : { count: r.count }),
+      })),
+      ...options,
+    };
   }
 
   private request(name: string, options: (RequestOptions & { config?: RateLimitConfig }) | undefined): RateLimitArgs {

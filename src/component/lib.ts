@@ -3,8 +3,10 @@
 // answers the flow's reads from the database and executes the writes it returns.
 import { v, type Infer } from "convex/values";
 import {
+  combineResults,
   getValueFlow,
   isAsync,
+  mergeRequests,
   requestFlow,
   throwIfLimited,
   type KeyRead,
@@ -17,9 +19,12 @@ import { validateNameAndKey } from "../shared/validate.js";
 import {
   getValueArgs,
   getValueResult,
+  limitAllArgs,
+  limitAllResult,
   rateLimitArgs,
   rateLimitResult,
   takeValidator,
+  type LimitAllArgs,
   type RateLimitArgs,
   type RateLimitConfig,
   type RateLimitResult,
@@ -205,6 +210,42 @@ export const checkRateLimit = query({
   args: rateLimitArgs,
   returns: rateLimitResult,
   handler: async (ctx, args) => (await decide(ctx.db, args)).result,
+});
+
+/**
+ * Decides every request of a `limitAll`/`checkAll` call on the transaction's own snapshot: the
+ * same name and key twice is one request with the counts summed; each is decided by its own flow,
+ * exactly (an asynchronous limit's recorded takes count too).
+ */
+async function decideAll(db: DatabaseReader, args: LimitAllArgs) {
+  const { merged, of } = mergeRequests(args);
+  const outcomes = [];
+  for (const request of merged) outcomes.push(await decide(db, { ...request, throws: false }));
+  const result = combineResults(args, merged, outcomes.map((o) => o.result), of);
+  return { merged, outcomes, result };
+}
+
+/**
+ * Decides several limits at once and takes from all of them or none: the writes happen only when
+ * every limit admits. See `RateLimiter.limitAll`. One call, one transaction, whatever the count.
+ */
+export const limitAll = mutation({
+  args: limitAllArgs,
+  returns: limitAllResult,
+  handler: async (ctx, args) => {
+    const { merged, outcomes, result } = await decideAll(ctx.db, args);
+    if (result.ok) {
+      for (const [i, outcome] of outcomes.entries()) await write(ctx, merged[i]!, outcome.ops);
+    }
+    return result;
+  },
+});
+
+/** Decides several limits at once exactly as `limitAll` would at this instant, taking nothing. */
+export const checkAll = query({
+  args: limitAllArgs,
+  returns: limitAllResult,
+  handler: async (ctx, args) => (await decideAll(ctx.db, args)).result,
 });
 
 /**

@@ -8,14 +8,17 @@ import { delayUntil, evaluate, type State } from "./algebra.js";
 import type { Params } from "./algebra.js";
 import { relayout, resolvePhase, sameClock, shardConfig, shardParams, type StoredRow } from "./layout.js";
 import { planRequest, sampleDistinct, type Plan, type ShardRead } from "./plan.js";
-import { validateConfig, validateCount, validateNameAndKey, validateSampleShards } from "./validate.js";
+import { invalid, validateConfig, validateCount, validateNameAndKey, validateSampleShards } from "./validate.js";
 import type {
   GetValueArgs,
   GetValueResult,
   GetValueReturnsWithDetails,
+  LimitAllArgs,
+  LimitAllResult,
   RateLimitArgs,
   RateLimitConfig,
   RateLimitDetails,
+  RateLimitAllError,
   RateLimitError,
   RateLimitResult,
   RateLimitReturns,
@@ -407,4 +410,68 @@ export function* applyFlow<Id>(
     ops.push(row ? { op: "patch", id: row.id, shard: i, fields } : { op: "insert", shard: i, fields });
   });
   return ops;
+}
+
+/**
+ * mergeRequests groups a `limitAll` call's requests by name and key: the same name and key twice is
+ * one request with the counts summed (default 1 each), decided once. Returns the merged requests
+ * and, for each original request, the index of its merged one. Two configs for the same name and
+ * key are an `InvalidRateLimit` error (field `requests`): they can't both be the limit.
+ */
+export function mergeRequests(
+  args: Pick<LimitAllArgs, "requests" | "reserve" | "details">,
+): { merged: RateLimitArgs[]; of: number[] } {
+  const merged: RateLimitArgs[] = [];
+  const byKey = new Map<string, number>();
+  const of = args.requests.map((r) => {
+    const id = JSON.stringify([r.name, r.key ?? null]);
+    const at = byKey.get(id);
+    if (at === undefined) {
+      byKey.set(id, merged.length);
+      merged.push({
+        name: r.name,
+        ...(r.key === undefined ? {} : { key: r.key }),
+        count: r.count ?? 1,
+        config: r.config,
+        ...(args.reserve === undefined ? {} : { reserve: args.reserve }),
+        ...(args.details === undefined ? {} : { details: args.details }),
+      });
+      return merged.length - 1;
+    }
+    const into = merged[at]!;
+    if (JSON.stringify(into.config) !== JSON.stringify(r.config)) {
+      throw invalid("requests", r.name, "names the same limit and key twice with different configs");
+    }
+    into.count = (into.count ?? 1) + (r.count ?? 1);
+    return at;
+  });
+  return { merged, of };
+}
+
+/**
+ * combineResults decides a `limitAll` call from each merged request's own result: ok when all are
+ * ok; when refused, `retryAfter` is the latest of the refusals' (each request's acceptance only
+ * improves with time, so that is when all succeed together); when all are ok but some reserve,
+ * the latest wait, when every reservation is repaid. Throws `RateLimited` naming every limit that
+ * refused (or, when ok, would make the work wait) if `throws` asks for it.
+ */
+export function combineResults(
+  args: Pick<LimitAllArgs, "throws">,
+  merged: readonly RateLimitArgs[],
+  results: readonly RateLimitResult[],
+  of: readonly number[],
+): LimitAllResult {
+  const ok = results.every((r) => r.ok);
+  const waiting = results.flatMap((r, i) => ((ok ? r.retryAfter !== undefined : !r.ok) ? [i] : []));
+  const retryAfter = waiting.length === 0 ? undefined : Math.max(...waiting.map((i) => results[i]!.retryAfter!));
+  if (args.throws && retryAfter !== undefined) {
+    const names = waiting.map((i) => merged[i]!.name);
+    throw new ConvexError<RateLimitAllError>({ kind: "RateLimited", name: names[0]!, retryAfter, names });
+  }
+  const each = of.map((i) => results[i]!);
+  return ok
+    ? retryAfter === undefined
+      ? { ok: true, results: each }
+      : { ok: true, retryAfter, results: each }
+    : { ok: false, retryAfter: retryAfter!, results: each };
 }

@@ -140,6 +140,98 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
       >;
     };
     lib: {
+      checkAll: FunctionReference<
+        "query",
+        "internal",
+        {
+          details?: boolean;
+          requests: Array<{
+            config:
+              | {
+                  applyUpdates?: "transactionally" | "asynchronously";
+                  capacity?: number;
+                  kind: "token bucket";
+                  maxReserved?: number;
+                  period: number;
+                  rate: number;
+                  shards?: number;
+                  start?: null;
+                }
+              | {
+                  applyUpdates?: "transactionally" | "asynchronously";
+                  capacity?: number;
+                  kind: "fixed window";
+                  maxReserved?: number;
+                  period: number;
+                  rate: number;
+                  shards?: number;
+                  start?: number;
+                };
+            count?: number;
+            key?: string;
+            name: string;
+          }>;
+          reserve?: boolean;
+          throws?: boolean;
+        },
+        | {
+            ok: true;
+            results: Array<
+              | {
+                  details?: {
+                    capacity: number;
+                    exact: boolean;
+                    remaining: number;
+                    resetAfter: number;
+                    shards: Array<number>;
+                  };
+                  ok: true;
+                  retryAfter?: number;
+                }
+              | {
+                  details?: {
+                    capacity: number;
+                    exact: boolean;
+                    remaining: number;
+                    resetAfter: number;
+                    shards: Array<number>;
+                  };
+                  ok: false;
+                  retryAfter: number;
+                }
+            >;
+            retryAfter?: number;
+          }
+        | {
+            ok: false;
+            results: Array<
+              | {
+                  details?: {
+                    capacity: number;
+                    exact: boolean;
+                    remaining: number;
+                    resetAfter: number;
+                    shards: Array<number>;
+                  };
+                  ok: true;
+                  retryAfter?: number;
+                }
+              | {
+                  details?: {
+                    capacity: number;
+                    exact: boolean;
+                    remaining: number;
+                    resetAfter: number;
+                    shards: Array<number>;
+                  };
+                  ok: false;
+                  retryAfter: number;
+                }
+            >;
+            retryAfter: number;
+          },
+        Name
+      >;
       checkRateLimit: FunctionReference<
         "query",
         "internal",
@@ -267,6 +359,98 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           ts: number;
           value: number;
         },
+        Name
+      >;
+      limitAll: FunctionReference<
+        "mutation",
+        "internal",
+        {
+          details?: boolean;
+          requests: Array<{
+            config:
+              | {
+                  applyUpdates?: "transactionally" | "asynchronously";
+                  capacity?: number;
+                  kind: "token bucket";
+                  maxReserved?: number;
+                  period: number;
+                  rate: number;
+                  shards?: number;
+                  start?: null;
+                }
+              | {
+                  applyUpdates?: "transactionally" | "asynchronously";
+                  capacity?: number;
+                  kind: "fixed window";
+                  maxReserved?: number;
+                  period: number;
+                  rate: number;
+                  shards?: number;
+                  start?: number;
+                };
+            count?: number;
+            key?: string;
+            name: string;
+          }>;
+          reserve?: boolean;
+          throws?: boolean;
+        },
+        | {
+            ok: true;
+            results: Array<
+              | {
+                  details?: {
+                    capacity: number;
+                    exact: boolean;
+                    remaining: number;
+                    resetAfter: number;
+                    shards: Array<number>;
+                  };
+                  ok: true;
+                  retryAfter?: number;
+                }
+              | {
+                  details?: {
+                    capacity: number;
+                    exact: boolean;
+                    remaining: number;
+                    resetAfter: number;
+                    shards: Array<number>;
+                  };
+                  ok: false;
+                  retryAfter: number;
+                }
+            >;
+            retryAfter?: number;
+          }
+        | {
+            ok: false;
+            results: Array<
+              | {
+                  details?: {
+                    capacity: number;
+                    exact: boolean;
+                    remaining: number;
+                    resetAfter: number;
+                    shards: Array<number>;
+                  };
+                  ok: true;
+                  retryAfter?: number;
+                }
+              | {
+                  details?: {
+                    capacity: number;
+                    exact: boolean;
+                    remaining: number;
+                    resetAfter: number;
+                    shards: Array<number>;
+                  };
+                  ok: false;
+                  retryAfter: number;
+                }
+            >;
+            retryAfter: number;
+          },
         Name
       >;
       rateLimit: FunctionReference<

@@ -1,0 +1,153 @@
+// limitAll and checkAll through the client on convex-test with fake timers: all or nothing,
+// retryAfter when all succeed together, duplicates merged, throws naming every refusal, shards,
+// reservations and asynchronous limits; plus the pure merge/combine tables.
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { MINUTE, RateLimiter, SECOND, type RateLimitConfig } from "../src/client/index.js";
+import { combineResults, mergeRequests } from "../src/shared/flow.js";
+import { seededRandom } from "../tools/random.js";
+import { components, convexErrorData, makeTest } from "./setup.js";
+
+const T0 = Date.UTC(2025, 5, 1);
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(T0);
+  vi.spyOn(Math, "random").mockImplementation(seededRandom(11));
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.useRealTimers();
+});
+
+const rl = new RateLimiter(components.rateLimiter, {
+  // one a second per user, bursts of 2
+  perUser: { kind: "token bucket", rate: 60, period: MINUTE, capacity: 2 },
+  // 3 a minute per team
+  perTeam: { kind: "fixed window", rate: 3, period: MINUTE, start: 0 },
+  // 100 a minute overall, over 4 shards
+  global: { kind: "token bucket", rate: 100, period: MINUTE, shards: 4 },
+  hot: { kind: "token bucket", rate: 10, period: MINUTE, applyUpdates: "asynchronously" },
+});
+
+const send = (user: string, team: string) =>
+  [
+    { name: "perUser", key: user },
+    { name: "perTeam", key: team },
+    { name: "global" },
+  ] as const;
+
+describe("limitAll", () => {
+  test("takes from every limit or none: a refusal by one leaves the others untouched", async () => {
+    const t = makeTest();
+    for (let i = 0; i < 3; i++) {
+      expect((await t.run((ctx) => rl.limitAll(ctx, send(`u${i}`, "team")))).ok).toBe(true);
+    }
+    // The team is out (3 a minute); the user's own limit must not have been spent.
+    const refused = await t.run((ctx) => rl.limitAll(ctx, send("fresh", "team")));
+    expect(refused.ok).toBe(false);
+    expect(refused.results.map((r) => r.ok)).toEqual([true, false, true]);
+    const user = await t.run((ctx) => rl.getValue(ctx, "perUser", { key: "fresh" }));
+    expect(user.value).toBe(2);
+  });
+
+  test("retryAfter is when all could succeed together, not the first refusal's", async () => {
+    const t = makeTest();
+    await t.run((ctx) => rl.limitAll(ctx, [{ name: "perUser", key: "u", count: 2 }, { name: "perTeam", key: "x", count: 3 }]));
+    // At 10 s: the user has a token again in... already (2 s), the team only at the next minute.
+    vi.setSystemTime(T0 + 10 * SECOND);
+    const r = await t.run((ctx) => rl.checkAll(ctx, [{ name: "perUser", key: "u", count: 2 }, { name: "perTeam", key: "x" }]));
+    expect(r.ok).toBe(false);
+    expect(r.retryAfter).toBe(50 * SECOND); // the team's window opens at T0 + 60 s
+    vi.setSystemTime(T0 + 60 * SECOND);
+    expect((await t.run((ctx) => rl.limitAll(ctx, [{ name: "perUser", key: "u", count: 2 }, { name: "perTeam", key: "x" }]))).ok).toBe(true);
+  });
+
+  test("the same name and key twice is one request with the counts summed", async () => {
+    const t = makeTest();
+    const twice = [
+      { name: "perUser", key: "u" },
+      { name: "perUser", key: "u" },
+    ] as const;
+    expect((await t.run((ctx) => rl.limitAll(ctx, twice))).results).toEqual([{ ok: true }, { ok: true }]);
+    // Both tokens are gone: a third is refused.
+    expect((await t.run((ctx) => rl.limit(ctx, "perUser", { key: "u" }))).ok).toBe(false);
+    // Three together exceed the capacity of 2: a request that can never succeed, named `count`.
+    const three = [...twice, { name: "perUser", key: "u" }] as const;
+    expect(await convexErrorData(t.run((ctx) => rl.checkAll(ctx, three)))).toMatchObject({
+      kind: "InvalidRateLimit",
+      field: "count",
+      value: "3",
+    });
+  });
+
+  test("throws: RateLimited names every limit that refused", async () => {
+    const t = makeTest();
+    await t.run((ctx) => rl.limitAll(ctx, [{ name: "perUser", key: "u", count: 2 }, { name: "perTeam", key: "x", count: 3 }]));
+    expect(await convexErrorData(t.run((ctx) => rl.limitAll(ctx, send("u", "x"), { throws: true })))).toMatchObject({
+      kind: "RateLimited",
+      name: "perUser",
+      names: ["perUser", "perTeam"],
+      retryAfter: MINUTE,
+    });
+  });
+
+  test("reserve: ok with the latest wait, and the work may run when every reservation is repaid", async () => {
+    const t = makeTest();
+    const budget: RateLimitConfig = { kind: "token bucket", rate: 60, period: MINUTE, capacity: 2, maxReserved: 10 };
+    const r = await t.run((ctx) =>
+      rl.limitAll(ctx, [{ name: "a", config: budget, count: 4 }, { name: "b", config: budget, count: 5 }], { reserve: true }),
+    );
+    expect(r).toEqual({ ok: true, retryAfter: 3 * SECOND, results: [{ ok: true, retryAfter: 2 * SECOND }, { ok: true, retryAfter: 3 * SECOND }] });
+  });
+
+  test("an asynchronous limit in the mix records its take; check counts it", async () => {
+    const t = makeTest();
+    for (let i = 0; i < 10; i++) expect((await t.run((ctx) => rl.limitAll(ctx, [{ name: "hot" }]))).ok).toBe(true);
+    expect((await t.run((ctx) => rl.check(ctx, "hot"))).ok).toBe(false);
+  });
+
+  test("a name the RateLimiter doesn't know needs a config", () => {
+    // @ts-expect-error "perUsr" is not a named limit and has no config
+    void (() => rl.limitAll({} as never, [{ name: "perUsr" }]));
+  });
+});
+
+describe("mergeRequests and combineResults (pure)", () => {
+  const config: RateLimitConfig = { kind: "token bucket", rate: 1, period: SECOND };
+  test("merges the same name and key, keeping first-seen order", () => {
+    const { merged, of } = mergeRequests({
+      requests: [
+        { name: "a", config, count: 2 },
+        { name: "b", key: "k", config },
+        { name: "a", config },
+      ],
+    });
+    expect(merged.map((m) => [m.name, m.key, m.count])).toEqual([
+      ["a", undefined, 3],
+      ["b", "k", 1],
+    ]);
+    expect(of).toEqual([0, 1, 0]);
+  });
+
+  test("two configs for one name and key are an InvalidRateLimit naming requests", () => {
+    expect(() => mergeRequests({ requests: [{ name: "a", config }, { name: "a", config: { ...config, rate: 2 } }] })).toThrow(
+      /"field":"requests","value":"\\"a\\""/,
+    );
+  });
+
+  test.each([
+    // [why, results, expected ok, expected retryAfter]
+    ["all ok", [{ ok: true }, { ok: true }], true, undefined],
+    ["two refusals: the later wait", [{ ok: false, retryAfter: 5 }, { ok: true }, { ok: false, retryAfter: 9 }], false, 9],
+    ["reservations: the later repayment", [{ ok: true, retryAfter: 4 }, { ok: true, retryAfter: 2 }], true, 4],
+    ["a refusal beside a reservation: the refusal's wait", [{ ok: true, retryAfter: 40 }, { ok: false, retryAfter: 3 }], false, 3],
+  ] as [string, ({ ok: true; retryAfter?: number } | { ok: false; retryAfter: number })[], boolean, number | undefined][])(
+    "%s",
+    (_why, results, ok, retryAfter) => {
+      const merged = results.map((_, i) => ({ name: `l${i}`, config }));
+      const out = combineResults({}, merged, results, results.map((_, i) => i));
+      expect(out.ok).toBe(ok);
+      expect(out.retryAfter).toBe(retryAfter);
+    },
+  );
+});
