@@ -475,15 +475,9 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
   }
 
   private admin(): ComponentApi["admin"] {
-    if (!this.component.admin) {
-      throw invalid(
-        "component",
-        "components.rateLimiter",
-        "has no admin functions: it was generated for @convex-dev/rate-limiter; run `npx convex codegen` again",
-      );
-    }
-    return this.component.admin;
+    return this.generated(this.component.admin);
   }
+
 
   private configFor(name: string, options: object | undefined): RateLimitConfig {
     const inline = options && "config" in options ? (options.config as RateLimitConfig) : undefined;
