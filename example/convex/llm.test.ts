@@ -3,7 +3,7 @@
 // checks each ran no earlier than promised and that the budget was never exceeded.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { calculateRateLimit, isInvalidRateLimitError, MINUTE, type RateLimitConfig } from "convex-rate-limiter";
-import { api } from "./_generated/api.js";
+import { api, internal } from "./_generated/api.js";
 import type { Doc } from "./_generated/dataModel.js";
 import { rateLimiter } from "./limits.js";
 import { JITTER_MS } from "./llm.js";
@@ -136,5 +136,21 @@ describe("a stream of requests larger than the budget", () => {
     const replayed = calculateRateLimit(model, budget, Date.now(), 0);
     expect(state.ts).toBe(replayed.ts);
     expect(state.value).toBeCloseTo(replayed.value, 6);
+  });
+});
+
+describe("settle", () => {
+  test("an estimate reserved up front: the unused part goes back to the budget, once", async () => {
+    const t = makeTest();
+    const first = await t.mutation(api.llm.request, { prompt: "estimate", tokens: 30_000 });
+    if (!first.ok) throw new Error("expected the reservation");
+    const left = async () => (await t.run((ctx) => rateLimiter.getValue(ctx, "llmTokens"))).value;
+    expect(await left()).toBe(10_000);
+    // The model used 12k of the 30k estimated: 18k come back.
+    expect(await t.mutation(internal.llm.settle, { jobId: first.jobId, used: 12_000 })).toBe(18_000);
+    expect(await left()).toBe(28_000);
+    // Settling again gives nothing more back.
+    expect(await t.mutation(internal.llm.settle, { jobId: first.jobId, used: 0 })).toBe(0);
+    expect(await left()).toBe(28_000);
   });
 });

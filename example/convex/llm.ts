@@ -61,6 +61,27 @@ export const generate = internalMutation({
 });
 // #endregion llmRun
 
+// #region llmSettle
+/**
+ * settle records how many tokens a job really used and gives the rest of its reservation back to
+ * the budget: the request reserved an estimate up front, and the model's answer used less. A real
+ * app calls it from the action that called the model. Returns the tokens credited.
+ */
+export const settle = internalMutation({
+  args: { jobId: v.id("llmJobs"), used: v.number() },
+  returns: v.number(),
+  handler: async (ctx, { jobId, used }) => {
+    const job = await ctx.db.get(jobId);
+    if (job === null || job.used !== undefined) return 0; // unknown, or already settled
+    await ctx.db.patch(jobId, { used });
+    const unused = job.tokens - used;
+    if (!(unused > 0)) return 0;
+    const { credited } = await rateLimiter.credit(ctx, "llmTokens", { count: unused });
+    return credited;
+  },
+});
+// #endregion llmSettle
+
 /** jobs lists the latest LLM jobs, newest first, with when each was promised and when it ran. */
 export const jobs = query({
   args: { limit: v.optional(v.number()) },
@@ -73,6 +94,7 @@ export const jobs = query({
       requestedAt: v.number(),
       notBefore: v.number(),
       ranAt: v.optional(v.number()),
+      used: v.optional(v.number()),
     }),
   ),
   handler: async (ctx, args) => {

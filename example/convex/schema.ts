@@ -26,6 +26,8 @@ export default defineSchema({
     notBefore: v.number(),
     /** When the work ran; unset until then. */
     ranAt: v.optional(v.number()),
+    /** Tokens the work really used, once settled (`llm.settle`); the rest went back to the budget. */
+    used: v.optional(v.number()),
   }),
   /** Invitations, written by `invites.send`. */
   invites: defineTable({ from: v.string(), email: v.string() }).index("from_email", ["from", "email"]),

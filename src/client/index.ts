@@ -63,11 +63,12 @@ export { keyStatusValidator } from "../shared/idle.js";
 
 /**
  * The installed component as the client takes it: `components.rateLimiter`. `admin`, and
- * `lib.limitAll`/`lib.checkAll`, may be missing from an app's generated API made for
+ * `lib.limitAll`/`lib.checkAll`/`lib.credit`, may be missing from an app's generated API made for
  * `@convex-dev/rate-limiter`, until codegen runs again; only the methods that call them need them.
  */
 export type InstalledComponent = Omit<ComponentApi, "admin" | "lib"> & {
-  lib: Omit<ComponentApi["lib"], "limitAll" | "checkAll"> & Partial<Pick<ComponentApi["lib"], "limitAll" | "checkAll">>;
+  lib: Omit<ComponentApi["lib"], "limitAll" | "checkAll" | "credit"> &
+    Partial<Pick<ComponentApi["lib"], "limitAll" | "checkAll" | "credit">>;
   admin?: ComponentApi["admin"];
 };
 
@@ -295,6 +296,34 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     options: LimitAllOptions = {},
   ): Promise<LimitAllResult> {
     return ctx.runQuery(this.generated(this.component.lib.checkAll), this.requestAll(requests, options));
+  }
+
+  /**
+   * credit gives `count` tokens back to a limit's key: the unused part of an estimate reserved
+   * up front (LLM tokens), or a request that failed downstream. The rule: a credit never lifts a
+   * shard above its capacity, so crediting what you took can't create a token (the key ends where
+   * it would be had those tokens never been taken, or lower). Credit only what you took: the
+   * limiter can't tell. Options: `key` (default the global bucket), `count` (tokens, > 0;
+   * required), `shards` (pass `result.details.shards` from a `limit(..., { details: true })` to
+   * credit the shards the tokens came from; default: every shard, emptiest first), `config` (for
+   * names not given to the constructor). A negative `count` passed to `limit` stays an error:
+   * credits are explicit.
+   *
+   * @returns the tokens actually credited (less than `count` when shards were already full).
+   */
+  async credit<Name extends string = keyof Limits & string>(
+    ctx: RunMutationCtx,
+    name: Name,
+    options: OptionsFor<Limits, Name, { key?: string; count: number; shards?: readonly number[] }>,
+  ): Promise<{ credited: number }> {
+    const { key, count, shards } = options;
+    return ctx.runMutation(this.generated(this.component.lib.credit), {
+      name,
+      count,
+      config: this.configFor(name, options),
+      ...(key === undefined ? {} : { key }),
+      ...(shards === undefined ? {} : { shards: [...shards] }),
+    });
   }
 
   /**

@@ -4,6 +4,7 @@
 import { v, type Infer } from "convex/values";
 import {
   combineResults,
+  creditFlow,
   getValueFlow,
   isAsync,
   mergeRequests,
@@ -17,6 +18,7 @@ import {
 import { runPlanAsync } from "../shared/plan.js";
 import { validateNameAndKey } from "../shared/validate.js";
 import {
+  configValidator,
   getValueArgs,
   getValueResult,
   limitAllArgs,
@@ -246,6 +248,30 @@ export const checkAll = query({
   args: limitAllArgs,
   returns: limitAllResult,
   handler: async (ctx, args) => (await decideAll(ctx.db, args)).result,
+});
+
+/**
+ * Gives tokens back to a key: see `RateLimiter.credit` and `creditFlow` for the rule (never above
+ * a shard's capacity). Returns the tokens actually credited.
+ */
+export const credit = mutation({
+  args: {
+    name: v.string(),
+    key: v.optional(v.string()),
+    /** Tokens to give back, > 0. */
+    count: v.number(),
+    /** The shards to credit: the `details.shards` of the `limit` result the tokens came from. */
+    shards: v.optional(v.array(v.number())),
+    config: configValidator,
+  },
+  returns: v.object({ credited: v.number() }),
+  handler: async (ctx, args) => {
+    const { credited, ops } = await runPlanAsync(creditFlow<Id<"rateLimits">>(args, Date.now()), (q) =>
+      read(ctx.db, args, q),
+    );
+    await write(ctx, args, ops);
+    return { credited };
+  },
 });
 
 /**

@@ -5,6 +5,7 @@
 // Pure: the clock and the random draws come in as arguments.
 import { ConvexError } from "convex/values";
 import { delayUntil, evaluate, type State } from "./algebra.js";
+import { minus } from "./split.js";
 import type { Params } from "./algebra.js";
 import { relayout, resolvePhase, sameClock, shardConfig, shardParams, type StoredRow } from "./layout.js";
 import { planRequest, sampleDistinct, type Plan, type ShardRead } from "./plan.js";
@@ -474,4 +475,51 @@ export function combineResults(
       ? { ok: true, results: each }
       : { ok: true, retryAfter, results: each }
     : { ok: false, retryAfter: retryAfter!, results: each };
+}
+
+/**
+ * creditFlow gives `count` tokens back to a key at `now` and says exactly how to write it. The
+ * rule: a credit never lifts a shard above its capacity, and so never makes a key hold more than
+ * it could hold; it can't know how many tokens the caller took, so crediting only what was taken
+ * is the caller's part, and then no token is created (the key ends where it would be had the
+ * request never taken them, or lower where a full shard can't take them back). With `shards` (the
+ * `details.shards` of the `limit` result the tokens came from) it credits those shards; otherwise
+ * it spreads the credit over every shard, emptiest first. An asynchronous limit records the credit
+ * as a negative take for the applier. Returns the tokens actually credited.
+ */
+export function* creditFlow<Id>(
+  args: { name: string; key?: string; count: number; config: RateLimitConfig; shards?: readonly number[] },
+  now: number,
+): KeyFlow<Id, { credited: number; ops: RowOp<Id>[] }> {
+  validateNameAndKey(args.name, args.key);
+  validateConfig(args.config);
+  if (!(Number.isFinite(args.count) && args.count > 0)) throw invalid("count", args.count, "must be a finite number > 0");
+  const view = newView<Id>(args.config, resolvePhase(args.config, args.name, args.key), now);
+  for (const shard of args.shards ?? []) {
+    if (!(Number.isInteger(shard) && shard >= 0 && shard < view.n)) throw invalid("shards", shard, `must be a shard of the limit's ${view.n}`);
+  }
+  const targets = args.shards && args.shards.length > 0 ? [...new Set(args.shards)] : Array.from({ length: view.n }, (_, i) => i);
+  const reads: ShardRead[] = [];
+  for (const shard of targets) reads.push((yield* shardOf(view, shard)).read);
+  // Re-asked: a later read may have switched the view to a migrated layout.
+  for (let i = 0; i < reads.length; i++) reads[i] = (yield* shardOf(view, targets[i]!)).read;
+  const room = reads
+    .map((read) => ({ read, cur: evaluate(read.state, read.p, now) }))
+    .sort((a, b) => a.cur.value / Math.max(a.read.p.capacity, 1e-300) - b.cur.value / Math.max(b.read.p.capacity, 1e-300));
+  let left = args.count;
+  const writes: { shard: number; state: State; gave: number }[] = [];
+  for (const { read, cur } of room) {
+    if (!(left > 0)) break;
+    const gave = Math.min(left, Math.max(0, minus(read.p.capacity, cur.value)));
+    if (gave > 0) {
+      writes.push({ shard: read.shard, state: { value: cur.value + gave, ts: cur.ts }, gave });
+      left = minus(left, gave);
+    }
+  }
+  const credited = minus(args.count, Math.max(0, left));
+  const plan: Plan = { ok: true, writes: writes.map(({ shard, state }) => ({ shard, state })), shards: writes.map((w) => w.shard) };
+  const ops = isAsync(view.config)
+    ? writes.map((w) => ({ op: "record" as const, take: { shard: w.shard, count: -w.gave, ts: now } }))
+    : opsOf(view, plan, 1);
+  return { credited, ops };
 }

@@ -295,6 +295,39 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         null,
         Name
       >;
+      credit: FunctionReference<
+        "mutation",
+        "internal",
+        {
+          config:
+            | {
+                applyUpdates?: "transactionally" | "asynchronously";
+                capacity?: number;
+                kind: "token bucket";
+                maxReserved?: number;
+                period: number;
+                rate: number;
+                shards?: number;
+                start?: null;
+              }
+            | {
+                applyUpdates?: "transactionally" | "asynchronously";
+                capacity?: number;
+                kind: "fixed window";
+                maxReserved?: number;
+                period: number;
+                rate: number;
+                shards?: number;
+                start?: number;
+              };
+          count: number;
+          key?: string;
+          name: string;
+          shards?: Array<number>;
+        },
+        { credited: number },
+        Name
+      >;
       getServerTime: FunctionReference<
         "mutation",
         "internal",
