@@ -160,6 +160,16 @@ function decide(db: DatabaseReader, args: RateLimitArgs) {
 }
 
 /**
+ * Logs a dry-run limit's would-be refusal as one JSON line, from the mutations that take tokens
+ * (`check` and the stale first look of an asynchronous limit stay quiet, so each is logged once).
+ */
+function logDryRun(args: Pick<RateLimitArgs, "name" | "key" | "count">, outcome: { wouldRefuse?: { retryAfter: number } }) {
+  if (!outcome.wouldRefuse) return;
+  const { name, key, count } = args;
+  console.log(JSON.stringify({ event: "rateLimit.dryRun", name, key, count: count ?? 1, ...outcome.wouldRefuse }));
+}
+
+/**
  * Decides a request and takes its tokens. See `RateLimiter.limit` for the arguments and result.
  * Validation errors throw an `InvalidRateLimit` `ConvexError` and write nothing.
  *
@@ -183,6 +193,7 @@ export const rateLimit = mutation({
       }
     }
     const outcome = await decide(ctx.db, args);
+    logDryRun(args, outcome);
     await write(ctx, args, outcome.ops);
     return outcome.result;
   },
@@ -236,6 +247,7 @@ export const limitAll = mutation({
   returns: limitAllResult,
   handler: async (ctx, args) => {
     const { merged, outcomes, result } = await decideAll(ctx.db, args);
+    outcomes.forEach((outcome, i) => logDryRun(merged[i]!, outcome));
     if (result.ok) {
       for (const [i, outcome] of outcomes.entries()) await write(ctx, merged[i]!, outcome.ops);
     }

@@ -75,7 +75,14 @@ export type KeyFlow<Id, R> = Generator<RowQuery, R, KeyRead<Id>>;
  * admits, and every shard it used keeps at least {@link ASYNC_MARGIN} of its capacity, a margin
  * for consumption the snapshot may not show yet.
  */
-export type RequestOutcome<Id> = { plan: Plan; result: RateLimitResult; ops: RowOp<Id>[]; safeOnStale: boolean };
+export type RequestOutcome<Id> = {
+  plan: Plan;
+  result: RateLimitResult;
+  ops: RowOp<Id>[];
+  safeOnStale: boolean;
+  /** Set when a dry-run limit would have refused: the wait it would have asked for (ms). */
+  wouldRefuse?: { retryAfter: number };
+};
 
 /**
  * ASYNC_MARGIN is the fraction of each shard's capacity that a decision on a stale snapshot must
@@ -310,9 +317,13 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
   let step = flow.next();
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
   const plan = step.value;
-  const result: RateLimitResult = args.details ? { ...resultOf(plan), details: detailsOf(view, plan) } : resultOf(plan);
+  const details = args.details ? { details: detailsOf(view, plan) } : {};
+  // A dry run admits what it would refuse (writing nothing for it), and says so.
+  const shadow = args.config.dryRun === true && !plan.ok;
+  const result: RateLimitResult = shadow ? { ok: true, ...details } : { ...resultOf(plan), ...details };
   throwIfLimited(args, result);
-  return { plan, result, ops: opsOf(view, plan, count), safeOnStale: keepsMargin(view, plan) };
+  const outcome = { plan, result, ops: opsOf(view, plan, count), safeOnStale: keepsMargin(view, plan) };
+  return shadow ? { ...outcome, wouldRefuse: { retryAfter: plan.retryAfter } } : outcome;
 }
 
 /**

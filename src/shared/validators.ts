@@ -26,6 +26,13 @@ const commonConfigFields = {
   /** How many rows the limit is spread over, to avoid write contention. Defaults to 1. */
   shards: v.optional(v.number()),
   applyUpdates,
+  /**
+   * Runs the limit as a dry run (shadow mode): it decides and keeps its state as if enforced, but
+   * always admits; each request it would have refused is logged as one JSON line
+   * (`{"event":"rateLimit.dryRun",...}`) instead. Default false. Use it to roll out a new limit and
+   * see whom it would refuse before enforcing it.
+   */
+  dryRun: v.optional(v.boolean()),
 };
 
 /**

@@ -35,6 +35,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               | {
                   applyUpdates?: "transactionally" | "asynchronously";
                   capacity?: number;
+                  dryRun?: boolean;
                   kind: "token bucket";
                   maxReserved?: number;
                   period: number;
@@ -45,6 +46,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               | {
                   applyUpdates?: "transactionally" | "asynchronously";
                   capacity?: number;
+                  dryRun?: boolean;
                   kind: "fixed window";
                   maxReserved?: number;
                   period: number;
@@ -72,6 +74,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
                 capacity?: number;
+                dryRun?: boolean;
                 kind: "token bucket";
                 maxReserved?: number;
                 period: number;
@@ -82,6 +85,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
                 capacity?: number;
+                dryRun?: boolean;
                 kind: "fixed window";
                 maxReserved?: number;
                 period: number;
@@ -150,6 +154,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               | {
                   applyUpdates?: "transactionally" | "asynchronously";
                   capacity?: number;
+                  dryRun?: boolean;
                   kind: "token bucket";
                   maxReserved?: number;
                   period: number;
@@ -160,6 +165,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               | {
                   applyUpdates?: "transactionally" | "asynchronously";
                   capacity?: number;
+                  dryRun?: boolean;
                   kind: "fixed window";
                   maxReserved?: number;
                   period: number;
@@ -240,6 +246,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
                 capacity?: number;
+                dryRun?: boolean;
                 kind: "token bucket";
                 maxReserved?: number;
                 period: number;
@@ -250,6 +257,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
                 capacity?: number;
+                dryRun?: boolean;
                 kind: "fixed window";
                 maxReserved?: number;
                 period: number;
@@ -303,6 +311,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
                 capacity?: number;
+                dryRun?: boolean;
                 kind: "token bucket";
                 maxReserved?: number;
                 period: number;
@@ -313,6 +322,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
                 capacity?: number;
+                dryRun?: boolean;
                 kind: "fixed window";
                 maxReserved?: number;
                 period: number;
@@ -343,6 +353,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
                 capacity?: number;
+                dryRun?: boolean;
                 kind: "token bucket";
                 maxReserved?: number;
                 period: number;
@@ -353,6 +364,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
                 capacity?: number;
+                dryRun?: boolean;
                 kind: "fixed window";
                 maxReserved?: number;
                 period: number;
@@ -370,6 +382,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
                 capacity?: number;
+                dryRun?: boolean;
                 kind: "token bucket";
                 maxReserved?: number;
                 period: number;
@@ -380,6 +393,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
                 capacity?: number;
+                dryRun?: boolean;
                 kind: "fixed window";
                 maxReserved?: number;
                 period: number;
@@ -404,6 +418,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               | {
                   applyUpdates?: "transactionally" | "asynchronously";
                   capacity?: number;
+                  dryRun?: boolean;
                   kind: "token bucket";
                   maxReserved?: number;
                   period: number;
@@ -414,6 +429,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               | {
                   applyUpdates?: "transactionally" | "asynchronously";
                   capacity?: number;
+                  dryRun?: boolean;
                   kind: "fixed window";
                   maxReserved?: number;
                   period: number;
@@ -494,6 +510,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
                 capacity?: number;
+                dryRun?: boolean;
                 kind: "token bucket";
                 maxReserved?: number;
                 period: number;
@@ -504,6 +521,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
                 capacity?: number;
+                dryRun?: boolean;
                 kind: "fixed window";
                 maxReserved?: number;
                 period: number;
