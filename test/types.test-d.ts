@@ -55,6 +55,16 @@ describe("names are checked", () => {
     void rateLimiter.reset(mutationCtx, "sendMessages");
     // @ts-expect-error misspelled
     rateLimiter.hookAPI("sendMesage");
+    void rateLimiter.credit(mutationCtx, "sendMessage", { count: 1 });
+    // @ts-expect-error misspelled
+    void rateLimiter.credit(mutationCtx, "sendMesage", { count: 1 });
+    // @ts-expect-error a credit needs its count
+    void rateLimiter.credit(mutationCtx, "sendMessage", {});
+    void rateLimiter.limitAll(mutationCtx, [{ name: "sendMessage" }, { name: "adhoc", config: inline }]);
+    // @ts-expect-error misspelled, and no inline config
+    void rateLimiter.limitAll(mutationCtx, [{ name: "sendMessage" }, { name: "sendMesage" }]);
+    // @ts-expect-error misspelled
+    void rateLimiter.checkAll(queryCtx, [{ name: "freeTrialSignup" }]);
   });
 
   test("an unnamed limit requires an inline config, everywhere", () => {
