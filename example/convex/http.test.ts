@@ -98,3 +98,21 @@ describe("POST /api/echo", () => {
     expect(response.headers.get("RateLimit")).toBeNull();
   });
 });
+
+describe("the dry-run burst limit", () => {
+  test("refuses no one, and logs each request it would have refused", async () => {
+    const t = makeTest();
+    const logged: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((...parts: unknown[]) => {
+      logged.push(parts.map(String).join(" "));
+    });
+    try {
+      // Three requests in one instant: the burst limit holds 2, so it would refuse the third.
+      for (let i = 0; i < 3; i++) expect((await echo(t, "key-dry")).status).toBe(200);
+      const lines = logged.filter((line) => line.includes('"rateLimit.dryRun"')).map((line) => JSON.parse(line) as unknown);
+      expect(lines).toEqual([{ event: "rateLimit.dryRun", name: "apiKeyBurst", key: "key-dry", count: 1, retryAfter: 5_000 }]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});

@@ -19,6 +19,8 @@ export const echo = httpAction(async (ctx, request) => {
   const apiKey = request.headers.get(API_KEY_HEADER);
   if (apiKey === null) return new Response(`Missing ${API_KEY_HEADER}`, { status: 401 });
   const status = await rateLimiter.limit(ctx, "apiKeyRequests", { key: apiKey, details: true });
+  // A dry run never refuses: it logs what it would have refused (see limits.ts).
+  await rateLimiter.limit(ctx, "apiKeyBurst", { key: apiKey });
   // 429 Too Many Requests, with Retry-After, RateLimit and RateLimit-Policy.
   if (!status.ok) return tooManyRequests("apiKeyRequests", status, rateLimiter);
   const headers = { ...rateLimitHeaders("apiKeyRequests", status, rateLimiter), "Content-Type": "application/json" };

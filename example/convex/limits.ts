@@ -32,8 +32,10 @@ export const rateLimiter = new RateLimiter(components.rateLimiter, {
   // Invitations: 20 a day per user, and 100 outgoing emails an hour for everyone together.
   invitesPerUser: { kind: "token bucket", rate: 20, period: DAY },
   outboundEmails: { kind: "fixed window", rate: 100, period: HOUR },
-  // An HTTP API: 5 requests a minute per API key (see http.ts).
+  // An HTTP API: 5 requests a minute per API key (see http.ts), and a tighter burst limit being
+  // tried as a dry run: it logs whom it would refuse, and refuses no one, until dryRun goes.
   apiKeyRequests: { kind: "token bucket", rate: 5, period: MINUTE },
+  apiKeyBurst: { kind: "token bucket", rate: 2, period: 10 * SECOND, dryRun: true },
   // The public feed: hundreds of requests a second on one key, in asynchronous mode (`hotFeed`
   // is defined above).
   hotFeed,
