@@ -1,23 +1,8 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { selfAlias } from "./tools/self-alias.mjs";
 import { pendingAsync, skippedFiles } from "./test/upstream-suite/expected-failures.js";
 import { root, upstreamSrc, upstreamSuite } from "./test/upstream-suite/plugin.js";
-
-/**
- * The package's own entry points, resolved to its source: the example imports
- * `convex-rate-limiter` as an app does, and tests must see the code as it is, not the last build.
- * (test/pack.test.ts checks the built package as users install it.)
- */
-const selfAlias = [
-  { find: /^convex-rate-limiter$/, replacement: path.resolve(root, "src/client/index.ts") },
-  { find: /^convex-rate-limiter\/react$/, replacement: path.resolve(root, "src/react/index.ts") },
-  { find: /^convex-rate-limiter\/test$/, replacement: path.resolve(root, "src/test.ts") },
-  { find: /^convex-rate-limiter\/convex\.config(\.js)?$/, replacement: path.resolve(root, "src/component/convex.config.ts") },
-  {
-    find: /^convex-rate-limiter\/_generated\/component(\.js)?$/,
-    replacement: path.resolve(root, "src/component/_generated/component.ts"),
-  },
-];
 
 /** @convex-dev/rate-limiter's src/ in node_modules, where its tests are. */
 const upstreamDir = path.relative(root, upstreamSrc);
@@ -27,7 +12,7 @@ export default defineConfig({
     projects: [
       {
         // Our tests: `npm test`.
-        resolve: { alias: selfAlias },
+        resolve: { alias: selfAlias(root) },
         test: {
           name: "default",
           environment: "edge-runtime",

@@ -13,6 +13,7 @@
 // no entry.
 import { createServer, createServerModuleRunner } from "vite";
 import path from "node:path";
+import { selfAlias } from "./self-alias.mjs";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -34,6 +35,8 @@ const server = await createServer({
   // These ship their convex-test `register()` as TypeScript source, which Node can't load, so vite
   // transforms them like our own code (the benchmark measures the package we replace side by side).
   ssr: { noExternal: ["@convex-dev/rate-limiter", "@convex-dev/batch-worker"] },
+  // The package's own entry points resolve to its source, as in the tests.
+  resolve: { alias: selfAlias(root) },
 });
 const runner = createServerModuleRunner(server.environments.ssr, { hmr: false });
 // With no watcher and no HMR, a module once fetched never changes, so a repeated import needn't
