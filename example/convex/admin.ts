@@ -1,12 +1,15 @@
 // Rate-limit administration: a daily clean-up of idle keys (crons.ts runs it), and listings of
 // limit names and keys for an admin page. The component's functions are reachable only through
 // the app, so these queries are the only way in, and each checks that the caller is an admin.
+// #region adminImports
 import { paginationOptsValidator, paginationResultValidator } from "convex/server";
 import { ConvexError, v } from "convex/values";
 import { keyStatusValidator } from "convex-rate-limiter";
 import { internalMutation, query, type QueryCtx } from "./_generated/server.js";
 import { rateLimiter } from "./limits.js";
+// #endregion adminImports
 
+// #region adminAuth
 /**
  * The signed-in emails allowed to see rate-limit state. A toy: a real app keeps roles in its own
  * tables, or in its auth provider's claims.
@@ -27,6 +30,7 @@ type LimitName = keyof NonNullable<typeof rateLimiter.limits>;
 function isLimitName(name: string): name is LimitName {
   return rateLimiter.limits !== undefined && Object.hasOwn(rateLimiter.limits, name);
 }
+// #endregion adminAuth
 
 // #region cleanupRateLimits
 /**

@@ -1,3 +1,4 @@
+// #region install
 import { defineApp } from "convex/server";
 import rateLimiter from "convex-rate-limiter/convex.config.js";
 
@@ -5,3 +6,4 @@ const app = defineApp();
 app.use(rateLimiter);
 
 export default app;
+// #endregion install

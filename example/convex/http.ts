@@ -1,6 +1,7 @@
 // The app's HTTP API: POST /api/echo, limited per API key (`apiKeyRequests` in limits.ts). Every
 // response carries the rate-limit header fields (RateLimit-Policy, RateLimit); a refused request
 // gets a 429 with Retry-After and a problem-details body.
+// #region httpLimit
 import { httpRouter } from "convex/server";
 import { rateLimitHeaders, tooManyRequests } from "convex-rate-limiter";
 import { httpAction } from "./_generated/server.js";
@@ -14,7 +15,6 @@ export const API_KEY_HEADER = "X-API-Key";
  * key it answers 401; when the key's limit is spent, 429.
  */
 export const echo = httpAction(async (ctx, request) => {
-  // #region httpLimit
   // A real app would look the key up and limit by the account it belongs to.
   const apiKey = request.headers.get(API_KEY_HEADER);
   if (apiKey === null) return new Response(`Missing ${API_KEY_HEADER}`, { status: 401 });
@@ -25,9 +25,9 @@ export const echo = httpAction(async (ctx, request) => {
   if (!status.ok) return tooManyRequests("apiKeyRequests", status, rateLimiter);
   const headers = { ...rateLimitHeaders("apiKeyRequests", status, rateLimiter), "Content-Type": "application/json" };
   return new Response(JSON.stringify({ echo: await request.text() }), { status: 200, headers });
-  // #endregion httpLimit
 });
 
 const http = httpRouter();
 http.route({ path: "/api/echo", method: "POST", handler: echo });
 export default http;
+// #endregion httpLimit

@@ -1,6 +1,7 @@
 // Several limits in one mutation, taken all or nothing: each invitation counts against the
 // sender's own allowance (20 a day) and against the app's outgoing email budget (100 an hour).
 // A request that either limit refuses takes nothing from the other.
+// #region allOrNothing
 import { ConvexError, v } from "convex/values";
 import { mutation } from "./_generated/server.js";
 import { rateLimiter } from "./limits.js";
@@ -22,7 +23,6 @@ export const send = mutation({
     if (identity === null) throw new ConvexError("sign in to send invitations");
     const from = identity.tokenIdentifier;
     const count = emails.length;
-    // #region allOrNothing
     // Both limits are decided first, then taken together or not at all; `retryAfter` is when
     // both would allow it.
     const taken = await rateLimiter.limitAll(ctx, [
@@ -30,7 +30,6 @@ export const send = mutation({
       { name: "outboundEmails", count },
     ]);
     if (!taken.ok) return { ok: false as const, retryAfter: taken.retryAfter };
-    // #endregion allOrNothing
     for (const email of emails) {
       const existing = await ctx.db
         .query("invites")
@@ -43,3 +42,4 @@ export const send = mutation({
     return { ok: true as const };
   },
 });
+// #endregion allOrNothing

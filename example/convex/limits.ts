@@ -1,3 +1,4 @@
+// #region limits
 import { DAY, HOUR, MINUTE, RateLimiter, SECOND, type RateLimitConfig } from "convex-rate-limiter";
 import { components } from "./_generated/api.js";
 
@@ -15,7 +16,6 @@ const hotFeed: RateLimitConfig = {
 };
 // #endregion hotFeed
 
-// #region limits
 /** The app's named limits. A misspelled name in any call below fails to compile. */
 export const rateLimiter = new RateLimiter(components.rateLimiter, {
   // One account may see ten wrong passwords an hour (keyed by account name).

@@ -1,6 +1,7 @@
 // An LLM token budget. Each request reserves its tokens (`count`) up front, even ones not there
 // yet, and its work is scheduled for when the limiter says they'll be covered: the budget is never
 // exceeded, and no request has to retry. A queue deeper than `maxReserved` refuses new requests.
+// #region llmReserve
 import { v } from "convex/values";
 import { withJitter } from "convex-rate-limiter";
 import { internal } from "./_generated/api.js";
@@ -25,7 +26,6 @@ export const request = mutation({
     v.object({ ok: v.literal(false), retryAfter: v.number() }),
   ),
   handler: async (ctx, { prompt, tokens }) => {
-    // #region llmReserve
     const status = await rateLimiter.limit(ctx, "llmTokens", { count: tokens, reserve: true });
     if (!status.ok) return { ok: false as const, retryAfter: status.retryAfter };
     // ok with a retryAfter: the tokens are ours, but only from `retryAfter` ms from now.
@@ -40,10 +40,10 @@ export const request = mutation({
       notBefore: now + wait,
     });
     await ctx.scheduler.runAfter(runAfter, internal.llm.generate, { jobId });
-    // #endregion llmReserve
     return { ok: true as const, jobId, runAfter };
   },
 });
+// #endregion llmReserve
 
 // #region llmRun
 /**

@@ -1,5 +1,6 @@
 // logins.logIn through convex-test and register(): ten wrong guesses an hour per account, a lock
 // checked before the password, a reset on success; fake timers step the clock exactly.
+// #region loginsTest
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { HOUR, isRateLimitError } from "convex-rate-limiter";
 import { api } from "./_generated/api.js";
@@ -88,3 +89,4 @@ describe("logIn", () => {
     );
   });
 });
+// #endregion loginsTest

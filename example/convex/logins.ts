@@ -1,5 +1,6 @@
 // Failed logins: a token bucket of 10 an hour per account. A correct password resets it, so only
 // wrong guesses count, and an attacker gets ten guesses an hour at any one account.
+// #region failedLogins
 import { v } from "convex/values";
 import { mutation } from "./_generated/server.js";
 import { rateLimiter } from "./limits.js";
@@ -19,7 +20,6 @@ export const logIn = mutation({
     v.object({ ok: v.literal(false), retryAfter: v.optional(v.number()) }),
   ),
   handler: async (ctx, { name, password }) => {
-    // #region failedLogins
     // Before the attempt: refuse outright if this account is out of guesses. `check` takes nothing.
     await rateLimiter.check(ctx, "failedLogins", { key: name, throws: true });
     const user = await ctx.db
@@ -37,6 +37,6 @@ export const logIn = mutation({
     // Tell the client when its next guess is allowed (no retryAfter: right away).
     const { retryAfter } = await rateLimiter.check(ctx, "failedLogins", { key: name });
     return { ok: false as const, retryAfter };
-    // #endregion failedLogins
   },
 });
+// #endregion failedLogins

@@ -1,6 +1,7 @@
 // Chat messages, limited per sender: a token bucket of 10 a minute with bursts of up to 3.
 // A signed-in user is limited by their identity, across all their tabs and devices; an anonymous
 // visitor by their session ID, as Convex recommends for users who haven't logged in.
+// #region messages
 import { ConvexError, v } from "convex/values";
 import { query, type QueryCtx } from "./_generated/server.js";
 import type { DataModel } from "./_generated/dataModel.js";
@@ -10,7 +11,6 @@ import { sessionMutation } from "./sessions.js";
 /** The most characters a message may have. */
 const MAX_LENGTH = 1000;
 
-// #region senderKey
 /**
  * senderKey names whose bucket a message comes out of: the signed-in user, else the session.
  * The prefixes keep the two apart, so no session ID can pose as a user's ID.
@@ -21,7 +21,6 @@ async function senderKey(ctx: QueryCtx, sessionId: string | undefined): Promise<
   if (sessionId !== undefined) return `session:${sessionId}`;
   throw new ConvexError("sign in, or send a session ID");
 }
-// #endregion senderKey
 
 /**
  * send posts a message. Throws a `RateLimited` `ConvexError` (`data.retryAfter`, ms) when the
@@ -34,11 +33,9 @@ export const send = sessionMutation({
     if (body.length === 0 || body.length > MAX_LENGTH) {
       throw new ConvexError(`a message has 1 to ${MAX_LENGTH} characters`);
     }
-    // #region sendMessage
     const author = await senderKey(ctx, ctx.sessionId);
     await rateLimiter.limit(ctx, "sendMessage", { key: author, throws: true });
     return await ctx.db.insert("messages", { author, body });
-    // #endregion sendMessage
   },
 });
 
@@ -63,3 +60,4 @@ export const { getRateLimit, getServerTime } = rateLimiter.hookAPI<DataModel>("s
   key: senderKey,
 });
 // #endregion hookAPI
+// #endregion messages

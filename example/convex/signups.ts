@@ -1,5 +1,6 @@
 // Free-trial sign-ups: one global fixed window (no key) caps how many accounts are created per
 // hour across the whole app.
+// #region freeTrialSignUp
 import { ConvexError, v } from "convex/values";
 import { mutation } from "./_generated/server.js";
 import { rateLimiter } from "./limits.js";
@@ -13,10 +14,8 @@ export const signUp = mutation({
   args: { name: v.string(), password: v.string() },
   returns: v.id("users"),
   handler: async (ctx, { name, password }) => {
-    // #region freeTrialSignUp
     // No key: one window shared by everyone. `throws` ends the mutation when it's used up.
     await rateLimiter.limit(ctx, "freeTrialSignUp", { throws: true });
-    // #endregion freeTrialSignUp
     const existing = await ctx.db
       .query("users")
       .withIndex("name", (q) => q.eq("name", name))
@@ -26,3 +25,4 @@ export const signUp = mutation({
     return await ctx.db.insert("users", { name, password });
   },
 });
+// #endregion freeTrialSignUp

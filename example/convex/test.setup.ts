@@ -13,7 +13,6 @@ export function makeTest() {
   register(t);
   return t;
 }
-// #endregion testSetup
 
 /**
  * errorOf returns the error `promise` rejects with, and fails the test if it resolves. (Plain
@@ -27,3 +26,4 @@ export async function errorOf(promise: Promise<unknown>): Promise<unknown> {
   }
   throw new Error("expected an error, but the call succeeded");
 }
+// #endregion testSetup

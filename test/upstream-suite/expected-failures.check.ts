@@ -1,6 +1,6 @@
 // Checks expected-failures.ts itself (run with the upstream suite): every name points at a real
-// upstream file, every README row it cites exists, and each pending file still fails to load for
-// the pending reason, so its entry is deleted as soon as it loads.
+// upstream file, every row of docs/differences.md's table it cites exists, and each pending file
+// still fails to load for the pending reason, so its entry is deleted as soon as it loads.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
@@ -38,9 +38,9 @@ describe("expected-failures.ts", () => {
     }
   });
 
-  test("cites rows that exist in README.md's differences table", () => {
-    const readme = readFileSync(path.join(root, "README.md"), "utf8");
-    const table = readme.slice(readme.indexOf("## Differences from @convex-dev/rate-limiter"));
+  test("cites rows that exist in docs/differences.md's differences table", () => {
+    const doc = readFileSync(path.join(root, "docs", "differences.md"), "utf8");
+    const table = doc.slice(doc.indexOf("## Differences from @convex-dev/rate-limiter"));
     const rows = table.split("\n").filter((l) => l.startsWith("| "));
     for (const { readmeRow } of upstreamBugsFixed) {
       expect(

@@ -24,7 +24,7 @@ const eachKind = (file: string, title: (kind: string) => string, test: string) =
   kinds.map((kind) => `${file} > ${title(kind)} > ${test}`);
 
 /**
- * (a) Upstream bugs we fixed: each names the row of README.md's "Differences from
+ * (a) Upstream bugs we fixed: each names the row of docs/differences.md's "Differences from
  * @convex-dev/rate-limiter" table (its first cell) that documents the difference.
  */
 export const upstreamBugsFixed: (Entry & { readmeRow: string })[] = [

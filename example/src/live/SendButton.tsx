@@ -1,13 +1,13 @@
 // A complete Send button for the README: it disables itself while the sender is rate limited and
 // counts down to the instant it may send again. `useRateLimit` re-renders at `retryAt` by itself;
 // the quarter-second ticks only refresh the countdown text.
+// #region sendButton
 import { useSessionId, useSessionMutation } from "convex-helpers/react/sessions";
 import { isRateLimitError } from "convex-rate-limiter";
 import { useRateLimit } from "convex-rate-limiter/react";
 import { useEffect, useState } from "react";
 import { api } from "../../convex/_generated/api.js";
 
-// #region sendButton
 export function SendButton({ body, onSent }: { body: string; onSent: () => void }) {
   const [sessionId] = useSessionId();
   const { status } = useRateLimit(api.messages.getRateLimit, {
