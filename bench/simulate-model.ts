@@ -637,7 +637,7 @@ export async function runModel(store: Store, driver: Driver, params: ModelParams
   return stats;
 }
 
-/** Asynchronous mode's bound on over-admission in a run: see the README's "Choosing shards and modes". */
+/** Asynchronous mode's bound on over-admission in a run: see docs/hot-limits.md, "Choosing shards and modes". */
 export type Bound = { deltaMs: number; perShard: { shard: number; taken: number; margin: number }[]; value: number };
 
 /**

@@ -88,7 +88,7 @@ export type RequestOutcome<Id> = {
  * ASYNC_MARGIN is the fraction of each shard's capacity that a decision on a stale snapshot must
  * leave untouched (asynchronous mode): takes committed after the snapshot, which it can't see, are
  * covered by it. Closer to the limit than that, the decision is made again on the current state,
- * exactly. See the README's "Asynchronous mode" for the bound it gives.
+ * exactly. See docs/hot-limits.md, "Asynchronous mode", for the bound it gives.
  */
 export const ASYNC_MARGIN = 0.25;
 

@@ -11,7 +11,7 @@ import { minus, pairAccepts } from "./split.js";
  * (less contention) but shards drift further apart. A token bucket shard that sits full wastes
  * the refill it can't hold, so token buckets keep their shards closer (½); a fixed window refills
  * all at once at its boundary, so drawing a shard low mid-window wastes nothing (¼). `npm run
- * bench` measures the trade-off; see the README's "Sharding" section.
+ * bench` measures the trade-off; see docs/hot-limits.md, "Sharding".
  */
 export const COMFORT_FRACTION: Readonly<Record<Params["kind"], number>> = {
   "token bucket": 0.5,
@@ -49,7 +49,7 @@ export function pickTwo(n: number, r1: number, r2: number): [number, number] {
  * reads every shard instead (see {@link planPeek}). Otherwise it never reads a
  * third: reading on when the pair refuses serves a tight limit slightly better one request at a
  * time, but under overload it sends every request after the last tokens, where they conflict and
- * fail instead of being refused (`npm run simulate`; see the README's "Sharding"). `comfort`
+ * fail instead of being refused (`npm run simulate`; see docs/hot-limits.md). `comfort`
  * overrides {@link COMFORT_FRACTION} (the benchmark sweeps it).
  */
 export function* planRequest(

@@ -10,7 +10,7 @@ import { addFieldsToValidator, literals, partial } from "convex-helpers/validato
  * `"asynchronously"`: the decision reads a stale snapshot (no conflicts) while the limit is far
  * from empty, and records what it takes with inserts only; a background applier folds the takes
  * into the rows. Near the limit it decides on the current state, exactly. Use it for hot keys
- * (hundreds of requests per second on one key); see the README's "Asynchronous mode".
+ * (hundreds of requests per second on one key); see docs/hot-limits.md.
  */
 const applyUpdates = v.optional(literals("transactionally", "asynchronously"));
 
