@@ -72,3 +72,13 @@ describe("dry run", () => {
     expect(dryRunLines()).toHaveLength(1);
   });
 });
+
+describe("dry run with reserve", () => {
+  test("a reservation that would wait runs now in a dry run, logged, and never throws", async () => {
+    const t = makeTest();
+    const budget: RateLimitConfig = { kind: "token bucket", rate: 1, period: MINUTE, maxReserved: 5, dryRun: true };
+    await t.run((ctx) => rl.limit(ctx, "budget", { config: budget }));
+    expect(await t.run((ctx) => rl.limit(ctx, "budget", { config: budget, reserve: true, throws: true }))).toEqual({ ok: true });
+    expect(dryRunLines()).toEqual([{ event: "rateLimit.dryRun", name: "budget", count: 1, retryAfter: MINUTE }]);
+  });
+});

@@ -151,3 +151,18 @@ describe("mergeRequests and combineResults (pure)", () => {
     },
   );
 });
+
+describe("limitAll validates each request before merging", () => {
+  test("a negative count is an error, even when another request for the same key makes the sum positive", () => {
+    const config: RateLimitConfig = { kind: "token bucket", rate: 10, period: SECOND };
+    expect(() => mergeRequests({ requests: [{ name: "a", config, count: -5 }, { name: "a", config, count: 6 }] })).toThrow(
+      /"field":"count"/,
+    );
+  });
+
+  test("the same config written in another field order is the same limit", () => {
+    const a: RateLimitConfig = { kind: "token bucket", rate: 10, period: SECOND };
+    const b = { period: SECOND, rate: 10, kind: "token bucket" } as RateLimitConfig;
+    expect(mergeRequests({ requests: [{ name: "x", config: a }, { name: "x", config: b }] }).merged[0]!.count).toBe(2);
+  });
+});

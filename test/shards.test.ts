@@ -401,6 +401,10 @@ describe("a peek (count 0) on a sharded limit answers for every shard", () => {
     expect(plan).toEqual({ ok: false, retryAfter: 500, writes: [], shards: [3] });
   });
 
+  test("a corrupt (NaN) shard never passes a peek: it fails closed with an error", () => {
+    expect(() => peek([null, { value: Number.NaN, ts: 0 }, null, null, null])).toThrow(/InvalidRateLimit/);
+  });
+
   test("ok from the instant the last debt is repaid", () => {
     expect(peek(states, 500).plan.ok).toBe(true);
     expect(peek(states, 499).plan.ok).toBe(false);

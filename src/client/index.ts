@@ -305,7 +305,8 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * it would be had those tokens never been taken, or lower). Credit only what you took: the
    * limiter can't tell. Options: `key` (default the global bucket), `count` (tokens, > 0;
    * required), `shards` (pass `result.details.shards` from a `limit(..., { details: true })` to
-   * credit the shards the tokens came from; default: every shard, emptiest first), `config` (for
+   * credit the shards the tokens came from; required on a sharded limit, since a credit to another
+   * shard could outlast the take once the shard it came from refills), `config` (for
    * names not given to the constructor). A negative `count` passed to `limit` stays an error:
    * credits are explicit.
    *

@@ -4,10 +4,11 @@ import { kindValidator, pendingTakeFields } from "../shared/validators.js";
 
 export default defineSchema({
   /**
-   * One row per (name, key, shard): the tokens `value` available at `ts`. Written only by
-   * `lib.rateLimit` (insert or patch) and deleted by `lib.resetRateLimit`, `lib.clearAll` and
-   * `admin.cleanup` (idle keys); read by those and by `lib.checkRateLimit`, `lib.getValue`,
-   * `admin.listKeys` and `admin.listNames`. Storage grows with the keys in use, never with the
+   * One row per (name, key, shard): the tokens `value` available at `ts`. Written (inserted,
+   * patched, and deleted when a layout shrinks) by `lib.rateLimit`, `lib.limitAll`, `lib.credit`
+   * and, for asynchronous limits, `applier.applyBatch`; deleted by `lib.resetRateLimit`,
+   * `lib.clearAll` and `admin.cleanup` (idle keys); read by those and by `lib.checkRateLimit`,
+   * `lib.checkAll`, `lib.decideOnSnapshot`, `lib.getValue`, `admin.listKeys` and `admin.listNames`. Storage grows with the keys in use, never with the
    * number of requests. Table and index names match `@convex-dev/rate-limiter`, so an app that
    * switches keeps its data.
    */

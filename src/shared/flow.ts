@@ -51,7 +51,7 @@ export type KeyRead<Id> = { rows: KeyRow<Id>[]; pending: Take[] };
  */
 export type RowFields = State & { shards: number; kind: RateLimitConfig["kind"]; rate: number; period: number; capacity: number };
 
-/** The fields of shard `p`'s row holding `state`, under `view`'s config. */
+/** The fields of a row holding `state`, written under shard params `p`, `shards` and `kind`. */
 function fieldsOf(state: State, p: Params, shards: number, kind: RateLimitConfig["kind"]): RowFields {
   return { value: state.value, ts: state.ts, shards, kind, rate: p.rate, period: p.period, capacity: p.capacity };
 }
@@ -80,7 +80,7 @@ export type RequestOutcome<Id> = {
   result: RateLimitResult;
   ops: RowOp<Id>[];
   safeOnStale: boolean;
-  /** Set when a dry-run limit would have refused: the wait it would have asked for (ms). */
+  /** Set when a dry-run limit would have refused or made the work wait: that wait (ms). */
   wouldRefuse?: { retryAfter: number };
 };
 
@@ -318,12 +318,12 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
   const plan = step.value;
   const details = args.details ? { details: detailsOf(view, plan) } : {};
-  // A dry run admits what it would refuse (writing nothing for it), and says so.
-  const shadow = args.config.dryRun === true && !plan.ok;
+  // A dry run admits, now, what it would refuse or make wait (a refusal writes nothing), and says so.
+  const shadow = args.config.dryRun === true && plan.retryAfter !== undefined;
   const result: RateLimitResult = shadow ? { ok: true, ...details } : { ...resultOf(plan), ...details };
   throwIfLimited(args, result);
   const outcome = { plan, result, ops: opsOf(view, plan, count), safeOnStale: keepsMargin(view, plan) };
-  return shadow ? { ...outcome, wouldRefuse: { retryAfter: plan.retryAfter } } : outcome;
+  return shadow ? { ...outcome, wouldRefuse: { retryAfter: plan.retryAfter! } } : outcome;
 }
 
 /**
@@ -436,6 +436,10 @@ export function mergeRequests(
   const merged: RateLimitArgs[] = [];
   const byKey = new Map<string, number>();
   const of = args.requests.map((r) => {
+    // Each count on its own, before any sum: a negative count is an error, not a credit.
+    if (r.count !== undefined && !(Number.isFinite(r.count) && r.count >= 0)) {
+      throw invalid("count", r.count, "must be a finite number ≥ 0");
+    }
     const id = JSON.stringify([r.name, r.key ?? null]);
     const at = byKey.get(id);
     if (at === undefined) {
@@ -451,13 +455,19 @@ export function mergeRequests(
       return merged.length - 1;
     }
     const into = merged[at]!;
-    if (JSON.stringify(into.config) !== JSON.stringify(r.config)) {
+    if (!sameConfig(into.config, r.config)) {
       throw invalid("requests", r.name, "names the same limit and key twice with different configs");
     }
     into.count = (into.count ?? 1) + (r.count ?? 1);
     return at;
   });
   return { merged, of };
+}
+
+/** Whether two configs are the same, field by field, whatever order their fields were written in. */
+function sameConfig(a: RateLimitConfig, b: RateLimitConfig): boolean {
+  const fields = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...fields].every((f) => (a as Record<string, unknown>)[f] === (b as Record<string, unknown>)[f]);
 }
 
 /**
@@ -493,10 +503,11 @@ export function combineResults(
  * rule: a credit never lifts a shard above its capacity, and so never makes a key hold more than
  * it could hold; it can't know how many tokens the caller took, so crediting only what was taken
  * is the caller's part, and then no token is created (the key ends where it would be had the
- * request never taken them, or lower where a full shard can't take them back). With `shards` (the
- * `details.shards` of the `limit` result the tokens came from) it credits those shards; otherwise
- * it spreads the credit over every shard, emptiest first. An asynchronous limit records the credit
- * as a negative take for the applier. Returns the tokens actually credited.
+ * request never taken them, or lower where a full shard can't take them back). On a sharded limit
+ * `shards` (the `details.shards` of the `limit` result the tokens came from) is required, and the
+ * credit goes to those shards, emptiest first: a credit to another shard could outlast the take
+ * once the shard it came from refills. An asynchronous limit records the credit as a negative take
+ * for the applier. Returns the tokens actually credited.
  */
 export function* creditFlow<Id>(
   args: { name: string; key?: string; count: number; config: RateLimitConfig; shards?: readonly number[] },
@@ -509,7 +520,12 @@ export function* creditFlow<Id>(
   for (const shard of args.shards ?? []) {
     if (!(Number.isInteger(shard) && shard >= 0 && shard < view.n)) throw invalid("shards", shard, `must be a shard of the limit's ${view.n}`);
   }
-  const targets = args.shards && args.shards.length > 0 ? [...new Set(args.shards)] : Array.from({ length: view.n }, (_, i) => i);
+  // Without knowing which shards the tokens came from, a credit to another shard could outlast
+  // the take once the shard it came from refills: on a sharded limit, say which.
+  if (view.n > 1 && !(args.shards && args.shards.length > 0)) {
+    throw invalid("shards", "(none)", "a credit to a sharded limit needs the shards the tokens came from: pass the limit result's details.shards");
+  }
+  const targets = args.shards && args.shards.length > 0 ? [...new Set(args.shards)] : [0];
   const reads: ShardRead[] = [];
   for (const shard of targets) reads.push((yield* shardOf(view, shard)).read);
   // Re-asked: a later read may have switched the view to a migrated layout.

@@ -44,7 +44,7 @@ export function shardParams(config: RateLimitConfig, phase: number, i: number): 
 }
 
 /**
- * shardConfig returns shard `i`'s share of a config, as a config of its own (no `shards`, `start`
+ * shardConfig returns shard `i`'s share of a config, as a config of its own (`shards: 1`, `start`
  * resolved to `phase`), so that `calculateRateLimit(row, shardConfig(...))` answers exactly what
  * that shard would.
  */
@@ -101,14 +101,16 @@ export function sameClock(row: StoredRow, p: Params): boolean {
 }
 
 /**
- * A row written under other terms, as a state of the current ones. The anchor comes from the row,
- * not from the reader's clock, so every read agrees whether or not anything writes the change
- * (a peek, a check or a throwing call writes nothing):
+ * A row written under other terms, as a state of the current ones. For a fixed window the anchor
+ * comes from the row, not from the reader's clock, so every read agrees whether or not anything
+ * writes the change (a peek, a check or a throwing call writes nothing):
  * - a fixed window's tokens last until the end of its own window (its recorded `period`; without
  *   one, `p.period`), and the current terms refill it from there: no new window opens before the
  *   old one ends, however its period or phase changed;
  * - a token bucket's row refills under the current terms from its own `ts`, but never to more
- *   than its own recorded terms give it by `now`, so raising the rate grants nothing backdated.
+ *   than its own recorded terms give it by `now` (then it is stamped `now`: the one place a
+ *   reader's clock enters, and only ever to grant less), so raising the rate grants nothing
+ *   backdated.
  */
 function carriedOver(row: StoredRow, p: Params, now: number): State {
   const own = recordedParams(row);

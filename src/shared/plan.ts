@@ -24,7 +24,10 @@ export type ShardRead = { shard: number; state: State | null; p: Params };
 /** A row to write: shard `shard` holds `state`. */
 export type ShardWrite = { shard: number; state: State };
 
-/** The planner's verdict. `shards` lists the shards used (when ok) or read (when refused). */
+/**
+ * The planner's verdict. `shards` lists the shards used (when ok) or read (when refused; a
+ * refused peek lists the shards in debt).
+ */
 export type Plan =
   | { ok: true; retryAfter?: number; writes: ShardWrite[]; shards: number[] }
   | { ok: false; retryAfter: number; writes: []; shards: number[] };
@@ -62,8 +65,8 @@ export function* planRequest(
 ): Generator<number, Plan, ShardRead> {
   const [first, second] = pickTwo(n, random(), random());
   if (count === 0 && n > 1) {
-    // A peek answers for the whole limit: no shard may be in debt. It writes nothing, so reading
-    // every shard costs no conflicting write.
+    // A peek answers for the whole limit: no shard may be in debt. It writes nothing, but in a
+    // mutation every shard it reads joins the read set: peeks are for occasional checks.
     const all: ShardRead[] = [];
     for (let shard = 0; shard < n; shard++) all.push(yield shard);
     return planPeek(all, now);
@@ -80,7 +83,8 @@ export function* planRequest(
  * the shards in debt.
  */
 export function planPeek(all: readonly ShardRead[], now: number): Plan {
-  const owing = all.filter((r) => evaluate(r.state, r.p, now).value < 0);
+  // `!(>= 0)`: a corrupt (NaN) value counts as owing, never as ok.
+  const owing = all.filter((r) => !(evaluate(r.state, r.p, now).value >= 0));
   if (owing.length === 0) return { ok: true, writes: [], shards: all.map((r) => r.shard) };
   const retryAfter = Math.max(...owing.map((r) => delayUntil(r.state, r.p, now, 0)));
   return { ok: false, retryAfter, writes: [], shards: owing.map((r) => r.shard) };

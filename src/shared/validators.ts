@@ -150,7 +150,7 @@ export const pendingTakeFields = {
   key: v.optional(v.string()),
   /** The shard the tokens were taken from, under the layout of `config`. */
   shard: v.number(),
-  /** Tokens taken (negative: given back to this shard when a take was balanced over two). */
+  /** Tokens taken (negative: given back, by a credit or a take balanced over two shards). */
   count: v.number(),
   /** When the tokens were taken (ms). */
   ts: v.number(),
