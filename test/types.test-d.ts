@@ -152,6 +152,11 @@ describe("results", () => {
     expectTypeOf(rateLimiter.limit(mutationCtx, "sendMessage")).resolves.toEqualTypeOf<RateLimitReturns>();
     expectTypeOf(rateLimiter.check(queryCtx, "sendMessage")).resolves.toEqualTypeOf<RateLimitReturns>();
     expectTypeOf(rateLimiter.reset(mutationCtx, "sendMessage")).resolves.toEqualTypeOf<void>();
+    // details: true changes the result type; without it the shape is upstream's.
+    expectTypeOf(rateLimiter.limit(mutationCtx, "sendMessage", { details: true })).resolves.toEqualTypeOf<RateLimitReturnsWithDetails>();
+    expectTypeOf(rateLimiter.check(queryCtx, "sendMessage", { details: true })).resolves.toEqualTypeOf<RateLimitReturnsWithDetails>();
+    expectTypeOf(rateLimiter.limit(mutationCtx, "sendMessage", { details: false })).resolves.toEqualTypeOf<RateLimitReturns>();
+    expectTypeOf(rateLimiter.getValue(queryCtx, "sendMessage", { details: true })).resolves.toEqualTypeOf<GetValueReturnsWithDetails>();
     const r = {} as RateLimitReturns;
     if (!r.ok) expectTypeOf(r.retryAfter).toEqualTypeOf<number>();
     else expectTypeOf(r.retryAfter).toEqualTypeOf<number | undefined>();
