@@ -127,13 +127,13 @@ function modelMonth(seed: number, users: number, days: number, start: number): M
   return month;
 }
 
-type RowCounter = (
+export type RowCounter = (
   component: string,
   handler: (ctx: { db: GenericDatabaseReader<GenericDataModel> }) => Promise<number>,
 ) => Promise<number>;
 
 /** convex-test's `runInComponent` exists at runtime but isn't in its types; narrow to it. */
-function rowCounter(t: object): RowCounter {
+export function rowCounter(t: object): RowCounter {
   if (!("runInComponent" in t) || typeof t.runInComponent !== "function") {
     throw new Error("this convex-test has no runInComponent");
   }

@@ -20,7 +20,7 @@ import { modules, register } from "../src/test.js";
 import { limitOf, maxInWindow, worstExcess } from "../tools/bounds.js";
 import { installClock, preload } from "../tools/clock.js";
 import { seededRandom, seedMathRandom, streamSeed } from "../tools/random.js";
-import { cleanupSection } from "./cleanup.js";
+import { cleanupSection, rowCounter } from "./cleanup.js";
 import { poissonArrivals, simulate, type Policy, type SimResult } from "./sim.js";
 import { num, pct, table } from "./table.js";
 
@@ -354,19 +354,6 @@ async function speed(opts: Options, clock: Clock): Promise<void> {
 type RateLimitCall = (
   ctx: Pick<GenericMutationCtx<GenericDataModel>, "runMutation">,
 ) => Promise<{ ok: boolean }>;
-type RowCounter = (
-  component: string,
-  handler: (ctx: { db: GenericDatabaseReader<GenericDataModel> }) => Promise<number>,
-) => Promise<number>;
-
-/** convex-test's `runInComponent` exists at runtime but isn't in its types; narrow to it. */
-function rowCounter(t: object): RowCounter {
-  if (!("runInComponent" in t) || typeof t.runInComponent !== "function") {
-    throw new Error("this convex-test has no runInComponent");
-  }
-  const run: unknown = t.runInComponent.bind(t);
-  return run as RowCounter;
-}
 
 async function reads(opts: Options, clock: Clock): Promise<void> {
   console.log(`\n3. SHARD ROWS READ AND WRITTEN per call at 50% load (convex-test metrics)`);

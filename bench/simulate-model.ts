@@ -371,6 +371,36 @@ export function nextBatch(store: Store, state: ApplierState, snapshot: number, b
 }
 
 /**
+ * applierAttempt is an applier iteration's transaction at `now`: its reads and writes, and, once it
+ * commits, the applier's state advanced past `batch` (the cursor) as of `snapshot`.
+ */
+export function applierAttempt(
+  state: ApplierState,
+  batch: readonly TakeDoc[],
+  snapshot: number,
+  now: number,
+  reads: ReadEntry[],
+  ops: StoreOp[],
+  count: ReadCount,
+): Attempt {
+  const last = batch[batch.length - 1];
+  return {
+    snapshot: now,
+    now,
+    reads,
+    ops,
+    count,
+    outcome: "none",
+    decidedOn: "current",
+    onCommit: (at) => {
+      state.lastSnapshot = snapshot;
+      state.lastCommit = at;
+      if (last) state.cursor = last.insertedAt;
+    },
+  };
+}
+
+/**
  * oursApplier is one iteration of our applier (`applier.getBatch` then `applier.applyBatch`):
  * the batch, up to `batchSize` takes from the cursor in commit order, is read on the stale
  * `snapshot` (no read set); then, at `now`, each take is read by id (skipped when gone), the key's
@@ -399,21 +429,7 @@ export function oursApplier(
     const rowOps = runPlan(applyFlow<number>(args, live.map(takeOf), now), flowReader(store, now, reads, count));
     ops = [...storeOps(rowOps), ...live.map((t): StoreOp => ({ op: "deleteTake", id: t.id }))];
   }
-  const last = batch[batch.length - 1];
-  return {
-    snapshot: now,
-    now,
-    reads,
-    ops,
-    count,
-    outcome: "none",
-    decidedOn: "current",
-    onCommit: (at) => {
-      state.lastSnapshot = snapshot;
-      state.lastCommit = at;
-      if (last) state.cursor = last.insertedAt;
-    },
-  };
+  return applierAttempt(state, batch, snapshot, now, reads, ops, count);
 }
 
 /** The parameters of one run of the model. */

@@ -18,7 +18,7 @@ import {
   type RateLimitArgs as UpstreamArgs,
 } from "../node_modules/@convex-dev/rate-limiter/src/shared.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
-import { nextBatch, type ApplierState, type Attempt, type ReadCount, type ReadEntry, type Store, type StoreOp } from "./simulate-model.js";
+import { applierAttempt, nextBatch, type ApplierState, type Attempt, type ReadCount, type ReadEntry, type Store, type StoreOp } from "./simulate-model.js";
 
 /** upstreamConfig is our config as upstream takes it (the same fields; `shards` left out when 1). */
 export function upstreamConfig(config: RateLimitConfig): UpstreamArgs["config"] {
@@ -174,19 +174,5 @@ export function upstreamWorker(
       ...batch.map((t): StoreOp => ({ op: "deleteTake", id: t.id })),
     ];
   }
-  const last = batch[batch.length - 1];
-  return {
-    snapshot: now,
-    now,
-    reads,
-    ops,
-    count,
-    outcome: "none",
-    decidedOn: "current",
-    onCommit: (at) => {
-      state.lastSnapshot = snapshot;
-      state.lastCommit = at;
-      if (last) state.cursor = last.insertedAt;
-    },
-  };
+  return applierAttempt(state, batch, snapshot, now, reads, ops, count);
 }
