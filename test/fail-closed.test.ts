@@ -57,13 +57,12 @@ test.each([
     () => t.run((ctx) => rateLimiter.limit(ctx, "good")),
     () => t.run((ctx) => rateLimiter.check(ctx, "good")),
   ]) {
-    // No wait until the row holds a token can be computed from NaN or -Infinity, so the request
-    // is refused as one that can never succeed.
-    expect(await convexErrorData(call())).toEqual({
+    // A stored row that isn't a finite value and time is refused as corrupt, naming `state`.
+    expect(await convexErrorData(call())).toMatchObject({
       kind: "InvalidRateLimit",
-      field: "count",
-      value: "1",
-      message: "count = 1: can never succeed: the wait would not fit in a number of ms",
+      field: "state",
+      value: String(Number.isFinite(value) ? ts : value),
+      message: expect.stringContaining("is corrupt; reset the key"),
     });
   }
 });

@@ -134,6 +134,20 @@ type View<Id> = {
   fresh: boolean;
 };
 
+/**
+ * Fails closed on a corrupt stored row (a value or time that isn't a finite number, which no
+ * write of ours produces): an `InvalidRateLimit` error naming `state`, never a decision from it.
+ */
+function checkStored(row: StoredRow): void {
+  if (!(Number.isFinite(row.value) && Number.isFinite(row.ts))) {
+    throw invalid(
+      "state",
+      Number.isFinite(row.value) ? row.ts : row.value,
+      `shard ${row.shard}'s stored row (value ${row.value} at ${row.ts}) is corrupt; reset the key to clear it`,
+    );
+  }
+}
+
 function newView<Id>(config: RateLimitConfig, phase: number, now: number): View<Id> {
   return { config, phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false };
 }
@@ -174,9 +188,11 @@ function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: KeyRow<
   }
   if (!row && !other) view.fresh = true;
   const seen = row ?? other;
+  if (seen) checkStored(seen);
   const p = shardParams(view.config, view.phase, shard);
   if (seen && (seen.shards !== view.n || !sameClock(seen, p))) {
     const all = yield pending ? { read: "all", pending } : { read: "all" };
+    all.rows.forEach(checkStored);
     const states = relayout(all.rows, view.config, view.phase, view.now).map((state, i) =>
       fold(state, all.pending.filter((t) => shardFor(t, view.n) === i), shardParams(view.config, view.phase, i))!,
     );
@@ -400,6 +416,7 @@ export function* applyFlow<Id>(
   const n = config.shards ?? 1;
   const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
   const { rows } = yield { read: "all" };
+  rows.forEach(checkStored);
   const laidOut = rows.some((r) => r.shards !== n || !sameClock(r, params[r.shard] ?? params[0]!));
   const before: (State | null)[] = laidOut
     ? relayout(rows, config, phase, now)
