@@ -8,7 +8,7 @@ import { delayUntil, evaluate, type State } from "./algebra.js";
 import { minus } from "./split.js";
 import type { Params } from "./algebra.js";
 import { relayout, resolvePhase, sameClock, shardConfig, shardParams, type StoredRow } from "./layout.js";
-import { planRequest, sampleDistinct, type Plan, type ShardRead } from "./plan.js";
+import { planRequest, sampleDistinct, type Plan, type ShardRead, type ShardWrite } from "./plan.js";
 import { invalid, validateConfig, validateCount, validateNameAndKey, validateSampleShards } from "./validate.js";
 import type {
   GetValueArgs,
@@ -275,6 +275,14 @@ export function resultOf(plan: Plan): RateLimitReturns {
     : { ok: false, retryAfter: plan.retryAfter };
 }
 
+/**
+ * The whole limit's tokens from the shards read: their sum when every shard was read (`exact`),
+ * otherwise scaled by capacity to the whole limit (a sample of zero capacity can't be scaled).
+ */
+function scaledTotal(sum: number, readCapacity: number, capacity: number, exact: boolean): number {
+  return exact || readCapacity === 0 ? sum : (sum * capacity) / readCapacity;
+}
+
 /** Whole ms until `state` is full (0 when it is now), with no other traffic. */
 function fullAfter(state: State, p: Params, now: number): number {
   return state.value >= p.capacity ? 0 : delayUntil(state, p, now, p.capacity);
@@ -299,7 +307,7 @@ function detailsOf<Id>(view: View<Id>, plan: Plan): RateLimitDetails {
   const exact = reads.length === view.n;
   return {
     shards: plan.shards,
-    remaining: exact || readCapacity === 0 ? sum : (sum * capacity) / readCapacity,
+    remaining: scaledTotal(sum, readCapacity, capacity, exact),
     capacity,
     resetAfter: Math.max(0, ...after.map((a) => fullAfter(a.state, a.p, view.now))),
     exact,
@@ -392,7 +400,7 @@ export function summarize(
     config: shardConfig(config, phase, best.read.shard),
     total: {
       // Scaled from the sample; a sample of zero capacity (capacity 0) can't be scaled.
-      value: exact || readCapacity === 0 ? readValue : (readValue * capacity) / readCapacity,
+      value: scaledTotal(readValue, readCapacity, capacity, exact),
       capacity,
       exact,
     },
@@ -551,19 +559,17 @@ export function* creditFlow<Id>(
     .map((read) => ({ read, cur: evaluate(read.state, read.p, now) }))
     .sort((a, b) => a.cur.value / Math.max(a.read.p.capacity, 1e-300) - b.cur.value / Math.max(b.read.p.capacity, 1e-300));
   let left = args.count;
-  const writes: { shard: number; state: State; gave: number }[] = [];
+  const writes: ShardWrite[] = [];
   for (const { read, cur } of room) {
     if (!(left > 0)) break;
     const gave = Math.min(left, Math.max(0, minus(read.p.capacity, cur.value)));
     if (gave > 0) {
-      writes.push({ shard: read.shard, state: { value: cur.value + gave, ts: cur.ts }, gave });
+      writes.push({ shard: read.shard, state: { value: cur.value + gave, ts: cur.ts } });
       left = minus(left, gave);
     }
   }
   const credited = minus(args.count, Math.max(0, left));
-  const plan: Plan = { ok: true, writes: writes.map(({ shard, state }) => ({ shard, state })), shards: writes.map((w) => w.shard) };
-  const ops = isAsync(view.config)
-    ? writes.map((w) => ({ op: "record" as const, take: { shard: w.shard, count: -w.gave, ts: now } }))
-    : opsOf(view, plan, 1);
-  return { credited, ops };
+  const plan: Plan = { ok: true, writes, shards: writes.map((w) => w.shard) };
+  // An asynchronous limit records the credit as negative takes (see takesOf).
+  return { credited, ops: opsOf(view, plan, 1) };
 }
