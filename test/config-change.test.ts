@@ -217,17 +217,34 @@ describe("changes that used to gain tokens, now carried over on the row's own te
     expect(await drain(t, bucket)).toBe(9);
   });
 
-  test("raising a token bucket's rate grants nothing backdated to the row's last update", async () => {
+  test("raising a token bucket's rate applies from the row's last update, the end of its promise", async () => {
     const t = makeInspectableTest();
     const slow: RateLimitConfig = { kind: "token bucket", rate: 60, period: HOUR };
     const fast: RateLimitConfig = { kind: "token bucket", rate: 600, period: HOUR };
     vi.setSystemTime(HOUR_START);
     expect(await drain(t, slow)).toBe(60);
-    // 12:30: the old terms give 30 by now; the new rate from 12:00 would give 300.
-    vi.setSystemTime(HOUR_START + 30 * MINUTE);
-    expect(await drain(t, fast)).toBe(30);
-    // From then on, the new rate: 10 a minute.
-    vi.setSystemTime(HOUR_START + 31 * MINUTE);
+    // 12:01: the new rate from the row's last update (12:00) gives 10, not the old terms' 1.
+    vi.setSystemTime(HOUR_START + MINUTE);
     expect(await drain(t, fast)).toBe(10);
+    // From then on, the new rate: 10 a minute.
+    vi.setSystemTime(HOUR_START + 2 * MINUTE);
+    expect(await drain(t, fast)).toBe(10);
+  });
+
+  test("after a change, a check's retryAfter holds at the retry though nothing wrote in between", async () => {
+    const t = makeInspectableTest();
+    const slow: RateLimitConfig = { kind: "token bucket", rate: 60, period: HOUR };
+    const fast: RateLimitConfig = { kind: "token bucket", rate: 600, period: HOUR, capacity: 600 };
+    vi.setSystemTime(HOUR_START);
+    expect(await drain(t, slow)).toBe(60);
+    vi.setSystemTime(HOUR_START + MINUTE);
+    const peek = await t.run((ctx) => ctx.runQuery(api.lib.checkRateLimit, { name: NAME, config: fast, count: 40 }));
+    expect(peek).toEqual({ ok: false, retryAfter: 3 * MINUTE });
+    vi.setSystemTime(HOUR_START + 4 * MINUTE - 1);
+    const early = await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config: fast, count: 40 }));
+    expect(early.ok).toBe(false);
+    vi.setSystemTime(HOUR_START + 4 * MINUTE);
+    const retry = await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config: fast, count: 40 }));
+    expect(retry).toEqual({ ok: true, retryAfter: undefined });
   });
 });

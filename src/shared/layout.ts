@@ -101,26 +101,24 @@ export function sameClock(row: StoredRow, p: Params): boolean {
 }
 
 /**
- * A row written under other terms, as a state of the current ones. For a fixed window the anchor
- * comes from the row, not from the reader's clock, so every read agrees whether or not anything
- * writes the change (a peek, a check or a throwing call writes nothing):
+ * A row written under other terms, as a state of the current ones. The anchor is the row's own
+ * promise, never the reader's clock, so the carried-over state is a function of the stored row
+ * alone: every read agrees whether or not anything writes the change (a peek, a check or a
+ * throwing call writes nothing), and a `retryAfter` computed from it holds at the retry:
  * - a fixed window's tokens last until the end of its own window (its recorded `period`; without
  *   one, `p.period`), and the current terms refill it from there: no new window opens before the
  *   old one ends, however its period or phase changed;
- * - a token bucket's row refills under the current terms from its own `ts`, but never to more
- *   than its own recorded terms give it by `now` (then it is stamped `now`: the one place a
- *   reader's clock enters, and only ever to grant less), so raising the rate grants nothing
- *   backdated.
+ * - a token bucket's row refills under the current terms from its own `ts` (its last update, where
+ *   its promise ends).
+ * (Capping a raised token bucket by what its old terms give by the reader's `now` would grant
+ * less, but the cap moves with every reader: a refusal's `retryAfter`, computed at one instant,
+ * would be refused again at the retry if nothing wrote in between.)
  */
-function carriedOver(row: StoredRow, p: Params, now: number): State {
+function carriedOver(row: StoredRow, p: Params): State {
   const own = recordedParams(row);
   const anchored = { value: Math.min(row.value, p.capacity), ts: row.ts };
   if ((row.kind ?? p.kind) === "fixed window") return { ...anchored, ts: row.ts + (own?.period ?? p.period) };
-  if (!own) return anchored;
-  const underOwn = evaluate({ value: row.value, ts: row.ts }, own, now);
-  return underOwn.value < evaluate(anchored, p, now).value
-    ? { value: Math.min(underOwn.value, p.capacity), ts: underOwn.ts }
-    : anchored;
+  return anchored;
 }
 
 /**
@@ -149,7 +147,7 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
   for (let i = 0; i < old; i++) {
     const row = rows.find((r) => r.shard === i);
     const p = shardParams(oldConfig, phase, i);
-    const carried = row && !sameClock(row, p) ? carriedOver(row, p, now) : undefined;
+    const carried = row && !sameClock(row, p) ? carriedOver(row, p) : undefined;
     const cur = evaluate(carried ?? row ?? null, p, now);
     total += cur.value;
     if (carried && carried.ts >= now && carried.ts >= latest) {
