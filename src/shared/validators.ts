@@ -33,6 +33,17 @@ const commonConfigFields = {
    * see whom it would refuse before enforcing it.
    */
   dryRun: v.optional(v.boolean()),
+  /**
+   * Records metrics for this limit: each `limit` call (and each of its limits in a `limitAll`)
+   * inserts one event, admitted, refused or reserved with the tokens asked for, and a fold
+   * (`RateLimiter.foldMetrics`, from the app's cron) sums the events into per-minute summaries per
+   * limit name, plus per key the refusals that rank the top offenders. Read them with
+   * `RateLimiter.metrics`. Default false. Cost: one document inserted per call, no reads, and no
+   * conflicts (inserts of new documents never conflict). Queries (`check`, `getValue`) record
+   * nothing, and a call that throws (`throws: true`, or the caller's mutation failing) rolls its
+   * event back with it; see docs/reference.md ("Metrics"). Use it on the limits you watch.
+   */
+  metrics: v.optional(v.boolean()),
 };
 
 /**
