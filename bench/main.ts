@@ -371,7 +371,7 @@ async function reads(opts: Options, clock: Clock): Promise<void> {
     const started = performance.now();
     const rows: string[][] = [];
     for (const limit of limits) {
-      const config: RateLimitConfig = {
+      const config: RateLimitConfig & { kind: Kind } = {
         kind,
         rate: limit.rate,
         period: MINUTE,

@@ -34,7 +34,7 @@ export type Write = { table: Table; shard: number; id: number };
 export type Commit = { at: number; writes: Write[] };
 
 /** The fields of a row document: upstream writes `value` and `ts` only; ours also the layout. */
-export type RowDocFields = { value: number; ts: number; shards?: number; kind?: RateLimitConfig["kind"] };
+export type RowDocFields = { value: number; ts: number; shards?: number; kind?: RateLimitConfig["kind"]; prev?: number };
 
 /** A row as read: its id, shard and fields. */
 export type RowDoc = RowDocFields & { id: number; shard: number };
@@ -258,7 +258,7 @@ function takeOf(t: TakeDoc) {
 }
 
 function fieldsOf(f: RowFields): RowDocFields {
-  return { value: f.value, ts: f.ts, shards: f.shards, kind: f.kind };
+  return { value: f.value, ts: f.ts, shards: f.shards, kind: f.kind, ...(f.prev === undefined ? {} : { prev: f.prev }) };
 }
 
 /** storeOps turns a flow's writes into the model's, as `lib.write` executes them. */

@@ -49,9 +49,16 @@ describe("value exports", () => {
     expectTypeOf<Parameters<UpstreamModule["calculateRateLimit"]>>().toMatchTypeOf<
       Parameters<OurModule["calculateRateLimit"]>
     >();
-    expectTypeOf<ReturnType<OurModule["calculateRateLimit"]>>().toEqualTypeOf<
+    // Upstream's fields exactly, plus a sliding window's optional `prev`: assignable both ways.
+    expectTypeOf<ReturnType<OurModule["calculateRateLimit"]>>().toMatchTypeOf<
       ReturnType<UpstreamModule["calculateRateLimit"]>
     >();
+    expectTypeOf<ReturnType<UpstreamModule["calculateRateLimit"]>>().toMatchTypeOf<
+      ReturnType<OurModule["calculateRateLimit"]>
+    >();
+    expectTypeOf<
+      Omit<ReturnType<OurModule["calculateRateLimit"]>, "prev">
+    >().toEqualTypeOf<ReturnType<UpstreamModule["calculateRateLimit"]>>();
   });
 
   test("isRateLimitError has upstream's signature", () => {

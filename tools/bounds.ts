@@ -2,7 +2,7 @@
 
 /** The fields of a rate-limit config a bound needs (a `RateLimitConfig` has them all). */
 export type LimitConfig = {
-  kind: "token bucket" | "fixed window";
+  kind: "token bucket" | "fixed window" | "sliding window";
   rate: number;
   period: number;
   capacity?: number;
@@ -10,7 +10,7 @@ export type LimitConfig = {
 
 /** The numbers a bound needs: a whole limit's rate, period and capacity, and a window phase (ms). */
 export type Limit = {
-  kind: LimitConfig["kind"];
+  kind: "token bucket" | "fixed window";
   rate: number;
   period: number;
   capacity: number;
@@ -20,11 +20,14 @@ export type Limit = {
 
 /**
  * limitOf returns the whole limit of a config (every shard together): `capacity` defaults to
- * `rate`, as in the library. `phase` (ms) matters for fixed windows only.
+ * `rate`, as in the library. `phase` (ms) matters for windows only. A sliding window is judged by
+ * the bound it guarantees whatever the traffic: no aligned window of its phase holds more than
+ * `rate` (the fixed window bound with `capacity` = `rate`); its stronger aim, at most `rate` in
+ * every window of length `period`, is measured by the benchmark against an exact log, not assumed.
  */
 export function limitOf(config: LimitConfig, phase = 0): Limit {
   return {
-    kind: config.kind,
+    kind: config.kind === "token bucket" ? "token bucket" : "fixed window",
     rate: config.rate,
     period: config.period,
     capacity: config.capacity ?? config.rate,

@@ -156,6 +156,10 @@ function windowSeconds(config: RateLimitConfig): number | undefined {
       // Tokens arrive `rate` at a time, at window boundaries.
       ms = Math.ceil(capacity / config.rate) * config.period;
       break;
+    case "sliding window":
+      // `rate` in any `period`: exactly the draft's quota.
+      ms = config.period;
+      break;
     default: {
       const never: never = config;
       throw new Error(`unknown kind in ${JSON.stringify(never)}`);

@@ -32,6 +32,7 @@ import {
 } from "../shared/validators.js";
 
 export { calculateRateLimit, DAY, decideRateLimit, HOUR, MINUTE, SECOND, WEEK } from "../shared/algebra.js";
+export type { CalculatedRateLimit } from "../shared/algebra.js";
 export type { RateLimitDecision, State as RateLimitState } from "../shared/algebra.js";
 /** Convex validators for configs and results, for apps that pass them through their own functions. */
 export {

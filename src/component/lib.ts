@@ -107,6 +107,7 @@ export async function read(db: DatabaseReader, { name, key }: Key, q: RowQuery):
         rate: d.rate,
         period: d.period,
         capacity: d.capacity,
+        prev: d.prev,
       }),
     ),
     pending: takes.map((t) => ({ shard: t.shard, count: t.count, ts: t.ts })),

@@ -1,5 +1,6 @@
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
+import { metricCountFields, metricEventFields } from "../shared/metrics.js";
 import { kindValidator, pendingTakeFields } from "../shared/validators.js";
 
 export default defineSchema({
@@ -32,6 +33,11 @@ export default defineSchema({
     rate: v.optional(v.number()),
     period: v.optional(v.number()),
     capacity: v.optional(v.number()),
+    /**
+     * Sliding window only: the tokens taken in the window before the one containing `ts`, whose
+     * weight in the sliding window shrinks as it slides past.
+     */
+    prev: v.optional(v.number()),
   }).index("name", ["name", "key", "shard"]),
 
   /**
@@ -49,4 +55,38 @@ export default defineSchema({
   })
     .index("key", ["name", "key", "shard"])
     .index("committedAt", ["committedAt"]),
+
+  /**
+   * One row per request decided by a limit with `metrics: true`: admitted, reserved or refused,
+   * and the tokens asked for. Only inserted on the hot path (by `lib.rateLimit` and
+   * `lib.limitAll`; inserts of new documents never conflict, and nothing on the hot path reads
+   * this table); read by `metrics.get` (by name and time) and by `metrics.fold` (in creation
+   * order), which sums them into `metricBuckets` and `metricKeys` and deletes them in the same
+   * transaction, so each event is counted exactly once.
+   */
+  metricEvents: defineTable(metricEventFields).index("name", ["name", "ts"]),
+
+  /**
+   * One row per limit name and minute (`bucket`, the minute's start in ms): the requests and
+   * tokens admitted, reserved and refused, summed from folded events. Written (inserted, patched)
+   * and deleted (after `retainFor`) only by `metrics.fold`; read by it and by `metrics.get`.
+   */
+  metricBuckets: defineTable({ name: v.string(), bucket: v.number(), ...metricCountFields })
+    .index("name", ["name", "bucket"])
+    .index("bucket", ["bucket"]),
+
+  /**
+   * One row per limit name, minute and key that saw refusals: how many requests of the key were
+   * refused, and their tokens, for the top offenders. Written and deleted only by `metrics.fold`;
+   * read by it and by `metrics.get`.
+   */
+  metricKeys: defineTable({
+    name: v.string(),
+    bucket: v.number(),
+    key: v.optional(v.string()),
+    refused: v.number(),
+    refusedTokens: v.number(),
+  })
+    .index("name", ["name", "bucket", "key"])
+    .index("bucket", ["bucket"]),
 });

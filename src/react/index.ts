@@ -181,7 +181,8 @@ export function useRateLimit(
         );
       }
       const clientTime = ts ?? Date.now();
-      const r = calculateRateLimit({ value: data.value, ts: data.ts }, data.config, clientTime + offset, n);
+      const state = data.prev === undefined ? { value: data.value, ts: data.ts } : { value: data.value, ts: data.ts, prev: data.prev };
+      const r = calculateRateLimit(state, data.config, clientTime + offset, n);
       return {
         value: r.value,
         ts: r.ts - offset,

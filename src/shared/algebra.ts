@@ -20,14 +20,18 @@ export const DAY = 24 * HOUR;
 /** WEEK is one week in ms (604 800 000). */
 export const WEEK = 7 * DAY;
 
-/** State is what one row stores: `value` tokens available at `ts` (ms). `value` < 0 is reserved debt. */
-export type State = { value: number; ts: number };
+/**
+ * State is what one row stores: `value` tokens available at `ts` (ms). `value` < 0 is reserved
+ * debt. A sliding window also stores `prev`: the tokens taken in the aligned window before the one
+ * containing `ts` (absent or 0 for the other kinds).
+ */
+export type State = { value: number; ts: number; prev?: number };
 
 /**
  * Params holds the numbers that govern one row: a whole unsharded limit, or one shard's share of a
  * sharded one. `rate` is tokens per `period` (ms); `capacity` and `maxReserved` are tokens, and
- * `maxReserved` is `Infinity` when unlimited. `phase` (ms) is where fixed windows start (mod
- * `period`); it is unused by token buckets.
+ * `maxReserved` is `Infinity` when unlimited. `phase` (ms) is where fixed windows (and a sliding
+ * window's two counting windows) start (mod `period`); it is unused by token buckets.
  */
 export type Params = {
   kind: RateLimitConfig["kind"];
@@ -83,13 +87,7 @@ export function evaluate(state: State | null, p: Params, now: number): State {
     case "token bucket": {
       if (state === null) return { value: p.capacity, ts: now };
       if (!(now > state.ts)) return { value: Math.min(state.value, p.capacity), ts: state.ts };
-      // Work in tokens × ms ("scaled"), where whole-number configs and timestamps keep every
-      // quantity whole, so a third of a token plus two thirds is exactly one token, not
-      // 0.9999999999999999. The stored value is the scaled one divided by the period; recover
-      // the whole number it came from when it is one up to float rounding.
-      const scaled = wholeIfClose(state.value * p.period);
-      const refilled = (scaled + (now - state.ts) * p.rate) / p.period;
-      return { value: Math.min(refilled, p.capacity), ts: now };
+      return { value: Math.min(refill(state.value, now - state.ts, p.rate, p.period), p.capacity), ts: now };
     }
     case "fixed window": {
       if (state === null) return { value: p.capacity, ts: windowStart(now, p) };
@@ -101,11 +99,51 @@ export function evaluate(state: State | null, p: Params, now: number): State {
         ts: windowStart(now, p),
       };
     }
+    case "sliding window":
+      return slide(state, p, now);
     default: {
       const never: never = p.kind;
       throw new Error(`unknown kind ${String(never)}`);
     }
   }
+}
+
+/**
+ * `value` plus what `rate` per `period` (ms) adds over `elapsed` ms. It works in tokens × ms
+ * ("scaled"), where whole-number configs and timestamps keep every quantity whole, so a third of
+ * a token plus two thirds is exactly one token, not 0.9999999999999999: the stored value is the
+ * scaled one divided by the period, and the whole number it came from is recovered when it is one
+ * up to float rounding.
+ */
+function refill(value: number, elapsed: number, rate: number, period: number): number {
+  return (wholeIfClose(value * period) + elapsed * rate) / period;
+}
+
+/**
+ * A sliding window row as of `now` (see {@link evaluate}). The sliding window counts `taken` in
+ * the current aligned window and `prev` in the one before, and admits while
+ * `rate - taken - prev * (1 - f) >= count`, where f is the fraction of the current window elapsed:
+ * the previous window's count weighted by how much of it the sliding window still overlaps. The
+ * row stores the tokens that leaves, `value`, at `ts`, and `prev`; so within a window `value`
+ * grows at `prev / period` per ms (the previous window sliding out), and at a boundary the window
+ * just ended becomes `prev` (`rate - value` at its end), growing `value` back to `rate` over the
+ * next window. Continuous at boundaries, so a wait found by searching it is exact.
+ */
+function slide(state: State | null, p: Params, now: number): State {
+  if (state === null) return { value: p.capacity, ts: now, prev: 0 };
+  const prev = state.prev ?? 0;
+  if (!(now > state.ts)) return { value: Math.min(state.value, p.capacity), ts: state.ts, prev };
+  const k = windowIndex(state.ts, p);
+  const crossed = windowIndex(now, p) - k;
+  if (!(crossed > 0)) {
+    return { value: Math.min(refill(state.value, now - state.ts, prev, p.period), p.capacity), ts: now, prev };
+  }
+  if (crossed > 1) return { value: p.capacity, ts: now, prev: 0 };
+  // One boundary crossed: what the ended window left becomes the new previous window's count.
+  const end = p.phase + (k + 1) * p.period;
+  const atEnd = Math.min(refill(state.value, end - state.ts, prev, p.period), p.capacity);
+  const taken = Math.max(0, minus(p.rate, atEnd));
+  return { value: Math.min(refill(atEnd, now - end, taken, p.period), p.capacity), ts: now, prev: taken };
 }
 
 /**
@@ -165,6 +203,9 @@ function guessDelay(cur: State, p: Params, now: number, need: number): number {
       const windows = Math.ceil(missing / p.rate);
       return p.phase + (windowIndex(cur.ts, p) + windows) * p.period - now;
     }
+    case "sliding window":
+      // Within the window the value grows at prev / period per ms; past it, the rest follows.
+      return from + (missing * p.period) / Math.max(cur.prev ?? 0, p.rate / 2);
     default: {
       const never: never = p.kind;
       throw new Error(`unknown kind ${String(never)}`);
@@ -225,7 +266,7 @@ export function decideRow(
   }
   const floor = reserve ? -p.maxReserved : 0;
   if (minus(cur.value, count) >= floor) {
-    const next = { value: minus(cur.value, count), ts: cur.ts };
+    const next = { ...cur, value: minus(cur.value, count) };
     if (next.value >= 0) return { ok: true, next };
     return { ok: true, next, retryAfter: delayUntil(next, p, now, 0, undefined, count) };
   }
@@ -250,17 +291,29 @@ export function paramsOf(config: RateLimitConfig, phase: number): Params {
 }
 
 /**
+ * The phase (ms) of a config's windows for the public conveniences: `config.start`'s; without it,
+ * a fixed window's from the existing row's `ts` (a window start), else 0. Token buckets have none.
+ */
+function phaseFor(config: RateLimitConfig, existing: State | null): number {
+  if (config.kind === "token bucket") return 0;
+  const anchor = config.start ?? (config.kind === "fixed window" ? existing?.ts : undefined) ?? 0;
+  return phaseOf(anchor, config.period);
+}
+
+/**
  * calculateRateLimit calculates what a rate-limit row holds at `now` (ms) after taking `count`
  * tokens.
  *
- * Returns the `value` left (negative means `count` isn't there yet), the `ts` to store, and, when
+ * Returns the `value` left (negative means `count` isn't there yet), the `ts` to store (and, for a
+ * sliding window, `prev`: the previous window's count, to store with them), and, when
  * `value` is negative, `retryAfter`: the least whole number of ms after which the same `count`
  * would be there with no other traffic (so a retry at exactly `now + retryAfter` succeeds).
  * For a fixed window, `windowStart` is the start of the window containing `now`.
  *
  * It models one row: pass a sharded limit's per-shard config, as `getValue` returns it. A fixed
  * window's phase comes from `config.start`; without it, from the existing row's `ts` (a window
- * start), or 0 for a missing row. `now` defaults to `Date.now()` (ms) and `count` to 0 (a peek).
+ * start), or 0 for a missing row. A sliding window's comes from `config.start` (which `getValue`'s
+ * config carries), else 0, and `existing` must carry the row's `prev`. `now` defaults to `Date.now()` (ms) and `count` to 0 (a peek).
  *
  * With `options.reserve` it models a reservation, as the server grants it with `reserve: true`:
  * `count` may exceed `capacity` by up to `maxReserved`, `value` is what the row holds after taking
@@ -270,18 +323,29 @@ export function paramsOf(config: RateLimitConfig, phase: number): Params {
  * `InvalidRateLimit` `ConvexError` for a malformed config or a count that could never fit (above
  * `capacity`, or above `capacity + maxReserved` with `reserve`).
  */
+/**
+ * What {@link calculateRateLimit} returns: `@convex-dev/rate-limiter`'s shape, plus, for a sliding
+ * window, `prev` (the previous window's count, to store with `value` and `ts`).
+ */
+export type CalculatedRateLimit = {
+  value: number;
+  ts: number;
+  retryAfter: number | undefined;
+  windowStart: number | undefined;
+  prev?: number;
+};
+
 export function calculateRateLimit(
   existing: State | null,
   config: RateLimitConfig,
   now: number = Date.now(),
   count: number = 0,
   options: { reserve?: boolean } = {},
-): { value: number; ts: number; retryAfter: number | undefined; windowStart: number | undefined } {
+): CalculatedRateLimit {
   const reserve = options.reserve ?? false;
   validateConfig(config);
   validateCount(count, config, reserve);
-  const anchor = config.start ?? existing?.ts ?? 0;
-  const p = paramsOf(config, config.kind === "fixed window" ? phaseOf(anchor, config.period) : 0);
+  const p = paramsOf(config, phaseFor(config, existing));
   const cur = evaluate(existing, p, now);
   const value = minus(cur.value, count);
   // Without `reserve`: when `count` is there. With it: when the debt taking it leaves is repaid,
@@ -289,9 +353,11 @@ export function calculateRateLimit(
   const retryAfter = !(value < 0)
     ? undefined
     : reserve
-      ? delayUntil({ value, ts: cur.ts }, p, now, 0, undefined, count)
+      ? delayUntil({ ...cur, value }, p, now, 0, undefined, count)
       : delayUntil(existing, p, now, count);
-  return { value, ts: cur.ts, retryAfter, windowStart: p.kind === "fixed window" ? cur.ts : undefined };
+  const windowStart = p.kind === "fixed window" ? cur.ts : undefined;
+  const out = { value, ts: cur.ts, retryAfter, windowStart };
+  return cur.prev === undefined ? out : { ...out, prev: cur.prev };
 }
 
 /**
@@ -299,8 +365,8 @@ export function calculateRateLimit(
  * (`retryAfter` in ms) and the row (`value` tokens at `ts` ms) after it.
  */
 export type RateLimitDecision =
-  | { ok: true; retryAfter: number | undefined; value: number; ts: number }
-  | { ok: false; retryAfter: number; value: number; ts: number };
+  | { ok: true; retryAfter: number | undefined; value: number; ts: number; prev?: number }
+  | { ok: false; retryAfter: number; value: number; ts: number; prev?: number };
 
 /**
  * decideRateLimit decides a whole request against one row exactly as the server decides an
@@ -325,10 +391,9 @@ export function decideRateLimit(
   validateConfig(config);
   const whole = { ...config, shards: 1 };
   validateCount(count, whole, reserve);
-  const p = paramsOf(whole, config.kind === "fixed window" ? phaseOf(config.start ?? existing?.ts ?? 0, config.period) : 0);
+  const p = paramsOf(whole, phaseFor(config, existing));
   const d = decideRow(existing, p, now, count, reserve);
   const after = d.ok && d.next ? d.next : evaluate(existing, p, now);
-  return d.ok
-    ? { ok: true, retryAfter: d.retryAfter, value: after.value, ts: after.ts }
-    : { ok: false, retryAfter: d.retryAfter, value: after.value, ts: after.ts };
+  const row = after.prev === undefined ? { value: after.value, ts: after.ts } : { value: after.value, ts: after.ts, prev: after.prev };
+  return d.ok ? { ok: true, retryAfter: d.retryAfter, ...row } : { ok: false, retryAfter: d.retryAfter, ...row };
 }

@@ -7,7 +7,7 @@ import { ConvexError } from "convex/values";
 import { delayUntil, evaluate, type State } from "./algebra.js";
 import { minus } from "./split.js";
 import type { Params } from "./algebra.js";
-import { relayout, resolvePhase, sameClock, shardConfig, shardParams, type StoredRow } from "./layout.js";
+import { relayout, resolvePhase, sameClock, shardConfig, shardParams, stateOf, type StoredRow } from "./layout.js";
 import { planRequest, sampleDistinct, type Plan, type ShardRead, type ShardWrite } from "./plan.js";
 import { invalid, validateConfig, validateCount, validateNameAndKey, validateSampleShards } from "./validate.js";
 import type {
@@ -53,7 +53,8 @@ export type RowFields = State & { shards: number; kind: RateLimitConfig["kind"];
 
 /** The fields of a row holding `state`, written under shard params `p`, `shards` and `kind`. */
 function fieldsOf(state: State, p: Params, shards: number, kind: RateLimitConfig["kind"]): RowFields {
-  return { value: state.value, ts: state.ts, shards, kind, rate: p.rate, period: p.period, capacity: p.capacity };
+  const fields = { value: state.value, ts: state.ts, shards, kind, rate: p.rate, period: p.period, capacity: p.capacity };
+  return kind === "sliding window" ? { ...fields, prev: state.prev ?? 0 } : fields;
 }
 
 /**
@@ -106,7 +107,7 @@ export function fold(state: State | null, takes: readonly Take[], p: Params): St
   let out = state;
   for (const take of [...takes].sort((a, b) => a.ts - b.ts)) {
     const cur = evaluate(out, p, take.ts);
-    out = { value: Math.min(cur.value - take.count, p.capacity), ts: cur.ts };
+    out = { ...cur, value: Math.min(cur.value - take.count, p.capacity) };
   }
   return out;
 }
@@ -199,7 +200,7 @@ function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: KeyRow<
     view.migration = { rows: all.rows, states };
     return migrated(view, shard);
   }
-  const state = fold(row && { value: row.value, ts: row.ts }, takes, p);
+  const state = fold(row && stateOf(row), takes, p);
   const found = { row, read: { shard, state, p } };
   view.rows.set(shard, found);
   return found;
@@ -396,6 +397,7 @@ export function summarize(
   return {
     value: best.cur.value,
     ts: best.cur.ts,
+    ...(best.cur.prev === undefined ? {} : { prev: best.cur.prev }),
     shard: best.read.shard,
     config: shardConfig(config, phase, best.read.shard),
     total: {
@@ -430,7 +432,7 @@ export function* applyFlow<Id>(
     ? relayout(rows, config, phase, now)
     : params.map((_, i) => {
         const row = rows.find((r) => r.shard === i);
-        return row ? { value: row.value, ts: row.ts } : null;
+        return row ? stateOf(row) : null;
       });
   const ops: RowOp<Id>[] = [];
   if (laidOut) {
@@ -564,7 +566,7 @@ export function* creditFlow<Id>(
     if (!(left > 0)) break;
     const gave = Math.min(left, Math.max(0, minus(read.p.capacity, cur.value)));
     if (gave > 0) {
-      writes.push({ shard: read.shard, state: { value: cur.value + gave, ts: cur.ts } });
+      writes.push({ shard: read.shard, state: { ...cur, value: cur.value + gave } });
       left = minus(left, gave);
     }
   }

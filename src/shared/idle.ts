@@ -4,7 +4,7 @@
 import { v, type Infer } from "convex/values";
 import { evaluate } from "./algebra.js";
 import { requestFlow, type KeyRead, type RowQuery, type Take } from "./flow.js";
-import { resolvePhase, sameClock, shardParams, type StoredRow } from "./layout.js";
+import { resolvePhase, sameClock, shardParams, stateOf, type StoredRow } from "./layout.js";
 import { runPlan } from "./plan.js";
 import type { RateLimitConfig } from "./validators.js";
 
@@ -52,7 +52,7 @@ export function isIdleKey(
     if (!Number.isInteger(row.shard) || row.shard < 0 || row.shard >= n || row.shards !== n) return false;
     const p = shardParams(config, phase, row.shard);
     if (!sameClock(row, p) || !(row.ts <= now)) return false;
-    return evaluate({ value: row.value, ts: row.ts }, p, now).value >= p.capacity;
+    return evaluate(stateOf(row), p, now).value >= p.capacity;
   });
 }
 

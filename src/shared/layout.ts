@@ -16,13 +16,14 @@ function hashFraction(s: string): number {
 }
 
 /**
- * resolvePhase returns the phase (ms, in [0, period)) of a fixed window: `config.start`'s, or,
+ * resolvePhase returns the phase (ms, in [0, period)) of a fixed window (or of a sliding window's
+ * two counting windows): `config.start`'s, or,
  * without one, a stable hash of name and key, so keys refill at different instants (no thundering
  * herd at midnight) while each key keeps its windows across calls and resets. Token buckets have
  * phase 0.
  */
 export function resolvePhase(config: RateLimitConfig, name: string, key: string | undefined): number {
-  if (config.kind !== "fixed window") return 0;
+  if (config.kind === "token bucket") return 0;
   if (config.start !== undefined) return phaseOf(config.start, config.period);
   const id = key === undefined ? `${name}\u0000` : `${name}\u0001${key}`;
   return Math.floor(hashFraction(id) * config.period);
@@ -57,9 +58,7 @@ export function shardConfig(config: RateLimitConfig, phase: number, i: number): 
     shards: 1,
     ...(Number.isFinite(p.maxReserved) ? { maxReserved: p.maxReserved } : {}),
   };
-  return config.kind === "fixed window"
-    ? { kind: "fixed window", ...common, start: phase }
-    : { kind: "token bucket", ...common };
+  return config.kind === "token bucket" ? { kind: "token bucket", ...common } : { kind: config.kind, ...common, start: phase };
 }
 
 /**
@@ -77,7 +76,14 @@ export type StoredRow = {
   rate?: number;
   period?: number;
   capacity?: number;
+  /** A sliding window row's count in the window before its `ts`'s (see `State`). */
+  prev?: number;
 };
+
+/** A stored row's state: `value` at `ts`, and a sliding window's `prev` when it has one. */
+export function stateOf(row: Pick<StoredRow, "value" | "ts" | "prev">): State {
+  return row.prev === undefined ? { value: row.value, ts: row.ts } : { value: row.value, ts: row.ts, prev: row.prev };
+}
 
 /** The params a row records it was written under, when it records them all. */
 function recordedParams(row: StoredRow): Params | undefined {

@@ -10,12 +10,14 @@ import { minus, pairAccepts } from "./split.js";
  * shard; otherwise it reads a second and takes from the fuller (or both). Lower means fewer reads
  * (less contention) but shards drift further apart. A token bucket shard that sits full wastes
  * the refill it can't hold, so token buckets keep their shards closer (½); a fixed window refills
- * all at once at its boundary, so drawing a shard low mid-window wastes nothing (¼). `npm run
+ * all at once at its boundary, so drawing a shard low mid-window wastes nothing (¼), and a
+ * sliding window, whose shards hold at most their window's share, wastes no more than it (¼). `npm run
  * bench` measures the trade-off; see docs/hot-limits.md, "Sharding".
  */
 export const COMFORT_FRACTION: Readonly<Record<Params["kind"], number>> = {
   "token bucket": 0.5,
   "fixed window": 0.25,
+  "sliding window": 0.25,
 };
 
 /** A shard row as the planner sees it: its number, what is stored (null: none), and its params. */
@@ -154,15 +156,15 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
     if (count === 0) return { ok: true, writes: [], shards: [fuller.shard] };
     return {
       ok: true,
-      writes: [{ shard: fuller.shard, state: { value: minus(fullerCur.value, count), ts: fullerCur.ts } }],
+      writes: [{ shard: fuller.shard, state: { ...fullerCur, value: minus(fullerCur.value, count) } }],
       shards: [fuller.shard],
     };
   }
   if (count === 0) return { ok: true, writes: [], shards };
   const [va, vb] = balance(minus(ca.value + cb.value, count), a.p, b.p);
   const next: [State, State] = [
-    { value: va, ts: ca.ts },
-    { value: vb, ts: cb.ts },
+    { ...ca, value: va },
+    { ...cb, value: vb },
   ];
   const writes = [
     { shard: a.shard, state: next[0] },

@@ -41,7 +41,7 @@ function requireNumber(
 /**
  * Checks a config. Throws an `InvalidRateLimit` `ConvexError` naming the first bad field.
  * Rules: `rate` > 0; `period` ≥ 1 ms; `capacity` ≥ 0; `maxReserved` ≥ 0; `start` finite; all
- * finite; `shards` a whole number from 1 to {@link MAX_SHARDS}, and no more shards than whole
+ * finite; a sliding window has no `maxReserved`, and a `capacity` only equal to `rate`; `shards` a whole number from 1 to {@link MAX_SHARDS}, and no more shards than whole
  * tokens of `rate` (and of `capacity`, unless it is 0), so every shard can serve a count of 1.
  */
 export function validateConfig(config: RateLimitConfig): void {
@@ -53,8 +53,24 @@ export function validateConfig(config: RateLimitConfig): void {
   if (config.maxReserved !== undefined) {
     requireNumber("config.maxReserved", config.maxReserved, (x) => x >= 0, "must be a finite number ≥ 0");
   }
-  if (config.kind === "fixed window" && config.start !== undefined) {
+  if (config.kind !== "token bucket" && config.start !== undefined) {
     requireNumber("config.start", config.start, () => true, "must be a finite number of ms");
+  }
+  if (config.kind === "sliding window") {
+    if (config.capacity !== undefined && config.capacity !== config.rate) {
+      throw invalid(
+        "config.capacity",
+        config.capacity,
+        `a sliding window holds at most its rate (${config.rate}) in any window; leave capacity out`,
+      );
+    }
+    if (config.maxReserved !== undefined) {
+      throw invalid(
+        "config.maxReserved",
+        config.maxReserved,
+        "a sliding window can't reserve ahead (reserved work would run past its window's limit); use a token bucket",
+      );
+    }
   }
   const shards = config.shards ?? 1;
   requireNumber(
@@ -83,7 +99,8 @@ export function validateConfig(config: RateLimitConfig): void {
 }
 
 /**
- * Checks a request's `count` against a (valid) config: finite, ≥ 0, and one that can ever
+ * Checks a request's `count` against a (valid) config: finite, ≥ 0 (and no `reserve` on a sliding
+ * window), and one that can ever
  * succeed: one that a full limit accepts by the very test the decision uses. Unsharded: at most
  * `capacity` (plus `maxReserved` when reserving). Sharded: what the weakest pair of full shards
  * accepts together (by `pairAccepts`, the planner's own test), so a fresh limit serves every count
@@ -91,6 +108,9 @@ export function validateConfig(config: RateLimitConfig): void {
  */
 export function validateCount(count: number, config: RateLimitConfig, reserve: boolean): void {
   requireNumber("count", count, (x) => x >= 0, "must be a finite number ≥ 0");
+  if (reserve && config.kind === "sliding window") {
+    throw invalid("reserve", reserve, "a sliding window can't reserve ahead; use a token bucket for reservations");
+  }
   const shards = config.shards ?? 1;
   const capacity = config.capacity ?? config.rate;
   const maxReserved = reserve ? (config.maxReserved ?? Infinity) : 0;

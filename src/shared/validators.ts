@@ -75,11 +75,39 @@ export const fixedWindowValidator = v.object({
   start: v.optional(v.number()),
 });
 
-/** One rate limit's configuration: a token bucket or a fixed window. */
-export const configValidator = v.union(tokenBucketValidator, fixedWindowValidator);
+/**
+ * A sliding window: at most `rate` tokens in any window of `period` ms, with no burst at the seam
+ * between two windows. It counts what was taken in the current aligned window and in the previous
+ * one, and weights the previous window's count by how much of it the sliding window still
+ * overlaps (the two-window approximation: two numbers per key, like the other kinds). The error
+ * bound and how it was measured against an exact log are in docs/reference.md ("Sliding window").
+ *
+ * Pro: "N per W" with no seam burst, and the tokens come back gradually, not all at a boundary.
+ * Con: an approximation: traffic crafted to bunch at the end of one window and spread over the
+ * next can pass more than `rate` in some window (at most `2 * rate`; measured in `npm run bench`).
+ * No reservations: `maxReserved` and `reserve` are refused (use a token bucket for them), and
+ * `capacity`, if given, must equal `rate`.
+ */
+export const slidingWindowValidator = v.object({
+  kind: v.literal("sliding window"),
+  ...commonConfigFields,
+  /**
+   * The instant (UTC ms) the two counting windows are aligned to. Only its phase matters, and only
+   * to the approximation (where its error can fall); without it each name and key gets a stable,
+   * hash-derived phase.
+   */
+  start: v.optional(v.number()),
+});
+
+/** One rate limit's configuration: a token bucket, a fixed window or a sliding window. */
+export const configValidator = v.union(tokenBucketValidator, fixedWindowValidator, slidingWindowValidator);
 
 /** The kind of a limit, as stored on its rows: one of the config validator's kinds. */
-export const kindValidator = v.union(tokenBucketValidator.fields.kind, fixedWindowValidator.fields.kind);
+export const kindValidator = v.union(
+  tokenBucketValidator.fields.kind,
+  fixedWindowValidator.fields.kind,
+  slidingWindowValidator.fields.kind,
+);
 
 /** KINDS lists every kind of limit, in the order of {@link configValidator}'s members. */
 export const KINDS: readonly Infer<typeof kindValidator>[] = kindValidator.members.map((m) => m.value);
@@ -199,6 +227,8 @@ export const getValueReturns = v.object({
   ts: v.number(),
   shard: v.number(),
   config: configValidator,
+  /** A sliding window's previous-window count (see `State`); absent for the other kinds. */
+  prev: v.optional(v.number()),
 });
 
 /** The whole limit's tokens, as `getValue` returns them with `details: true`. */

@@ -2,19 +2,20 @@
 // validators (imported from the devDependency), as apps written for it do; test/fidelity.test.ts
 // calls them against ours. A result with a field upstream's shape lacks fails their validation.
 import { componentsGeneric, mutationGeneric, queryGeneric } from "convex/server";
-import { v } from "convex/values";
+import { v, type Infer } from "convex/values";
 import {
+  configValidator as upstreamConfigValidator,
   getValueReturns as upstreamGetValueReturns,
   rateLimitReturns as upstreamRateLimitReturns,
 } from "../../node_modules/@convex-dev/rate-limiter/src/shared.js";
-import { configValidator, RateLimiter } from "../../src/client/index.js";
+import { RateLimiter } from "../../src/client/index.js";
 import type { ComponentApi } from "../../src/component/_generated/component.js";
 
 const components = componentsGeneric() as unknown as { rateLimiter: ComponentApi };
 const rateLimiter = new RateLimiter(components.rateLimiter);
 
 const request = {
-  config: configValidator,
+  config: upstreamConfigValidator,
   key: v.optional(v.string()),
   count: v.optional(v.number()),
   reserve: v.optional(v.boolean()),
@@ -36,7 +37,10 @@ export const check = queryGeneric({
 
 /** getValue, returned through upstream's `getValueReturns`. */
 export const getValue = queryGeneric({
-  args: { config: configValidator, key: v.optional(v.string()), sampleShards: v.optional(v.number()) },
+  args: { config: upstreamConfigValidator, key: v.optional(v.string()), sampleShards: v.optional(v.number()) },
   returns: upstreamGetValueReturns,
-  handler: async (ctx, { config, ...options }) => rateLimiter.getValue(ctx, "shape", { config, ...options }),
+  // Upstream's config has no sliding window, so neither does what comes back; the `returns`
+  // validator checks that at run time.
+  handler: async (ctx, { config, ...options }) =>
+    (await rateLimiter.getValue(ctx, "shape", { config, ...options })) as Infer<typeof upstreamGetValueReturns>,
 });

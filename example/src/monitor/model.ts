@@ -73,6 +73,14 @@ function segmentPoints(config: RateLimitConfig, state: RowState | null, a: numbe
       }
       break;
     }
+    case "sliding window": {
+      // Straight lines whose slope changes at the next two window boundaries (the window before
+      // slides out, then the one just ended); full from the second on.
+      const phase = config.start ?? 0;
+      let boundary = phase + (Math.floor((a - phase) / config.period) + 1) * config.period;
+      for (let steps = 0; boundary < b && steps < 2; steps++, boundary += config.period) points.push(at(boundary));
+      break;
+    }
     default: {
       const never: never = config;
       throw new Error(`unknown kind in ${JSON.stringify(never)}`);

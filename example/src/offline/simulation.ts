@@ -299,6 +299,14 @@ export class Simulation {
         if (last !== undefined && last.t < b) points.push({ t: b, v: last.v });
         break;
       }
+      case "sliding window": {
+        // Straight lines whose slope changes at the next two window boundaries; level after.
+        const phase = await this.lane.phase(ORIGIN + a, config);
+        let boundary = phase + (Math.floor((ORIGIN + a - phase) / config.period) + 1) * config.period - ORIGIN;
+        for (let steps = 0; boundary < b && steps < 2; steps++, boundary += config.period) points.push(await at(boundary));
+        if (b > (points.at(-1)?.t ?? a)) points.push(await at(b));
+        break;
+      }
       default: {
         const never: never = config;
         throw new Error(`unknown kind in ${JSON.stringify(never)}`);

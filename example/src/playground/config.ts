@@ -61,7 +61,7 @@ export function configOf(form: Form): RateLimitConfig {
     ...(maxReserved === undefined ? {} : { maxReserved }),
     ...(shards === undefined ? {} : { shards }),
   };
-  return form.kind === "token bucket" ? { kind: "token bucket", ...common } : { kind: "fixed window", ...common };
+  return form.kind === "token bucket" ? { kind: "token bucket", ...common } : { kind: form.kind, ...common };
 }
 
 /**
@@ -95,7 +95,7 @@ export function wholeConfig(config: RateLimitConfig): RateLimitConfig {
   };
   return config.kind === "token bucket"
     ? { kind: "token bucket", ...common }
-    : { kind: "fixed window", ...common, ...(config.start === undefined ? {} : { start: config.start }) };
+    : { kind: config.kind, ...common, ...(config.start === undefined ? {} : { start: config.start }) };
 }
 
 /** The most tokens the whole limit holds: `capacity`, defaulting to `rate`. */
@@ -111,6 +111,8 @@ export function describePolicy(config: RateLimitConfig): string {
       return `Bursts of up to ${capacityOf(config)}, then one every ${seconds(config.period / config.rate)}.`;
     case "fixed window":
       return `${config.rate} per window of ${seconds(config.period)}, up to ${capacityOf(config)} saved.`;
+    case "sliding window":
+      return `At most ${config.rate} in any ${seconds(config.period)}, coming back as the window slides.`;
     default: {
       const never: never = config;
       throw new Error(`unknown kind in ${JSON.stringify(never)}`);

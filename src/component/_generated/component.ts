@@ -38,6 +38,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   dryRun?: boolean;
                   kind: "token bucket";
                   maxReserved?: number;
+                  metrics?: boolean;
                   period: number;
                   rate: number;
                   shards?: number;
@@ -49,6 +50,19 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   dryRun?: boolean;
                   kind: "fixed window";
                   maxReserved?: number;
+                  metrics?: boolean;
+                  period: number;
+                  rate: number;
+                  shards?: number;
+                  start?: number;
+                }
+              | {
+                  applyUpdates?: "transactionally" | "asynchronously";
+                  capacity?: number;
+                  dryRun?: boolean;
+                  kind: "sliding window";
+                  maxReserved?: number;
+                  metrics?: boolean;
                   period: number;
                   rate: number;
                   shards?: number;
@@ -77,6 +91,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 dryRun?: boolean;
                 kind: "token bucket";
                 maxReserved?: number;
+                metrics?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
@@ -88,6 +103,19 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 dryRun?: boolean;
                 kind: "fixed window";
                 maxReserved?: number;
+                metrics?: boolean;
+                period: number;
+                rate: number;
+                shards?: number;
+                start?: number;
+              }
+            | {
+                applyUpdates?: "transactionally" | "asynchronously";
+                capacity?: number;
+                dryRun?: boolean;
+                kind: "sliding window";
+                maxReserved?: number;
+                metrics?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
@@ -157,6 +185,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   dryRun?: boolean;
                   kind: "token bucket";
                   maxReserved?: number;
+                  metrics?: boolean;
                   period: number;
                   rate: number;
                   shards?: number;
@@ -168,6 +197,19 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   dryRun?: boolean;
                   kind: "fixed window";
                   maxReserved?: number;
+                  metrics?: boolean;
+                  period: number;
+                  rate: number;
+                  shards?: number;
+                  start?: number;
+                }
+              | {
+                  applyUpdates?: "transactionally" | "asynchronously";
+                  capacity?: number;
+                  dryRun?: boolean;
+                  kind: "sliding window";
+                  maxReserved?: number;
+                  metrics?: boolean;
                   period: number;
                   rate: number;
                   shards?: number;
@@ -249,6 +291,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 dryRun?: boolean;
                 kind: "token bucket";
                 maxReserved?: number;
+                metrics?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
@@ -260,6 +303,19 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 dryRun?: boolean;
                 kind: "fixed window";
                 maxReserved?: number;
+                metrics?: boolean;
+                period: number;
+                rate: number;
+                shards?: number;
+                start?: number;
+              }
+            | {
+                applyUpdates?: "transactionally" | "asynchronously";
+                capacity?: number;
+                dryRun?: boolean;
+                kind: "sliding window";
+                maxReserved?: number;
+                metrics?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
@@ -314,6 +370,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 dryRun?: boolean;
                 kind: "token bucket";
                 maxReserved?: number;
+                metrics?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
@@ -325,6 +382,19 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 dryRun?: boolean;
                 kind: "fixed window";
                 maxReserved?: number;
+                metrics?: boolean;
+                period: number;
+                rate: number;
+                shards?: number;
+                start?: number;
+              }
+            | {
+                applyUpdates?: "transactionally" | "asynchronously";
+                capacity?: number;
+                dryRun?: boolean;
+                kind: "sliding window";
+                maxReserved?: number;
+                metrics?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
@@ -356,6 +426,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 dryRun?: boolean;
                 kind: "token bucket";
                 maxReserved?: number;
+                metrics?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
@@ -367,6 +438,19 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 dryRun?: boolean;
                 kind: "fixed window";
                 maxReserved?: number;
+                metrics?: boolean;
+                period: number;
+                rate: number;
+                shards?: number;
+                start?: number;
+              }
+            | {
+                applyUpdates?: "transactionally" | "asynchronously";
+                capacity?: number;
+                dryRun?: boolean;
+                kind: "sliding window";
+                maxReserved?: number;
+                metrics?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
@@ -385,6 +469,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 dryRun?: boolean;
                 kind: "token bucket";
                 maxReserved?: number;
+                metrics?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
@@ -396,11 +481,25 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 dryRun?: boolean;
                 kind: "fixed window";
                 maxReserved?: number;
+                metrics?: boolean;
+                period: number;
+                rate: number;
+                shards?: number;
+                start?: number;
+              }
+            | {
+                applyUpdates?: "transactionally" | "asynchronously";
+                capacity?: number;
+                dryRun?: boolean;
+                kind: "sliding window";
+                maxReserved?: number;
+                metrics?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
                 start?: number;
               };
+          prev?: number;
           shard: number;
           total?: { capacity: number; exact: boolean; value: number };
           ts: number;
@@ -421,6 +520,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   dryRun?: boolean;
                   kind: "token bucket";
                   maxReserved?: number;
+                  metrics?: boolean;
                   period: number;
                   rate: number;
                   shards?: number;
@@ -432,6 +532,19 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   dryRun?: boolean;
                   kind: "fixed window";
                   maxReserved?: number;
+                  metrics?: boolean;
+                  period: number;
+                  rate: number;
+                  shards?: number;
+                  start?: number;
+                }
+              | {
+                  applyUpdates?: "transactionally" | "asynchronously";
+                  capacity?: number;
+                  dryRun?: boolean;
+                  kind: "sliding window";
+                  maxReserved?: number;
+                  metrics?: boolean;
                   period: number;
                   rate: number;
                   shards?: number;
@@ -513,6 +626,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 dryRun?: boolean;
                 kind: "token bucket";
                 maxReserved?: number;
+                metrics?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
@@ -524,6 +638,19 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 dryRun?: boolean;
                 kind: "fixed window";
                 maxReserved?: number;
+                metrics?: boolean;
+                period: number;
+                rate: number;
+                shards?: number;
+                start?: number;
+              }
+            | {
+                applyUpdates?: "transactionally" | "asynchronously";
+                capacity?: number;
+                dryRun?: boolean;
+                kind: "sliding window";
+                maxReserved?: number;
+                metrics?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
