@@ -38,6 +38,7 @@ function runs(fast: number, deep: number): { numRuns: number; seed?: number; pat
 
 const TB = "token bucket" as const;
 const FW = "fixed window" as const;
+const SW = "sliding window" as const;
 const T0 = 1_700_000_000_000;
 const NAME = "limit";
 /** Float slack for sums of fractional tokens. */
@@ -48,7 +49,7 @@ const EPS = 1e-9;
 
 const configArb: fc.Arbitrary<RateLimitConfig> = fc
   .record({
-    kind: fc.constantFrom(TB, FW),
+    kind: fc.constantFrom(TB, FW, SW),
     shards: fc.constantFrom(1, 1, 2, 3, 10),
     rate: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.constantFrom(0.7, 1 / 3, 10 / 3, 2.5, 12.25)),
     period: fc.constantFrom(SECOND, MINUTE, HOUR, 7, 2.5),
@@ -72,6 +73,11 @@ const configArb: fc.Arbitrary<RateLimitConfig> = fc
       ...(maxReserved === undefined ? {} : { maxReserved }),
       ...(shards === 1 ? {} : { shards }),
     };
+    if (kind === SW) {
+      // A sliding window has no reservations, and its capacity is its rate.
+      const { capacity: _c, maxReserved: _m, ...rest } = common;
+      return { kind: SW, ...rest, ...(start === undefined ? {} : { start }) };
+    }
     return kind === TB
       ? { kind: TB, ...common }
       : { kind: FW, ...common, ...(start === undefined ? {} : { start }) };
@@ -327,7 +333,7 @@ function runScenario(s: Scenario) {
       }
       continue;
     }
-    const reserve = s.reserve && op.reserve;
+    const reserve = s.reserve && op.reserve && config.kind !== SW;
     const count = countOf(op.count, config, reserve);
     const req: Request = { name: NAME, key: s.key, config, count, reserve };
     const draws = [random(), random()];
@@ -377,7 +383,8 @@ function runScenario(s: Scenario) {
     // it holds (clamped to capacity), with no refill and nothing lost.
     for (const r of reads) {
       if (r.state !== null && now < r.state.ts) {
-        expect(evaluate(r.state, r.p, now)).toStrictEqual({ value: Math.min(r.state.value, r.p.capacity), ts: r.state.ts });
+        const prev = r.p.kind === SW ? { prev: r.state.prev ?? 0 } : {};
+        expect(evaluate(r.state, r.p, now)).toStrictEqual({ value: Math.min(r.state.value, r.p.capacity), ts: r.state.ts, ...prev });
         if (n === 1) {
           // The decision equals the one at the row's own ts, with the same absolute retry instant.
           const at = decideRow(r.state, r.p, r.state.ts, count, reserve);
@@ -489,7 +496,9 @@ describe("(7) a fresh limit accepts every request that validation accepts", () =
     at: fc.integer({ min: -DAY, max: DAY }),
   });
 
-  test.prop([requestArb], runs(300, 50_000))("at once, on a fresh limit", ({ config, reserve, count: shape, seed, at }) => {
+  test.prop([requestArb], runs(300, 50_000))("at once, on a fresh limit", ({ config, reserve: wantReserve, count: shape, seed, at }) => {
+    // A sliding window refuses `reserve` (validation.test.ts checks that error).
+    const reserve = wantReserve && config.kind !== SW;
     const count = countOf(shape, config, reserve);
     fc.pre(validates(count, config, reserve));
     const { plan } = decideModel(new Map(), { name: NAME, config, count, reserve }, T0 + at, seededRandom(seed));
@@ -507,12 +516,12 @@ describe("(7) a fresh limit accepts every request that validation accepts", () =
         now += stepOf(op.step, config, undefined);
         if (op.action === "reset") store.clear();
         if (op.action !== "limit") continue;
-        const reserve = s.reserve && op.reserve;
+        const reserve = s.reserve && op.reserve && config.kind !== SW;
         const count = countOf(op.count, config, reserve);
         if (!validates(count, config, reserve)) continue;
         applyModel(store, decideModel(store, { name: NAME, key: s.key, config, count, reserve }, now, random).plan);
       }
-      const reserve = wantReserve;
+      const reserve = wantReserve && config.kind !== SW;
       const count = countOf(shape, config, reserve);
       fc.pre(validates(count, config, reserve));
       // By the time every shard is full, any pair can serve what validation accepts.

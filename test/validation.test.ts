@@ -20,7 +20,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const KINDS = ["token bucket", "fixed window"] as const;
+const KINDS = ["token bucket", "fixed window", "sliding window"] as const;
 type Kind = (typeof KINDS)[number];
 type Numbers = {
   rate?: number;
@@ -32,10 +32,14 @@ type Numbers = {
   applyUpdates?: "asynchronously" | "transactionally";
 };
 
-/** A valid limit of 10 per minute, with `set` applied. `start` applies to fixed windows only. */
+/** A valid limit of 10 per minute, with `set` applied. `start` applies to windows only. */
 function configOf(kind: Kind, set: Numbers = {}): RateLimitConfig {
   const { start, ...rest } = set;
   const common = { rate: 10, period: MINUTE, capacity: 10, ...rest };
+  if (kind === "sliding window") {
+    // A sliding window's capacity is its rate, so follow the rate unless the case sets capacity.
+    return { kind, ...common, capacity: set.capacity ?? common.rate, start: start ?? T0 };
+  }
   return kind === "token bucket"
     ? { kind, ...common }
     : { kind, ...common, start: start ?? T0 };
@@ -109,6 +113,8 @@ for (const kind of KINDS) {
     [{ rate: 2000, capacity: 2000, shards: 1025 }, "more than the 1024 shards allowed"],
   ];
   for (const [set, why] of layouts) {
+    // A sliding window's capacity must equal its rate: that error comes first (tested below).
+    if (kind === "sliding window" && set.capacity !== set.rate) continue;
     cases.push({ why, field: "config.shards", kind, request: { config: configOf(kind, set) }, entries: CONFIG_ENTRIES });
   }
   const counts: [number, string][] = [
@@ -123,33 +129,57 @@ for (const kind of KINDS) {
     cases.push({ why, field: "count", kind, request: { config: configOf(kind), count }, entries: COUNT_ENTRIES });
   }
   cases.push({
-    why: "capacity 0 without reserve: nothing is ever there",
-    field: "count",
-    kind,
-    request: { config: configOf(kind, { capacity: 0 }), count: 1 },
-    entries: COUNT_ENTRIES,
-  });
-  cases.push({
     why: "rate 10 over 8 shards is 2,2,1,1,1,1,1,1: the smallest pair holds 2, so 3 may never fit",
     field: "count",
     kind,
     request: { config: configOf(kind, { shards: 8 }), count: 3 },
     entries: COUNT_ENTRIES,
   });
-  cases.push({
-    why: "with reserve: above capacity 10 + maxReserved 5",
-    field: "count",
-    kind,
-    request: { config: configOf(kind, { maxReserved: 5 }), count: 16, reserve: true },
-    entries: RESERVE_ENTRIES,
-  });
-  cases.push({
-    why: "with reserve, sharded: maxReserved 8 over 8 shards is 1 each, so a pair takes at most 2 + 2",
-    field: "count",
-    kind,
-    request: { config: configOf(kind, { shards: 8, maxReserved: 8 }), count: 5, reserve: true },
-    entries: RESERVE_ENTRIES,
-  });
+  if (kind === "sliding window") {
+    cases.push({
+      why: "a sliding window holds its rate in any window: a different capacity means nothing",
+      field: "config.capacity",
+      kind,
+      request: { config: configOf(kind, { capacity: 5 }) },
+      entries: CONFIG_ENTRIES,
+    });
+    cases.push({
+      why: "a sliding window can't reserve ahead: a maxReserved would be ignored",
+      field: "config.maxReserved",
+      kind,
+      request: { config: configOf(kind, { maxReserved: 5 }) },
+      entries: CONFIG_ENTRIES,
+    });
+    cases.push({
+      why: "reserving on a sliding window would run work past its window's limit",
+      field: "reserve",
+      kind,
+      request: { config: configOf(kind), count: 1, reserve: true },
+      entries: RESERVE_ENTRIES,
+    });
+  } else {
+    cases.push({
+      why: "capacity 0 without reserve: nothing is ever there",
+      field: "count",
+      kind,
+      request: { config: configOf(kind, { capacity: 0 }), count: 1 },
+      entries: COUNT_ENTRIES,
+    });
+    cases.push({
+      why: "with reserve: above capacity 10 + maxReserved 5",
+      field: "count",
+      kind,
+      request: { config: configOf(kind, { maxReserved: 5 }), count: 16, reserve: true },
+      entries: RESERVE_ENTRIES,
+    });
+    cases.push({
+      why: "with reserve, sharded: maxReserved 8 over 8 shards is 1 each, so a pair takes at most 2 + 2",
+      field: "count",
+      kind,
+      request: { config: configOf(kind, { shards: 8, maxReserved: 8 }), count: 5, reserve: true },
+      entries: RESERVE_ENTRIES,
+    });
+  }
   cases.push({ why: "an empty name names no limit", field: "name", kind, request: { config: configOf(kind), name: "" }, entries: NAME_ENTRIES });
   cases.push({ why: "a name over 1024 characters", field: "name", kind, request: { config: configOf(kind), name: long }, entries: NAME_ENTRIES });
   cases.push({ why: "a key over 1024 characters", field: "key", kind, request: { config: configOf(kind), key: long }, entries: NAME_ENTRIES });
