@@ -1,4 +1,4 @@
-// The component's registered functions on convex-test with fake timers and a seeded Math.random, for both kinds × 1, 2, 3, 10 shards, counting its rows through a test-only query.
+// The component's registered functions on convex-test with fake timers and a seeded Math.random, for every kind × 1, 2, 3, 10 shards, counting its rows through a test-only query.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import {
   calculateRateLimit,
@@ -48,7 +48,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const KINDS = ["token bucket", "fixed window"] as const;
+const KINDS = ["token bucket", "fixed window", "sliding window"] as const;
 type Kind = (typeof KINDS)[number];
 const SHARDS = [1, 2, 3, 10];
 const RATE = 60;
@@ -276,20 +276,23 @@ describe.each(cases)("$kind, $shards shard(s)", ({ kind, shards }) => {
         expect(data.retryAfter).toBeGreaterThanOrEqual(1);
       }
     }
-    // With reserve, it throws whenever the work would have to wait.
-    expect(await convexErrorData(limit(t, { key: "k", reserve: true, throws: true }))).toEqual({
-      kind: "RateLimited",
-      name,
-      retryAfter: expect.any(Number),
-    });
+    // With reserve (which a sliding window refuses), it throws whenever the work would have to wait.
+    const reserve = kind !== "sliding window";
+    if (reserve) {
+      expect(await convexErrorData(limit(t, { key: "k", reserve: true, throws: true }))).toEqual({
+        kind: "RateLimited",
+        name,
+        retryAfter: expect.any(Number),
+      });
+    }
     expect(await rows(t)).toEqual(before);
     // A request that can run now doesn't throw, reserve or not.
-    const now = await limit(t, { key: "fresh", reserve: true, throws: true });
+    const now = await limit(t, { key: "fresh", reserve, throws: true });
     expect(now.ok && now.retryAfter === undefined).toBe(true);
     expect(await limit(t, { key: "fresh", throws: true })).toMatchObject({ ok: true });
   });
 
-  test("reserve takes tokens ahead and says when the work may run", async () => {
+  test.skipIf(kind === "sliding window")("reserve takes tokens ahead and says when the work may run", async () => {
     const t = makeT();
     await drain(t, "k");
     const r = await limit(t, { key: "k", reserve: true });
@@ -490,11 +493,15 @@ describe("retryAfter is exact for awkward rates (unsharded)", () => {
     { rate: 0.7, period: MINUTE, capacity: 1 }, // fractional rate
     { rate: 10, period: 3 * SECOND + 1 },
   ];
-  test.each(KINDS.flatMap((kind) => rates.map((r) => ({ kind, ...r }))))(
+  // A sliding window holds its rate at most, so a rate below 1 never serves a count of 1.
+  const cases = KINDS.flatMap((kind) => rates.filter((r) => kind !== "sliding window" || r.rate >= 1).map((r) => ({ kind, ...r })));
+  test.each(cases)(
     "$kind, rate $rate per $period ms",
     async ({ kind, ...r }) => {
       const t = makeT();
-      const config = configOf(kind, 1, { ...r, capacity: r.capacity ?? r.rate, start: T0 + 5 });
+      // A sliding window's capacity is its rate.
+      const capacity = kind === "sliding window" ? r.rate : (r.capacity ?? r.rate);
+      const config = configOf(kind, 1, { ...r, capacity, start: T0 + 5 });
       const call = (fn: "check" | "limit") =>
         t.run((ctx) =>
           fn === "check"

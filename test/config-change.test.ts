@@ -31,6 +31,7 @@ const rows = (t: T) => t.run((ctx) => ctx.runQuery(api.inspect.rows, {}));
 describe("each change is evaluated without throwing and grants nothing at the switch", () => {
   const onTheHour: RateLimitConfig = { kind: "fixed window", rate: 60, period: HOUR, start: 0 };
   const bucket: RateLimitConfig = { kind: "token bucket", rate: 60, period: HOUR };
+  const sliding: RateLimitConfig = { kind: "sliding window", rate: 60, period: HOUR, start: 0 };
 
   // Drained at 12:59, asked again at 13:30. `most` is what may pass then.
   test.each([
@@ -41,6 +42,11 @@ describe("each change is evaluated without throwing and grants nothing at the sw
     ["period shortened to a minute: minute windows from the old window's end", onTheHour, { ...onTheHour, period: MINUTE }, 60],
     ["capacity lowered: the value clamps", bucket, { ...bucket, capacity: 10 }, 10],
     ["shards 1 → 3", bucket, { ...bucket, shards: 3 }, 31],
+    // A sliding window's promise ends at its last update, like a token bucket's.
+    ["sliding window → token bucket: refills from the last update (12:59)", sliding, bucket, 31],
+    ["token bucket → sliding window: the emptied bucket is a full window (12:00–13:00) sliding out over the next (30 by 13:30)", bucket, sliding, 30],
+    ["fixed window → sliding window: nothing before the old window's end, then one window to slide out", onTheHour, sliding, 0],
+    ["sliding window → fixed window: the first boundary after the last update (13:00) grants a window", sliding, onTheHour, 60],
   ] as [string, RateLimitConfig, RateLimitConfig, number][])("%s", async (_why, before, after, most) => {
     const t = makeInspectableTest();
     vi.setSystemTime(HOUR_START + 59 * MINUTE);
