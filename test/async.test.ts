@@ -193,3 +193,28 @@ describe("the applier applies every take exactly once", () => {
     expect(await pending(t)).toEqual([]);
   });
 });
+
+describe("a sliding window, asynchronously", () => {
+  const config: RateLimitConfig = { kind: "sliding window", rate: 6, period: MINUTE, start: 0, applyUpdates: ASYNC };
+  const limit = (t: T) => t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: "slide", config }));
+  const check = (t: T) => t.run((ctx) => ctx.runQuery(api.lib.checkRateLimit, { name: "slide", config }));
+
+  test("decides the same with the takes pending and once applied, and the row keeps prev", async () => {
+    const t = makeInspectableTest();
+    vi.setSystemTime(T0 + 50 * SECOND);
+    for (let i = 0; i < 6; i++) expect((await limit(t)).ok).toBe(true);
+    expect(await pending(t)).toHaveLength(6);
+    vi.setSystemTime(T0 + MINUTE);
+    // All six are still inside the last minute: one comes back 10 s into the new window.
+    expect(await check(t)).toEqual({ ok: false, retryAfter: 10 * SECOND });
+    await drain(t);
+    expect(await pending(t)).toEqual([]);
+    expect(await rows(t)).toMatchObject([{ value: 0, ts: T0 + 50 * SECOND, prev: 0, kind: "sliding window" }]);
+    expect(await check(t)).toEqual({ ok: false, retryAfter: 10 * SECOND });
+    vi.setSystemTime(T0 + MINUTE + 10 * SECOND);
+    expect((await limit(t)).ok).toBe(true);
+    expect((await limit(t)).ok).toBe(false);
+    await drain(t);
+    expect(await rows(t)).toMatchObject([{ value: 0, ts: T0 + MINUTE + 10 * SECOND, prev: 6 }]);
+  });
+});
