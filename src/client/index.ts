@@ -11,9 +11,11 @@ import {
   type PaginationOptions,
   type PaginationResult,
 } from "convex/server";
-import { v } from "convex/values";
+import { ConvexError, v } from "convex/values";
 import type { ComponentApi } from "../component/_generated/component.js";
 import type { KeyStatus } from "../shared/idle.js";
+import { recordsMetrics, type FoldResult, type MetricsResult } from "../shared/metrics.js";
+import { throwIfLimited } from "../shared/flow.js";
 import { invalid, validateConfig } from "../shared/validate.js";
 import {
   getValueReturnsWithDetails,
@@ -63,18 +65,24 @@ export type { KeyStatus };
 export { keyStatusValidator } from "../shared/idle.js";
 
 /**
- * The installed component as the client takes it: `components.rateLimiter`. `admin`, and
- * `lib.limitAll`/`lib.checkAll`/`lib.credit`, may be missing from an app's generated API made for
- * `@convex-dev/rate-limiter`, until codegen runs again; only the methods that call them need them.
+ * The installed component as the client takes it: `components.rateLimiter`. `admin`, `metrics`,
+ * and `lib.limitAll`/`lib.checkAll`/`lib.credit`, may be missing from an app's generated API made
+ * for `@convex-dev/rate-limiter`, until codegen runs again; only the methods that call them need
+ * them.
  */
-export type InstalledComponent = Omit<ComponentApi, "admin" | "lib"> & {
+export type InstalledComponent = Omit<ComponentApi, "admin" | "lib" | "metrics"> & {
   lib: Omit<ComponentApi["lib"], "limitAll" | "checkAll" | "credit"> &
     Partial<Pick<ComponentApi["lib"], "limitAll" | "checkAll" | "credit">>;
   admin?: ComponentApi["admin"];
+  metrics?: ComponentApi["metrics"];
 };
 
 /** What one transaction of {@link RateLimiter.cleanup} did: rows and keys read and deleted, and whether it's done. */
 export type CleanupResult = FunctionReturnType<ComponentApi["admin"]["cleanup"]>;
+/** Metrics (see {@link RateLimiter.metrics}): the result of `metrics`, of `foldMetrics`, and their parts. */
+export type { FoldResult, MetricsResult };
+export type { MetricBucket, MetricCounts, MetricOutcome, MetricTopKey } from "../shared/metrics.js";
+export { METRICS_BUCKET_MS, metricsResult } from "../shared/metrics.js";
 /** HTTP: rate-limit header fields and a 429 response for httpActions (see ./http.ts). */
 export { QUOTA_EXCEEDED_PROBLEM_TYPE, rateLimitHeaders, tooManyRequests } from "./http.js";
 export type { RateLimitConfigSource, RateLimitHeaders, RefusedWithDetails, TooManyRequestsOptions } from "./http.js";
@@ -244,7 +252,15 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     name: Name,
     ...options: Options<Limits, Name, O>
   ): Promise<RequestResult<O>> {
-    const result = await ctx.runMutation(this.component.lib.rateLimit, this.request(name, options[0]));
+    const args = this.request(name, options[0]);
+    if (args.throws && !args.reserve && recordsMetrics(args.config)) {
+      // Thrown by the component, a refusal would roll its metric event back with the component's
+      // transaction; thrown here, the event stays whenever the caller catches the error.
+      const result = await ctx.runMutation(this.component.lib.rateLimit, { ...args, throws: false });
+      throwIfLimited(args, result);
+      return result as RequestResult<O>;
+    }
+    const result = await ctx.runMutation(this.component.lib.rateLimit, args);
     return result as RequestResult<O>;
   }
 
@@ -284,7 +300,14 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     requests: readonly LimitAllRequest<Limits>[],
     options: LimitAllOptions = {},
   ): Promise<LimitAllResult> {
-    return ctx.runMutation(this.generated(this.component.lib.limitAll), this.requestAll(requests, options));
+    const args = this.requestAll(requests, options);
+    if (args.throws && !args.reserve && args.requests.some((r) => recordsMetrics(r.config))) {
+      // As in `limit`: thrown here, a refusal's metric events stay when the caller catches it.
+      const result = await ctx.runMutation(this.generated(this.component.lib.limitAll), { ...args, throws: false });
+      if (!result.ok) throw refusedAll(args.requests, result);
+      return result;
+    }
+    return ctx.runMutation(this.generated(this.component.lib.limitAll), args);
   }
 
   /**
@@ -434,6 +457,57 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
   }
 
   /**
+   * metrics reads what limit `name` decided over [`from`, `to`) (ms), a minute at a time, for a
+   * dashboard. Only limits with `metrics: true` in their config record anything: each `limit`
+   * (and each limit of a `limitAll`) inserts one event; `check`, `getValue` and peeks (`count: 0`)
+   * record nothing. A name not given to the constructor needs an inline `config` (only used to
+   * check the name).
+   *
+   * The span is taken in whole UTC minutes (`from` rounded down, `to` rounded up), at most a day
+   * long. The result lists each minute that saw requests (`buckets`, oldest first) with the
+   * requests and tokens admitted, reserved and refused, the span's `total`, and the `topKeys` keys
+   * refused most (default 0, at most 100). It counts the events not yet folded too, so it is
+   * current whether or not {@link foldMetrics} has run; `complete` is false when more than 4,000
+   * were waiting (fold more often). A call that threw and rolled back is not counted: see
+   * docs/reference.md, "Metrics". Call it from your own query, behind an admin check.
+   */
+  async metrics<Name extends string = keyof Limits & string>(
+    ctx: RunQueryCtx,
+    name: Name,
+    options: OptionsFor<Limits, Name, { from: number; to: number; topKeys?: number }>,
+  ): Promise<MetricsResult> {
+    const { from, to, topKeys } = options;
+    this.configFor(name, options);
+    return await ctx.runQuery(this.metricsApi().get, { name, from, to, ...(topKeys === undefined ? {} : { topKeys }) });
+  }
+
+  /**
+   * foldMetrics sums the metric events recorded since the last fold into per-minute summaries (and
+   * per-key refusals), each event exactly once, and deletes summaries older than `retainFor` (ms,
+   * default 7 days; 0 deletes every folded minute). Events younger than a second are left for the
+   * next fold. Call it from a mutation your own cron runs, e.g. every minute (see
+   * example/convex/crons.ts): until it runs, events pile up, and `metrics` reads them one by one.
+   *
+   * It folds `batchSize` events per transaction (default 500, at most 2,000): the first batch in
+   * the caller's transaction, the rest in mutations it schedules one after another. Cost: one read
+   * and one delete per event, and one read and one write per (name, minute) and per (name,
+   * minute, key) with refusals in a batch. Running it while another fold runs is harmless:
+   * overlapping folds conflict and are retried, and nothing is counted twice.
+   *
+   * @returns what the first batch did; `done: false` when the rest was scheduled.
+   */
+  async foldMetrics(
+    ctx: RunMutationCtx,
+    options: { batchSize?: number; retainFor?: number } = {},
+  ): Promise<FoldResult> {
+    const { batchSize, retainFor } = options;
+    return await ctx.runMutation(this.metricsApi().fold, {
+      ...(batchSize === undefined ? {} : { batchSize }),
+      ...(retainFor === undefined ? {} : { retainFor }),
+    });
+  }
+
+  /**
    * hookAPI makes the functions `useRateLimit` needs; export them from a Convex module:
    *
    * ```ts
@@ -509,6 +583,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     return this.generated(this.component.admin);
   }
 
+  private metricsApi(): ComponentApi["metrics"] {
+    return this.generated(this.component.metrics);
+  }
+
 
   private configFor(name: string, options: object | undefined): RateLimitConfig {
     const inline = options && "config" in options ? (options.config as RateLimitConfig) : undefined;
@@ -536,6 +614,25 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     const { config: _inline, ...rest } = options ?? {};
     return { ...rest, name, config: this.configFor(name, options) };
   }
+}
+
+/**
+ * The `RateLimited` error `limitAll` throws for a refused call it asked the component not to throw
+ * for: `names` lists the limits that refused, each merged request once, in order.
+ */
+function refusedAll(
+  requests: readonly { name: string; key?: string }[],
+  result: Extract<LimitAllResult, { ok: false }>,
+): ConvexError<RateLimitAllError> {
+  const seen = new Set<string>();
+  const names: string[] = [];
+  requests.forEach((r, i) => {
+    const id = JSON.stringify([r.name, r.key ?? null]);
+    if (seen.has(id)) return;
+    seen.add(id);
+    if (!result.results[i]!.ok) names.push(r.name);
+  });
+  return new ConvexError<RateLimitAllError>({ kind: "RateLimited", name: names[0]!, retryAfter: result.retryAfter, names });
 }
 
 export default RateLimiter;

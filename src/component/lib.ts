@@ -15,6 +15,7 @@ import {
   type RowOp,
   type RowQuery,
 } from "../shared/flow.js";
+import { outcomeOf, recordsMetrics } from "../shared/metrics.js";
 import { runPlanAsync } from "../shared/plan.js";
 import { validateNameAndKey } from "../shared/validate.js";
 import {
@@ -42,6 +43,7 @@ import {
   type MutationCtx,
 } from "./_generated/server.js";
 import { wakeApplier } from "./applier.js";
+import { recordMetric } from "./metrics.js";
 
 /** How many rows `clearAll` deletes per transaction before rescheduling itself. */
 const CLEAR_BATCH = 500;
@@ -155,9 +157,25 @@ const snapshotDecision = v.object({
 });
 type SnapshotDecision = Infer<typeof snapshotDecision>;
 
-/** Decides a request at this instant on the transaction's own snapshot: every read counts. */
-function decide(db: DatabaseReader, args: RateLimitArgs) {
-  return runPlanAsync(requestFlow<Id<"rateLimits">>(args, Date.now(), Math.random), (q) => read(db, args, q));
+/** Decides a request at `now` (default this instant) on the transaction's own snapshot: every read counts. */
+function decide(db: DatabaseReader, args: RateLimitArgs, now = Date.now()) {
+  return runPlanAsync(requestFlow<Id<"rateLimits">>(args, now, Math.random), (q) => read(db, args, q));
+}
+
+/**
+ * Records a decision's metric event when the limit has `metrics: true` (a peek, `count: 0`,
+ * records nothing): one insert, no read. `decision` is what the limit decided; for a dry run, what
+ * it would have decided.
+ */
+async function recordDecision(
+  db: DatabaseWriter,
+  args: Pick<RateLimitArgs, "name" | "key" | "count" | "config">,
+  decision: { ok: boolean; retryAfter?: number | undefined },
+  now: number,
+): Promise<void> {
+  const count = args.count ?? 1;
+  if (!recordsMetrics(args.config) || count === 0) return;
+  await recordMetric(db, args, outcomeOf(decision), count, now);
 }
 
 /**
@@ -184,18 +202,21 @@ export const rateLimit = mutation({
   args: rateLimitArgs,
   returns: rateLimitResult,
   handler: async (ctx, args): Promise<RateLimitResult> => {
+    const now = Date.now();
     if (isAsync(args.config)) {
       const stale: SnapshotDecision = await ctx.runQuery(internal.lib.decideOnSnapshot, { ...args, throws: false }, { useStaleSnapshot: true });
       const lag = Number(ctx.meta.getSnapshotTs() - stale.snapshotTs) / 1e6;
       if (stale.safeOnStale && lag <= MAX_STALENESS_MS) {
         throwIfLimited(args, stale.result);
         await write(ctx, args, stale.takes.map((take) => ({ op: "record", take })));
+        await recordDecision(ctx.db, args, stale.result, now);
         return stale.result;
       }
     }
-    const outcome = await decide(ctx.db, args);
+    const outcome = await decide(ctx.db, args, now);
     logDryRun(args, outcome);
     await write(ctx, args, outcome.ops);
+    await recordDecision(ctx.db, args, outcome.plan, now);
     return outcome.result;
   },
 });
@@ -231,10 +252,10 @@ export const checkRateLimit = query({
  * same name and key twice is one request with the counts summed; each is decided by its own flow,
  * exactly (an asynchronous limit's recorded takes count too).
  */
-async function decideAll(db: DatabaseReader, args: LimitAllArgs) {
+async function decideAll(db: DatabaseReader, args: LimitAllArgs, now = Date.now()) {
   const { merged, of } = mergeRequests(args);
   const outcomes = [];
-  for (const request of merged) outcomes.push(await decide(db, { ...request, throws: false }));
+  for (const request of merged) outcomes.push(await decide(db, { ...request, throws: false }, now));
   const result = combineResults(args, merged, outcomes.map((o) => o.result), of);
   return { merged, outcomes, result };
 }
@@ -247,10 +268,18 @@ export const limitAll = mutation({
   args: limitAllArgs,
   returns: limitAllResult,
   handler: async (ctx, args) => {
-    const { merged, outcomes, result } = await decideAll(ctx.db, args);
+    const now = Date.now();
+    const { merged, outcomes, result } = await decideAll(ctx.db, args, now);
     outcomes.forEach((outcome, i) => logDryRun(merged[i]!, outcome));
     if (result.ok) {
       for (const [i, outcome] of outcomes.entries()) await write(ctx, merged[i]!, outcome.ops);
+    }
+    // Metrics: what each limit decided (a dry run: would have). When all admit, each was taken
+    // from; otherwise a limit that refused records a refusal, and one that would have admitted
+    // records nothing: nothing was taken from it, as when an app skips a second limit after the
+    // first refuses.
+    for (const [i, outcome] of outcomes.entries()) {
+      if (result.ok || !outcome.plan.ok) await recordDecision(ctx.db, merged[i]!, outcome.plan, now);
     }
     return result;
   },

@@ -11,6 +11,7 @@
 import type * as admin from "../admin.js";
 import type * as applier from "../applier.js";
 import type * as lib from "../lib.js";
+import type * as metrics from "../metrics.js";
 
 import type {
   ApiFromModules,
@@ -23,6 +24,7 @@ const fullApi: ApiFromModules<{
   admin: typeof admin;
   applier: typeof applier;
   lib: typeof lib;
+  metrics: typeof metrics;
 }> = anyApi as any;
 
 /**

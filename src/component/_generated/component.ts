@@ -695,4 +695,43 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         Name
       >;
     };
+    metrics: {
+      fold: FunctionReference<
+        "mutation",
+        "internal",
+        { batchSize?: number; retainFor?: number },
+        { done: boolean; folded: number; pruned: number },
+        Name
+      >;
+      get: FunctionReference<
+        "query",
+        "internal",
+        { from: number; name: string; to: number; topKeys?: number },
+        {
+          buckets: Array<{
+            admitted: number;
+            admittedTokens: number;
+            bucket: number;
+            refused: number;
+            refusedTokens: number;
+            reserved: number;
+            reservedTokens: number;
+          }>;
+          complete: boolean;
+          from: number;
+          to: number;
+          top: Array<{ key?: string; refused: number; refusedTokens: number }>;
+          total: {
+            admitted: number;
+            admittedTokens: number;
+            refused: number;
+            refusedTokens: number;
+            reserved: number;
+            reservedTokens: number;
+          };
+          unfolded: number;
+        },
+        Name
+      >;
+    };
   };
