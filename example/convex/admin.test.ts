@@ -1,9 +1,11 @@
-// admin.ts through convex-test and register(): the listings answer admins only (identities from
-// t.withIdentity), and the daily clean-up deletes idle keys' state; fake timers step the refill.
+// admin.ts through convex-test and register(): the listings and metrics answer admins only
+// (identities from t.withIdentity), the daily clean-up deletes idle keys' state, and the fold
+// keeps the metrics' counts; fake timers step the refill and the minutes.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { MINUTE } from "convex-rate-limiter";
+import { MINUTE, SECOND } from "convex-rate-limiter";
 import { ConvexError } from "convex/values";
 import { api, internal } from "./_generated/api.js";
+import { API_KEY_HEADER } from "./http.js";
 import { rateLimiter } from "./limits.js";
 import { errorOf, makeTest } from "./test.setup.js";
 
@@ -76,5 +78,63 @@ describe("the daily clean-up", () => {
     await t.run(async (ctx) => {
       for (let i = 0; i < 3; i++) expect((await rateLimiter.limit(ctx, "sendMessage", { key: "alice" })).ok).toBe(true);
     });
+  });
+});
+
+describe("the metrics", () => {
+  /** POSTs to the HTTP API (limited by `apiKeyRequests`, 5 a minute per key) as `apiKey`. */
+  const call = (t: ReturnType<typeof makeTest>, apiKey: string) =>
+    t.fetch("/api/echo", { method: "POST", headers: { [API_KEY_HEADER]: apiKey }, body: "hi" });
+  const span = { from: START, to: START + 5 * MINUTE };
+
+  test("count the HTTP API's answers per minute and name the keys refused most, before and after the fold", async () => {
+    const t = makeTest();
+    // Minute 0: key-a calls 7 times (5 answered, 2 refused with 429), key-b once.
+    for (let i = 0; i < 7; i++) await call(t, "key-a");
+    await call(t, "key-b");
+    // Minute 1: key-a has 5 tokens back; 6 calls, 1 refused.
+    vi.setSystemTime(START + MINUTE);
+    const statuses = [];
+    for (let i = 0; i < 6; i++) statuses.push((await call(t, "key-a")).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    const admin = t.withIdentity({ email: "admin@example.com" });
+    const metrics = () => admin.query(api.admin.rateLimitMetrics, { name: "apiKeyRequests", ...span, topKeys: 3 });
+    const before = await metrics();
+    expect(before.buckets.map((b) => [b.bucket - START, b.admitted, b.refused])).toEqual([
+      [0, 6, 2],
+      [MINUTE, 5, 1],
+    ]);
+    expect(before.top).toEqual([{ key: "key-a", refused: 3, refusedTokens: 3 }]);
+    expect(before.unfolded).toBe(14);
+    // The cron's fold: the same counts, from summaries now.
+    vi.setSystemTime(START + MINUTE + 2 * SECOND);
+    await t.mutation(internal.admin.foldRateLimitMetrics, {});
+    expect(await metrics()).toEqual({ ...before, unfolded: 0 });
+  });
+
+  test("count LLM requests reserved ahead", async () => {
+    const t = makeTest();
+    // 40k tokens a minute: the first request is admitted, the next two reserve ahead.
+    for (let i = 0; i < 3; i++) await t.mutation(api.llm.request, { prompt: "p", tokens: 30_000 });
+    const admin = t.withIdentity({ email: "admin@example.com" });
+    const { total } = await admin.query(api.admin.rateLimitMetrics, { name: "llmTokens", ...span });
+    expect(total).toEqual({
+      admitted: 1,
+      admittedTokens: 30_000,
+      reserved: 2,
+      reservedTokens: 60_000,
+      refused: 0,
+      refusedTokens: 0,
+    });
+  });
+
+  test("answer admins only, and only for the app's limits", async () => {
+    const t = makeTest();
+    for (const caller of [t, t.withIdentity({ email: "alice@example.com" })]) {
+      expect(await errorOf(caller.query(api.admin.rateLimitMetrics, { name: "apiKeyRequests", ...span }))).toBeInstanceOf(ConvexError);
+    }
+    const admin = t.withIdentity({ email: "admin@example.com" });
+    const error = await errorOf(admin.query(api.admin.rateLimitMetrics, { name: "nope", ...span }));
+    expect(error).toMatchObject({ data: "no rate limit is named nope" });
   });
 });

@@ -1,10 +1,11 @@
-// Rate-limit administration: a daily clean-up of idle keys (crons.ts runs it), and listings of
-// limit names and keys for an admin page. The component's functions are reachable only through
-// the app, so these queries are the only way in, and each checks that the caller is an admin.
+// Rate-limit administration: a daily clean-up of idle keys and a fold of metrics every minute
+// (crons.ts runs both), listings of limit names and keys, and metrics, for an admin page. The
+// component's functions are reachable only through the app, so these queries are the only way in,
+// and each checks that the caller is an admin.
 // #region adminImports
 import { paginationOptsValidator, paginationResultValidator } from "convex/server";
 import { ConvexError, v } from "convex/values";
-import { keyStatusValidator } from "convex-rate-limiter";
+import { keyStatusValidator, metricsResult } from "convex-rate-limiter";
 import { internalMutation, query, type QueryCtx } from "./_generated/server.js";
 import { rateLimiter } from "./limits.js";
 // #endregion adminImports
@@ -72,3 +73,35 @@ export const listRateLimitNames = query({
     return await rateLimiter.listNames(ctx, { paginationOpts });
   },
 });
+
+// #region rateLimitMetrics
+/**
+ * rateLimitMetrics returns what one of the app's limits decided each minute over [from, to) (ms):
+ * requests and tokens admitted, reserved and refused, and the `topKeys` keys refused most. Only
+ * limits with `metrics: true` (in limits.ts: `apiKeyRequests`, `llmTokens`) record anything.
+ */
+export const rateLimitMetrics = query({
+  args: { name: v.string(), from: v.number(), to: v.number(), topKeys: v.optional(v.number()) },
+  returns: metricsResult,
+  handler: async (ctx, { name, from, to, topKeys }) => {
+    await requireAdmin(ctx);
+    if (!isLimitName(name)) throw new ConvexError(`no rate limit is named ${name}`);
+    return await rateLimiter.metrics(ctx, name, { from, to, ...(topKeys === undefined ? {} : { topKeys }) });
+  },
+});
+// #endregion rateLimitMetrics
+
+// #region foldRateLimitMetrics
+/**
+ * foldRateLimitMetrics sums the metric events recorded since its last run into per-minute
+ * summaries, and deletes summaries older than a week. crons.ts runs it every minute.
+ */
+export const foldRateLimitMetrics = internalMutation({
+  args: {},
+  returns: v.null(),
+  handler: async (ctx) => {
+    await rateLimiter.foldMetrics(ctx);
+    return null;
+  },
+});
+// #endregion foldRateLimitMetrics

@@ -25,16 +25,18 @@ export const rateLimiter = new RateLimiter(components.rateLimiter, {
   // Chat messages: ten a minute on average, in bursts of up to three (keyed by sender).
   sendMessage: { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 },
   // The LLM provider's budget: 40k tokens a minute; work may be queued up to 5 minutes ahead.
-  llmTokens: { kind: "token bucket", rate: 40_000, period: MINUTE, maxReserved: 200_000 },
+  // With metrics: the admin page charts what it admits, reserves and refuses each minute.
+  llmTokens: { kind: "token bucket", rate: 40_000, period: MINUTE, maxReserved: 200_000, metrics: true },
   // A hot global limit, hit by every API call (100 a second): spread over 10 rows, so concurrent
   // calls rarely write the same one.
   apiCalls: { kind: "token bucket", rate: 100, period: SECOND, shards: 10 },
   // Invitations: 20 a day per user, and 100 outgoing emails an hour for everyone together.
   invitesPerUser: { kind: "token bucket", rate: 20, period: DAY },
   outboundEmails: { kind: "fixed window", rate: 100, period: HOUR },
-  // An HTTP API: 5 requests a minute per API key (see http.ts), and a tighter burst limit being
-  // tried as a dry run: it logs whom it would refuse, and refuses no one, until dryRun goes.
-  apiKeyRequests: { kind: "token bucket", rate: 5, period: MINUTE },
+  // An HTTP API: 5 requests a minute per API key (see http.ts), with metrics (which keys are
+  // refused most), and a tighter burst limit being tried as a dry run: it logs whom it would
+  // refuse, and refuses no one, until dryRun goes.
+  apiKeyRequests: { kind: "token bucket", rate: 5, period: MINUTE, metrics: true },
   apiKeyBurst: { kind: "token bucket", rate: 2, period: 10 * SECOND, dryRun: true },
   // The public feed: hundreds of requests a second on one key, in asynchronous mode (`hotFeed`
   // is defined above).
