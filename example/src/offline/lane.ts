@@ -92,8 +92,11 @@ export class Lane {
     const first = await this.available(from, config);
     let last = first;
     if (first >= target - slack) return from;
-    // Each step spans at least one window boundary, so a level stretch means no more rising.
-    let step = Math.max(1, Math.ceil(config.period / Math.max(1, config.rate)), config.kind === "fixed window" ? config.period : 1);
+    // Each step spans at least one window boundary, so a level stretch means no more rising: a
+    // fixed window rises only at a boundary, and a sliding window may stay level until its next
+    // boundary (nothing in the window before slides out), rising after it until full.
+    const span = config.kind === "fixed window" ? config.period : config.kind === "sliding window" ? config.period + 1 : 1;
+    let step = Math.max(1, Math.ceil(config.period / Math.max(1, config.rate)), span);
     let hi = from + step;
     for (;;) {
       const v = await this.available(hi, config);

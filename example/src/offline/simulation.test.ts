@@ -152,6 +152,76 @@ describe("Simulation", () => {
     ]);
   });
 
+  it("draws a sliding window level while nothing slides out, rising from the boundary, full at the next", async () => {
+    // 5 per 10 s, windows aligned to 0. Five taken at 0: the window before took nothing, so the
+    // tokens stay at 0 until 10 s, then come back as the window [0, 10 s) slides out, all by 20 s.
+    const sliding: RateLimitConfig = { kind: "sliding window", rate: 5, period: 10_000, start: 0 };
+    const sim = await Simulation.start(freshLane(), sliding);
+    await sim.fire(one(sliding), 6);
+    let s = sim.snapshot();
+    expect(s.entries.at(-1)?.outcome).toEqual({ kind: "refused", retryAt: 12_000 }); // 5 / 10 s from 10 s
+    expect(s.untilFull).toBe(20_000);
+    expect(s.future).toEqual([
+      { t: 0, v: 0 },
+      { t: 10_000, v: 0 },
+      { t: 20_000, v: 5 },
+      { t: 23_000, v: 5 }, // 15 % past full
+    ]);
+    // At 12 s one token is back and is taken: the 5 of [0, 10 s) keep sliding out until 20 s (4 back
+    // by then), then the 1 of [10 s, 20 s) slides out, the last token back at 30 s.
+    await sim.wait(12_000);
+    await sim.fire(one(sliding), 1);
+    s = sim.snapshot();
+    expect(s.entries.at(-1)?.outcome).toEqual({ kind: "admitted" });
+    expect(s.past.slice(-4)).toEqual([
+      { t: 0, v: 0 }, // after the burst
+      { t: 10_000, v: 0 }, // level until the boundary
+      { t: 12_000, v: 1 },
+      { t: 12_000, v: 0 }, // the request at 12 s
+    ]);
+    expect(s.untilFull).toBe(18_000);
+    expect(s.future.slice(0, 3)).toEqual([
+      { t: 12_000, v: 0 },
+      { t: 20_000, v: 4 },
+      { t: 30_000, v: 5 },
+    ]);
+  });
+
+  it.each([
+    ["unsharded", { kind: "sliding window", rate: 7, period: 3000 }],
+    ["over 3 shards", { kind: "sliding window", rate: 9, period: 3000, shards: 3 }],
+  ] satisfies [string, RateLimitConfig][])(
+    "draws a sliding window (%s) so that the component agrees with the curve at every instant",
+    async (_name, config) => {
+      // Random bursts and waits; then the curve's straight lines, read between its corners, must
+      // give what getValue says at any instant.
+      const lane = freshLane();
+      const sim = await Simulation.start(lane, config);
+      const random = seededRandom(7);
+      for (let i = 0; i < 8; i++) {
+        await sim.fire(one(config), 1 + Math.floor(random() * 4));
+        await sim.wait(Math.floor(random() * 2500));
+      }
+      const { future, clock, untilFull } = sim.snapshot();
+      // The projection reaches full, at the instant the component says it is.
+      expect(future.at(-1)?.v).toBe(config.rate);
+      expect(future.find((p) => p.v === config.rate)?.t).toBe(clock + untilFull);
+      expect(await lane.available(ORIGIN + clock + untilFull - 1, config)).toBeLessThan(config.rate);
+      const end = future.at(-1)?.t ?? clock;
+      let checked = 0;
+      for (let i = 0; i < 40; i++) {
+        const t = clock + Math.floor(random() * (end - clock));
+        const between = future.findIndex((p) => p.t > t);
+        const [p, q] = [future[between - 1], future[between]];
+        if (p === undefined || q === undefined) continue;
+        const line = p.v + ((q.v - p.v) * (t - p.t)) / (q.t - p.t);
+        expect(line).toBeCloseTo(await lane.available(ORIGIN + t, config), 9);
+        checked++;
+      }
+      expect(checked).toBe(40);
+    },
+  );
+
   it("applies a config change from the current instant, as a deployment reads its rows", async () => {
     const sim = await Simulation.start(freshLane(), bucket);
     await sim.fire(one(bucket), 4); // 1 left
@@ -200,6 +270,13 @@ describe("Lane.refillAt", () => {
     ["never rising", (_t: number) => 1, 0],
   ])("%s", async (_why, curve, expected) => {
     expect(await laneOf(curve).refillAt(ORIGIN, bucket)).toBe(ORIGIN + expected);
+  });
+
+  it("looks past a sliding window's level stretch: nothing slides out until its next boundary", async () => {
+    // 5 per 10 s, emptied early in a window: level at 0 for 9.5 s, then back to 5 over the next window.
+    const sliding: RateLimitConfig = { kind: "sliding window", rate: 5, period: 10_000 };
+    const curve = (t: number) => Math.min(5, Math.max(0, (5 * (t - 9500)) / 10_000));
+    expect(await laneOf(curve).refillAt(ORIGIN, sliding)).toBe(ORIGIN + 19_500);
   });
 
   it("finds the first whole ms at which the limit is full, even deep in debt", async () => {

@@ -5,7 +5,8 @@
 //
 // The chart's curve is the limit's total as `getValue` reports it (every shard read), sampled
 // between events: at the instant it is full again (found by asking), at each window boundary of a
-// fixed window, and, for a sharded token bucket, evenly in between (its shards fill one by one).
+// fixed or sliding window, and, for a sharded token bucket, evenly in between (its shards fill one
+// by one).
 import { isInvalidRateLimitError, type RateLimitConfig } from "convex-rate-limiter";
 import type { Point } from "../monitor/model.js";
 import { outcomeOf, type Entry } from "../playground/decisions.js";
@@ -300,12 +301,24 @@ export class Simulation {
         break;
       }
       case "sliding window": {
-        // Straight lines whose slope changes at the next two window boundaries; level after.
+        // Straight lines between window boundaries: within a window the tokens rise at what the
+        // window before took, per period, as it slides out; at a boundary the window just ended
+        // becomes the one sliding out, so the slope changes there. The row is full by the second
+        // boundary after its own instant, which may lie after `a` (a row carried over from
+        // another config is anchored where its old promise ends): read boundaries until full.
         const phase = await this.lane.phase(ORIGIN + a, config);
-        let boundary = phase + (Math.floor((ORIGIN + a - phase) / config.period) + 1) * config.period - ORIGIN;
-        for (let steps = 0; boundary < b && steps < 2; steps++, boundary += config.period) points.push(await at(boundary));
-        if (b > (points.at(-1)?.t ?? a)) points.push(await at(b));
-        break;
+        const first = Math.floor((ORIGIN + a - phase) / config.period) + 1;
+        let full = (points[0]?.v ?? 0) >= capacity;
+        for (let k = first; !full && k < first + MAX_BOUNDARIES; k++) {
+          const boundary = phase + k * config.period - ORIGIN;
+          if (boundary >= b) break;
+          const p = await at(boundary);
+          points.push(p);
+          full = p.v >= capacity;
+        }
+        const last = points.at(-1);
+        if (last !== undefined && last.t < b) points.push(full ? { t: b, v: last.v } : await at(b));
+        return simplify(points);
       }
       default: {
         const never: never = config;
