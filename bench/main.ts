@@ -4,24 +4,23 @@
 //      comfort threshold's trade-off between refusals and reads (pure planner simulation);
 //   3. shard rows read and written per call at 50 % load (convex-test transaction metrics),
 //      next to @convex-dev/rate-limiter 0.4.0 registered in the same convex-test instance;
-//   5. rows kept over a simulated month with and without the daily clean-up (bench/cleanup.ts).
+//   5. rows kept over a simulated month with and without the daily clean-up (bench/cleanup.ts);
+//   6. the sliding window's accuracy against an exact sliding log, and its time per call
+//      (bench/sliding.ts).
 // Run through tools/run.mjs (vite provides `import.meta.glob`); time is simulated, randomness seeded.
 import upstream from "@convex-dev/rate-limiter/test";
-import type { ComponentApi as UpstreamApi } from "@convex-dev/rate-limiter/_generated/component.js";
-import { convexTest } from "convex-test";
-import type { GenericDatabaseReader, GenericDataModel, GenericMutationCtx } from "convex/server";
-import { componentsGeneric, defineSchema } from "convex/server";
 import { MINUTE, SECOND } from "../src/shared/algebra.js";
 import { resolvePhase } from "../src/shared/layout.js";
 import { COMFORT_FRACTION } from "../src/shared/plan.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
-import type { ComponentApi } from "../src/component/_generated/component.js";
-import { modules, register } from "../src/test.js";
+import { modules } from "../src/test.js";
 import { limitOf, maxInWindow, worstExcess } from "../tools/bounds.js";
 import { installClock, preload } from "../tools/clock.js";
 import { seededRandom, seedMathRandom, streamSeed } from "../tools/random.js";
+import { components, freshApp, timePerCall, type RateLimitCall } from "./app.js";
 import { cleanupSection, rowCounter } from "./cleanup.js";
 import { poissonArrivals, simulate, type Policy, type SimResult } from "./sim.js";
+import { slidingSection } from "./sliding.js";
 import { num, pct, table } from "./table.js";
 
 /** The simulated clock starts here: 2025-01-01T00:00:00Z. */
@@ -44,13 +43,13 @@ type Options = {
   sections: Set<string>;
 };
 
-const SECTIONS = ["util", "refusals", "reads", "speed", "cleanup"];
+const SECTIONS = ["util", "refusals", "reads", "speed", "cleanup", "sliding"];
 const USAGE = `usage: npm run bench -- [--quick | --full] [--seed N] [--minutes N] [--only LIST]
   (default)    5 simulated minutes of saturating demand in section 1 (60 000 calls)
   --full       20 simulated minutes in section 1 (240 000 calls: several minutes)
   --quick      scaled down: 2 simulated minutes in section 1, 300 in section 2,
                400 calls per limit in section 3, 1 000 users (100 on convex-test)
-               in section 5
+               in section 5, 100 simulated minutes per traffic shape in section 6
   --seed N     seed of every random stream (default 1)
   --minutes N  simulated minutes of saturating demand in section 1
   --only LIST  run only the listed sections, of ${SECTIONS.join(",")}`;
@@ -115,23 +114,8 @@ function parseOptions(argv: readonly string[]): Options {
 }
 
 type Clock = ReturnType<typeof installClock>;
-/** Both components, as an app's generated API would give them. */
-const components = componentsGeneric() as unknown as { rateLimiter: ComponentApi; upstream: UpstreamApi };
-/**
- * The app has no functions of its own, but convex-test finds an app's root folder by the path of
- * its `_generated` modules, so one empty module stands in for them.
- */
-const APP_MODULES = { "./_generated/none.ts": async () => ({}) };
 const secondsSince = (start: number) => `${((performance.now() - start) / 1000).toFixed(0)} s`;
 const progress = (line: string) => process.stderr.write(`  ... ${line}\n`);
-
-/** A fresh convex-test app with our component as `rateLimiter` and upstream's as `upstream`. */
-function freshApp() {
-  const t = convexTest(defineSchema({}), APP_MODULES);
-  register(t);
-  upstream.register(t, "upstream");
-  return t;
-}
 
 // ---------------------------------------------------------------------------------------------
 // 1. Utilization under saturating demand
@@ -295,8 +279,7 @@ function refusals(opts: Options): void {
 
 /**
  * Times `rateLimit` calls through an app mutation on convex-test, ours and upstream's alternately
- * in rounds (so both see the same machine load), unsharded, at half the rate. convex-test's own
- * overhead dominates both, so the ratio understates differences in the decision itself.
+ * in rounds (so both see the same machine load), unsharded, at half the rate (see timePerCall).
  */
 async function speed(opts: Options, clock: Clock): Promise<void> {
   const calls = opts.quick ? 400 : 2000;
@@ -304,56 +287,29 @@ async function speed(opts: Options, clock: Clock): Promise<void> {
   console.log(`\n4. TIME PER limit CALL, unsharded, ours vs upstream (convex-test, wall clock)`);
   console.log(`   ${rounds} rounds of ${calls / rounds} calls each, alternating; token bucket 60/min at half load.`);
   const config: RateLimitConfig = { kind: "token bucket", rate: 60, period: MINUTE };
-  const ms = { ours: 0, upstream: 0 };
-  for (const impl of ["ours", "upstream"] as const) {
-    // Warm-up: module loading and the first rows.
-    const t = freshApp();
-    clock.setSystemTime(T0);
-    for (let i = 0; i < 50; i++) {
-      await t.run((ctx) =>
-        impl === "ours"
-          ? ctx.runMutation(components.rateLimiter.lib.rateLimit, { name: "speed", config })
-          : ctx.runMutation(components.upstream.lib.rateLimit, { name: "speed", config }),
-      );
-    }
-  }
-  for (let round = 0; round < rounds; round++) {
-    for (const impl of round % 2 === 0 ? (["ours", "upstream"] as const) : (["upstream", "ours"] as const)) {
-      const t = freshApp();
-      let now = T0;
-      clock.setSystemTime(now);
-      const started = performance.now();
-      for (let i = 0; i < calls / rounds; i++) {
-        now += 2 * SECOND; // half of 60/min
-        clock.setSystemTime(now);
-        await t.run((ctx) =>
-          impl === "ours"
-            ? ctx.runMutation(components.rateLimiter.lib.rateLimit, { name: "speed", key: "k", config })
-            : ctx.runMutation(components.upstream.lib.rateLimit, { name: "speed", key: "k", config }),
-        );
-      }
-      ms[impl] += performance.now() - started;
-    }
-  }
-  const per = (impl: "ours" | "upstream") => ms[impl] / calls;
+  const [ours, theirs] = await timePerCall(
+    clock,
+    T0,
+    [
+      { label: "ours", call: (ctx) => ctx.runMutation(components.rateLimiter.lib.rateLimit, { name: "speed", key: "k", config }) },
+      { label: "upstream", call: (ctx) => ctx.runMutation(components.upstream.lib.rateLimit, { name: "speed", key: "k", config }) },
+    ],
+    { calls, rounds, every: 2 * SECOND }, // half of 60/min
+  );
   console.log(
     table(
       [{ title: "implementation" }, { title: "ms per call", right: true }],
       [
-        ["ours", per("ours").toFixed(3)],
-        ["upstream (@convex-dev/rate-limiter 0.4.0)", per("upstream").toFixed(3)],
+        ["ours", ours!.toFixed(3)],
+        ["upstream (@convex-dev/rate-limiter 0.4.0)", theirs!.toFixed(3)],
       ],
     ),
   );
-  console.log(`   ratio ours / upstream: ${(per("ours") / per("upstream")).toFixed(2)} (target <= 0.9)`);
+  console.log(`   ratio ours / upstream: ${(ours! / theirs!).toFixed(2)} (target <= 0.9)`);
 }
 
 // ---------------------------------------------------------------------------------------------
 // 3. Shard rows read and written per call at 50 % load
-
-type RateLimitCall = (
-  ctx: Pick<GenericMutationCtx<GenericDataModel>, "runMutation">,
-) => Promise<{ ok: boolean }>;
 
 async function reads(opts: Options, clock: Clock): Promise<void> {
   console.log(`\n3. SHARD ROWS READ AND WRITTEN per call at 50% load (convex-test metrics)`);
@@ -479,6 +435,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     if (opts.sections.has("reads")) await reads(opts, clock);
     if (opts.sections.has("speed")) await speed(opts, clock);
     if (opts.sections.has("cleanup")) await cleanupSection({ seed: opts.seed, users: opts.users, checkUsers: opts.quick ? 100 : 300, days: 30 }, clock, T0);
+    if (opts.sections.has("sliding")) await slidingSection({ seed: opts.seed, quick: opts.quick }, clock, T0);
   } finally {
     clock.uninstall();
   }
