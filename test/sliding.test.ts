@@ -25,6 +25,8 @@ describe("evaluate: the previous window slides out linearly, then the one just e
     // 1100 is the previous window's count, so 9 are there.
     ["a boundary turns what the ended window took into prev", { value: 0, ts: 1100, prev: 10 }, 2000, { value: 9, ts: 2000, prev: 1 }],
     ["two windows idle: full, nothing behind", { value: 0, ts: 1100, prev: 10 }, 3000, { value: 10, ts: 3000, prev: 0 }],
+    // fast-check found it: snapping value × period to a whole number lost a denormal.
+    ["with nothing behind it, the value stays exactly as it was", { value: 5e-324, ts: 0, prev: 0 }, 500, { value: 5e-324, ts: 500, prev: 0 }],
     ["a clock behind the row's ts gains and loses nothing", { value: 3, ts: 1500, prev: 10 }, 1200, { value: 3, ts: 1500, prev: 10 }],
     ["a debt carried in from another kind slides out like any count", { value: -5, ts: 900, prev: 0 }, 1500, { value: 2.5, ts: 1500, prev: 15 }],
   ])("%s", (_why, state, now, expected) => {

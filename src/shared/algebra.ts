@@ -116,6 +116,8 @@ export function evaluate(state: State | null, p: Params, now: number): State {
  * up to float rounding.
  */
 function refill(value: number, elapsed: number, rate: number, period: number): number {
+  // Nothing added (a sliding window with nothing behind it): the value exactly as it was.
+  if (elapsed * rate === 0) return value;
   return (wholeIfClose(value * period) + elapsed * rate) / period;
 }
 
