@@ -1,16 +1,19 @@
-// The core of `npm run simulate` (bench/simulate-model.ts) on hand-made histories with explicit instants: snapshot reads, conflict detection, a retry after a conflict, stale reads outside the read set, inserts against range reads, and the asynchronous bound.
+// The core of `npm run simulate` (bench/simulate-model.ts) on hand-made histories with explicit instants: snapshot reads, conflict detection, a retry after a conflict, stale reads outside the read set, inserts against range reads, the asynchronous bound, and metric events and their fold.
 import { describe, expect, test } from "vitest";
 import {
   asyncBound,
   oursAsynchronous,
+  oursFold,
   oursTransactional,
   requestArgs,
   runModel,
   Store,
   type ModelParams,
   type ReadEntry,
+  withMetricEvent,
 } from "./simulate-model.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
+import { seededRandom } from "../tools/random.js";
 
 const rowFields = { value: 5, ts: 0 };
 const row0: ReadEntry = { table: "rows", lo: 0, hi: 0 };
@@ -170,5 +173,53 @@ describe("asyncBound", () => {
       { shard: 1, taken: 1, margin: 1 },
     ]);
     expect(bound.value).toBe(2);
+  });
+});
+
+describe("metric events and the fold", () => {
+  const config: RateLimitConfig = { kind: "token bucket", rate: 10, period: 1000, shards: 2 };
+
+  test("an event is an insert: the attempt reads what it read without it", () => {
+    const store = new Store();
+    const attempt = oursTransactional(store, requestArgs("k", config), 100, () => 0.3);
+    const recorded = withMetricEvent(attempt);
+    expect(recorded.reads).toEqual(attempt.reads);
+    expect(recorded.ops).toEqual([...attempt.ops, { op: "insertEvent", createdAt: 100, bucket: 0 }]);
+  });
+
+  test("the fold reads events up to its cutoff: inserts after it don't conflict with it, one before it does", () => {
+    const store = new Store();
+    store.commit(10, [{ op: "insertEvent", createdAt: 5, bucket: 0 }]);
+    const folded = { events: 0 };
+    const fold = oursFold(store, 2000, 500, 1000, folded); // cutoff 1000
+    store.commit(2010, [{ op: "insertEvent", createdAt: 1990, bucket: 0 }]); // a request started after the cutoff
+    expect(store.conflict(fold.reads, fold.snapshot)).toBeNull();
+    store.commit(2015, [{ op: "insertEvent", createdAt: 990, bucket: 0 }]); // one still running from before it
+    expect(store.conflict(fold.reads, fold.snapshot)).not.toBeNull();
+  });
+
+  test("runModel: the same conflicts with metrics, and every event folded once", async () => {
+    const params: ModelParams = { qps: 200, durationMs: 3000, serviceMs: 25, maxRetries: 4, backoffMs: 10, stalenessMs: 0, applyEveryMs: null };
+    const streams = (seed: number) => ({ arrivals: seededRandom(seed), backoff: seededRandom(seed + 1), staleness: seededRandom(seed + 2) });
+    const run = async (metrics: boolean) => {
+      const store = new Store();
+      const decide = seededRandom(9);
+      const folded = { events: 0 };
+      const request = (now: number) => oursTransactional(store, requestArgs("k", config), now, decide);
+      const stats = await runModel(
+        store,
+        metrics ? { request: (now) => withMetricEvent(request(now)), fold: (now) => oursFold(store, now, 100, 1000, folded) } : { request },
+        { ...params, foldEveryMs: metrics ? 500 : null },
+        streams(3),
+      );
+      return { stats, folded: folded.events, summed: [...store.summaries.values()].reduce((s, x) => s + x.count, 0) };
+    };
+    const off = await run(false);
+    const on = await run(true);
+    expect(on.stats.conflicts).toBe(off.stats.conflicts);
+    expect(on.stats.admitted).toBe(off.stats.admitted);
+    expect(on.stats.foldConflicts).toBe(0);
+    expect(on.folded).toBe(on.stats.admitted + on.stats.refused);
+    expect(on.summed).toBe(on.folded);
   });
 });

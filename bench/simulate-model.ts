@@ -10,6 +10,9 @@
 //   before `s`, so stale snapshots (asynchronous mode, the applier's batch query) are served too.
 // - Read sets are index ranges over a key's shard numbers (rows and pending takes), plus single
 //   documents; writes name the table, the shard and the document.
+// - Metrics (`metrics: true`): a request's transaction also inserts an event, indexed by its
+//   creation time; the fold (`metrics.fold`) reads events by creation time up to a cutoff, writes
+//   per-minute summaries and deletes the events. Requests never read either table.
 // What each request reads and writes comes from the code under test: our `requestFlow` and
 // `applyFlow` through {@link flowReader}, or upstream's code through a fake database
 // (simulate-upstream.ts).
@@ -18,8 +21,12 @@ import { shardParams } from "../src/shared/layout.js";
 import { runPlan } from "../src/shared/plan.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
 
-/** The two tables of the model: shard rows, and takes recorded but not yet applied. */
-export type Table = "rows" | "takes";
+/**
+ * The tables of the model: shard rows, takes recorded but not yet applied, metric events (their
+ * "shard" is their creation time, the index the fold reads them by) and per-minute summaries
+ * (their "shard" is the minute).
+ */
+export type Table = "rows" | "takes" | "events" | "summaries";
 
 /**
  * An entry of a read set: an index range of a key's shard numbers, `lo` to `hi` inclusive
@@ -42,13 +49,19 @@ export type RowDoc = RowDocFields & { id: number; shard: number };
 /** A take recorded but not yet applied (ours), or an upstream pending update (shard 0). */
 export type TakeDoc = { id: number; shard: number; count: number; ts: number; insertedAt: number; deletedAt?: number };
 
+/** A metric event: created at `createdAt` (its index key), in minute `bucket`. */
+export type EventDoc = { id: number; createdAt: number; bucket: number; insertedAt: number; deletedAt?: number };
+
 /** A write to execute at commit. */
 export type StoreOp =
   | { op: "insertRow"; shard: number; fields: RowDocFields }
   | { op: "patchRow"; id: number; fields: RowDocFields }
   | { op: "deleteRow"; id: number }
   | { op: "insertTake"; shard: number; count: number; ts: number }
-  | { op: "deleteTake"; id: number };
+  | { op: "deleteTake"; id: number }
+  | { op: "insertEvent"; createdAt: number; bucket: number }
+  | { op: "deleteEvent"; id: number }
+  | { op: "addToSummary"; bucket: number; count: number };
 
 type RowHistory = { id: number; shard: number; versions: { at: number; fields: RowDocFields | null }[] };
 
@@ -66,6 +79,10 @@ export class Store {
   private rows = new Map<number, RowHistory>();
   private takes: TakeDoc[] = [];
   private takeById = new Map<number, TakeDoc>();
+  private events: EventDoc[] = [];
+  private eventById = new Map<number, EventDoc>();
+  /** The per-minute summaries: each minute's document and the events folded into it. */
+  readonly summaries = new Map<number, { id: number; count: number }>();
   private log: Commit[] = [];
   private nextId = 1;
 
@@ -98,6 +115,13 @@ export class Store {
     return this.takes.filter(
       (t) => t.insertedAt <= snapshot && !(t.deletedAt !== undefined && t.deletedAt <= snapshot) && t.shard >= lo && t.shard <= hi,
     );
+  }
+
+  /** The metric events live at `snapshot` created before `before`, in creation order (ties by id). */
+  eventsAt(snapshot: number, before = Infinity): EventDoc[] {
+    return this.events
+      .filter((e) => e.insertedAt <= snapshot && !(e.deletedAt !== undefined && e.deletedAt <= snapshot) && e.createdAt < before)
+      .sort((a, b) => a.createdAt - b.createdAt || a.id - b.id);
   }
 
   /** The take `id` if it is live at `snapshot`. */
@@ -159,6 +183,30 @@ export class Store {
           writes.push({ table: "takes", shard: take.shard, id: take.id });
           break;
         }
+        case "insertEvent": {
+          const event: EventDoc = { id: this.nextId++, createdAt: op.createdAt, bucket: op.bucket, insertedAt: at };
+          this.events.push(event);
+          this.eventById.set(event.id, event);
+          writes.push({ table: "events", shard: event.createdAt, id: event.id });
+          break;
+        }
+        case "deleteEvent": {
+          const event = this.eventById.get(op.id);
+          if (!event || event.deletedAt !== undefined) throw new Error(`event ${op.id} is not there to delete`);
+          event.deletedAt = at;
+          writes.push({ table: "events", shard: event.createdAt, id: event.id });
+          break;
+        }
+        case "addToSummary": {
+          let summary = this.summaries.get(op.bucket);
+          if (!summary) {
+            summary = { id: this.nextId++, count: 0 };
+            this.summaries.set(op.bucket, summary);
+          }
+          summary.count += op.count;
+          writes.push({ table: "summaries", shard: op.bucket, id: summary.id });
+          break;
+        }
         default: {
           const never: never = op;
           throw new Error(`unknown op ${JSON.stringify(never)}`);
@@ -181,6 +229,11 @@ export class Store {
     this.takes = this.takes.filter((t) => {
       const gone = t.deletedAt !== undefined && t.deletedAt <= horizon;
       if (gone) this.takeById.delete(t.id);
+      return !gone;
+    });
+    this.events = this.events.filter((e) => {
+      const gone = e.deletedAt !== undefined && e.deletedAt <= horizon;
+      if (gone) this.eventById.delete(e.id);
       return !gone;
     });
     for (const h of this.rows.values()) {
@@ -432,6 +485,56 @@ export function oursApplier(
   return applierAttempt(state, batch, snapshot, now, reads, ops, count);
 }
 
+/** The length of a metrics minute (ms), as `METRICS_BUCKET_MS`. */
+const MINUTE_MS = 60_000;
+
+/**
+ * withMetricEvent is `attempt` as it runs for a limit with `metrics: true`: when it decides
+ * (admitted or refused), its transaction also inserts an event created at its start. An insert only:
+ * it adds nothing to the read set.
+ */
+export function withMetricEvent(attempt: Attempt): Attempt {
+  if (attempt.outcome === "none") return attempt;
+  const bucket = Math.floor(attempt.now / MINUTE_MS) * MINUTE_MS;
+  return { ...attempt, ops: [...attempt.ops, { op: "insertEvent", createdAt: attempt.now, bucket }] };
+}
+
+/**
+ * oursFold is one transaction of `metrics.fold` at `now`: it reads up to `batchSize` events created
+ * before `now - settleMs`, in creation order (its read set: that index range, ending at the last
+ * event read when the batch is full), looks up and writes each minute's summary, and deletes the
+ * events. `folded` counts the events once it commits.
+ */
+export function oursFold(store: Store, now: number, batchSize: number, settleMs: number, folded: { events: number }): Attempt {
+  const cutoff = now - settleMs;
+  const batch = store.eventsAt(now, cutoff).slice(0, batchSize);
+  const full = batch.length === batchSize;
+  const reads: ReadEntry[] = [{ table: "events", lo: -Infinity, hi: full ? batch[batch.length - 1]!.createdAt : cutoff }];
+  const count = { queries: 1, dependent: 1 };
+  const perBucket = new Map<number, number>();
+  for (const e of batch) perBucket.set(e.bucket, (perBucket.get(e.bucket) ?? 0) + 1);
+  const ops: StoreOp[] = [];
+  for (const [bucket, n] of perBucket) {
+    reads.push({ table: "summaries", lo: bucket, hi: bucket });
+    count.queries++;
+    count.dependent++;
+    ops.push({ op: "addToSummary", bucket, count: n });
+  }
+  for (const e of batch) ops.push({ op: "deleteEvent", id: e.id });
+  return {
+    snapshot: now,
+    now,
+    reads,
+    ops,
+    count,
+    outcome: "none",
+    decidedOn: "current",
+    onCommit: () => {
+      folded.events += batch.length;
+    },
+  };
+}
+
 /** The parameters of one run of the model. */
 export type ModelParams = {
   /** Poisson arrivals per second. */
@@ -454,12 +557,15 @@ export type ModelParams = {
    * serializable store may treat a read-only transaction.
    */
   readOnlyConflicts?: boolean;
+  /** The metrics fold starts a transaction every `foldEveryMs` (ms), or never when null or unset. */
+  foldEveryMs?: number | null;
 };
 
-/** What an implementation under test does: one attempt of a request, and of its applier. */
+/** What an implementation under test does: one attempt of a request, of its applier, and of the metrics fold. */
 export type Driver = {
   request(now: number, lag: number): Attempt | Promise<Attempt>;
   applier?(now: number, lag: number): Attempt | Promise<Attempt>;
+  fold?(now: number): Attempt;
 };
 
 /** The random streams of a run, each its own so that runs replay whatever changes elsewhere. */
@@ -484,6 +590,9 @@ export type RunStats = {
   staleDecisions: number;
   applierRuns: number;
   applierConflicts: number;
+  /** Transactions of the metrics fold committed, and those that conflicted (and were retried). */
+  foldRuns: number;
+  foldConflicts: number;
   /** Admitted requests at their decision instants, one token each. */
   admissions: { at: number; count: number }[];
   /** Takes recorded and committed (asynchronous mode). */
@@ -494,7 +603,9 @@ type Scheduled =
   | { at: number; kind: "arrive" | "start"; req: Req }
   | { at: number; kind: "commit"; req: Req; attempt: Attempt }
   | { at: number; kind: "applier"; retry: number }
-  | { at: number; kind: "applierCommit"; attempt: Attempt; retry: number };
+  | { at: number; kind: "applierCommit"; attempt: Attempt; retry: number }
+  | { at: number; kind: "fold" }
+  | { at: number; kind: "foldCommit"; attempt: Attempt };
 
 type Event = Scheduled & { seq: number };
 
@@ -565,16 +676,24 @@ export async function runModel(store: Store, driver: Driver, params: ModelParams
     staleDecisions: 0,
     applierRuns: 0,
     applierConflicts: 0,
+    foldRuns: 0,
+    foldConflicts: 0,
     admissions: [],
     takes: [],
   };
   const q = new Queue();
   const perMs = params.qps / 1000;
+  let arrivals = 0;
   for (let t = -Math.log(1 - streams.arrivals()) / perMs; t < params.durationMs; t += -Math.log(1 - streams.arrivals()) / perMs) {
     q.push({ at: t, kind: "arrive", req: { tries: 0 } });
+    arrivals++;
   }
   if (driver.applier && params.applyEveryMs !== null) q.push({ at: params.applyEveryMs, kind: "applier", retry: 0 });
+  const foldEvery = params.foldEveryMs ?? null;
+  if (driver.fold && foldEvery !== null) q.push({ at: foldEvery, kind: "fold" });
   let inFlight = 0;
+  /** Whether some request hasn't arrived or hasn't finished yet. */
+  const requestsLeft = () => stats.requests < arrivals || inFlight > 0;
   let nextPrune = 1000;
   const horizon = params.stalenessMs + params.serviceMs + params.backoffMs + 1;
   for (let e = q.pop(); e; e = q.pop()) {
@@ -640,8 +759,25 @@ export async function runModel(store: Store, driver: Driver, params: ModelParams
         attempt.onCommit?.(e.at);
         stats.applierRuns++;
         const every = params.applyEveryMs!;
-        const more = inFlight > 0 || q.size > 0 || store.takesAt(e.at).length > 0;
+        const more = requestsLeft() || store.takesAt(e.at).length > 0;
         if (more) q.push({ at: Math.max(e.at, attempt.now + every), kind: "applier", retry: 0 });
+        break;
+      }
+      case "fold": {
+        q.push({ at: e.at + params.serviceMs, kind: "foldCommit", attempt: driver.fold!(e.at) });
+        break;
+      }
+      case "foldCommit": {
+        const { attempt } = e;
+        if (store.conflict(attempt.reads, attempt.snapshot)) {
+          stats.foldConflicts++;
+          q.push({ at: e.at + streams.backoff() * params.backoffMs, kind: "fold" });
+          break;
+        }
+        store.commit(e.at, attempt.ops);
+        attempt.onCommit?.(e.at);
+        stats.foldRuns++;
+        if (requestsLeft() || store.eventsAt(e.at).length > 0) q.push({ at: Math.max(e.at, attempt.now + foldEvery!), kind: "fold" });
         break;
       }
       default: {

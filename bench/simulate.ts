@@ -3,8 +3,9 @@
 // 0.4.0's (bench/simulate-upstream.ts) under the same arrivals and seed. It prints, and writes as
 // JSON and as an SVG chart, for each QPS × shard count × mode: conflicts per request, requests that
 // fail after retries, refusals, over-admission and reads per attempt; the smallest shard count
-// that keeps failed requests under 0.1 %; and asynchronous mode's worst over-admission beside its
-// bound. It measures and prints; it asserts nothing. Run through tools/run.mjs; seeded.
+// that keeps failed requests under 0.1 %; asynchronous mode's worst over-admission beside its
+// bound; and what `metrics: true` changes (each request also inserts an event, a fold reads and
+// deletes them). It measures and prints; it asserts nothing. Run through tools/run.mjs; seeded.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { SECOND } from "../src/shared/algebra.js";
@@ -12,6 +13,7 @@ import { ASYNC_MARGIN } from "../src/shared/flow.js";
 import { validateConfig } from "../src/shared/validate.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import { APPLY_BATCH } from "../src/component/applier.js";
+import { FOLD_BATCH, FOLD_SETTLE_MS } from "../src/component/metrics.js";
 import { MAX_STALENESS_MS } from "../src/component/lib.js";
 import { limitOf, worstExcess } from "../tools/bounds.js";
 import { seededRandom, streamSeed } from "../tools/random.js";
@@ -21,6 +23,7 @@ import {
   newApplierState,
   oursApplier,
   oursAsynchronous,
+  oursFold,
   oursTransactional,
   requestArgs,
   runModel,
@@ -29,6 +32,7 @@ import {
   type Driver,
   type ModelParams,
   type RunStats,
+  withMetricEvent,
 } from "./simulate-model.js";
 import { chartSvg, type LegendEntry, type Panel } from "./simulate-svg.js";
 import { upstreamAsynchronous, upstreamConfig, upstreamTransactional, upstreamWorker } from "./simulate-upstream.js";
@@ -232,6 +236,10 @@ type Cell = {
   applierRuns: number;
   applierConflicts: number;
   bound?: Bound;
+  /** With metrics: the fold's transactions, those that conflicted, and the events it folded. */
+  foldRuns?: number;
+  foldConflicts?: number;
+  eventsFolded?: number;
 };
 
 function cellOf(impl: Impl, mode: Mode, qps: number, config: RateLimitConfig, s: RunStats, opts: Options): Cell {
@@ -263,8 +271,15 @@ function cellOf(impl: Impl, mode: Mode, qps: number, config: RateLimitConfig, s:
   return cell;
 }
 
-/** Runs one implementation in one mode on one scenario, with the scenario's streams. */
-async function runCell(impl: Impl, mode: Mode, scenario: Scenario, opts: Options): Promise<Cell | null> {
+/** How often the model's metrics fold runs (ms): more often than an app's cron, to stress it. */
+const FOLD_EVERY_MS = 1000;
+
+/**
+ * Runs one implementation in one mode on one scenario, with the scenario's streams. With
+ * `metrics` (ours only), every request also inserts a metric event, and a fold runs every
+ * {@link FOLD_EVERY_MS}.
+ */
+async function runCell(impl: Impl, mode: Mode, scenario: Scenario, opts: Options, metrics = false): Promise<Cell | null> {
   const { qps, shards } = scenario;
   const config = limitConfig(scenario, mode);
   if (!accepts(config)) return null;
@@ -287,6 +302,7 @@ async function runCell(impl: Impl, mode: Mode, scenario: Scenario, opts: Options
     stalenessMs: opts.stalenessMs,
     applyEveryMs: mode === "asynchronous" ? opts.applyEveryMs : null,
     readOnlyConflicts: opts.readOnlyConflicts,
+    foldEveryMs: metrics ? FOLD_EVERY_MS : null,
   };
   const store = new Store();
   const applier = newApplierState();
@@ -311,8 +327,77 @@ async function runCell(impl: Impl, mode: Mode, scenario: Scenario, opts: Options
             applier: (now, lag) => upstreamWorker(store, up, applier, now, batchSnapshot(applier, now, lag), UPSTREAM_BATCH),
           };
   }
+  const folded = { events: 0 };
+  if (metrics) {
+    if (impl !== "ours") throw new Error("metrics are ours only");
+    const request = driver.request;
+    driver = {
+      ...driver,
+      request: async (now, lag) => withMetricEvent(await request(now, lag)),
+      fold: (now) => oursFold(store, now, FOLD_BATCH, FOLD_SETTLE_MS, folded),
+    };
+  }
   const stats = await runModel(store, driver, params, streams);
-  return cellOf(impl, mode, qps, config, stats, opts);
+  const cell = cellOf(impl, mode, qps, config, stats, opts);
+  return metrics ? { ...cell, foldRuns: stats.foldRuns, foldConflicts: stats.foldConflicts, eventsFolded: folded.events } : cell;
+}
+
+/**
+ * What `metrics: true` changes, ours only: the issue's scenario and a few overload cells run
+ * without and with metrics on the same streams, under both readings of a refusal (checked for
+ * conflicts like any transaction, or, with `freeRefusals`, never, which a refusal with metrics
+ * loses: its event is a write).
+ */
+async function metricsCells(opts: Options, headlineQps: number): Promise<{ freeRefusals: boolean; off: Cell; on: Cell }[]> {
+  const scenarios: Scenario[] = [
+    { qps: headlineQps, shards: HEADLINE.shards, rate: HEADLINE.rate },
+    { qps: 1000, shards: 1, rate: 1000 / opts.stressLoad },
+    { qps: 1000, shards: 10, rate: 1000 / opts.stressLoad },
+  ];
+  const out = [];
+  for (const freeRefusals of [false, true]) {
+    const o = { ...opts, readOnlyConflicts: !freeRefusals };
+    for (const scenario of scenarios) {
+      for (const mode of MODES) {
+        const off = await runCell("ours", mode, scenario, o);
+        const on = await runCell("ours", mode, scenario, o, true);
+        if (off && on) out.push({ freeRefusals, off, on });
+      }
+    }
+  }
+  return out;
+}
+
+function metricsTable(rows: readonly { freeRefusals: boolean; off: Cell; on: Cell }[]): string {
+  const pair = (a: string, b: string) => `${a} / ${b}`;
+  return table(
+    [
+      { title: "refusals" },
+      { title: "mode" },
+      { title: "QPS", right: true },
+      { title: "rate/s", right: true },
+      { title: "shards", right: true },
+      { title: "conflicts/req off / on", right: true },
+      { title: "failed off / on", right: true },
+      { title: "refused off / on", right: true },
+      { title: "fold txns", right: true },
+      { title: "fold conflicts", right: true },
+      { title: "events folded", right: true },
+    ],
+    rows.map(({ freeRefusals, off, on }) => [
+      freeRefusals ? "never conflict" : "checked",
+      on.mode,
+      num(on.qps),
+      num(on.rate, 0),
+      String(on.shards),
+      pair(num(off.conflictsPerRequest, 3), num(on.conflictsPerRequest, 3)),
+      pair(share(off.failedShare), share(on.failedShare)),
+      pair(share(off.refusedShare), share(on.refusedShare)),
+      num(on.foldRuns ?? 0),
+      num(on.foldConflicts ?? 0),
+      `${num(on.eventsFolded ?? 0)} of ${num(on.admitted + on.refused)}`,
+    ]),
+  );
 }
 
 /** The smallest shard count (of those run) whose failed share is under {@link FAIL_TARGET}, per QPS. */
@@ -495,6 +580,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     }
   }
   const stress = await runGrid(opts, rateOf(opts.stressLoad));
+  const metrics = await metricsCells(opts, headlineQps);
 
   const rateText = opts.rate === null ? `rate = QPS / ${opts.load} per second` : `rate = ${opts.rate} per second`;
   console.log(`npm run simulate: one global key, token bucket, ${rateText}, capacity = rate;`);
@@ -562,7 +648,18 @@ export async function main(argv: readonly string[]): Promise<void> {
   const overTx = [...grid, ...headline, ...stress].filter((c) => c.mode === "transactional" && c.impl === "ours" && c.overAdmission > 1e-9);
   if (overTx.length > 0) console.log(`Ours over-admitted in transactional mode (a model or code bug): ${overTx.map((c) => `${c.qps}×${c.shards}`).join(", ")}`);
 
-  const runs = grid.length + headline.length + stress.length;
+  console.log(
+    `\nMetrics (metrics: true), ours: each request also inserts an event; a fold every ${FOLD_EVERY_MS} ms reads up to ${FOLD_BATCH} events`,
+  );
+  console.log(
+    `created over ${FOLD_SETTLE_MS} ms before it, adds them to per-minute summaries and deletes them. Same streams off and on. "checked":`,
+  );
+  console.log(`a refusal's transaction is checked for conflicts like any other (the default); "never conflict": --free-refusals.`);
+  console.log(metricsTable(metrics));
+  console.log(`Requests never read events or summaries, so an event adds no read and no conflict; with "never conflict" a`);
+  console.log(`refusal with metrics is no longer read-only (its event is a write), so it is checked like an admission.`);
+
+  const runs = grid.length + headline.length + stress.length + metrics.length * 2;
   console.log(`\n${runs} runs in ${num((performance.now() - started) / 1000, 1)} s of wall time.`);
   if (opts.write) {
     const json = path.join(opts.out, "simulate-report.json");
@@ -585,6 +682,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       grid,
       headline,
       stress,
+      metrics,
     };
     writeFileSync(json, JSON.stringify(report, null, 2) + "\n");
     writeFileSync(svg, chart(grid, stress, opts));
