@@ -6,7 +6,9 @@
 //      next to @convex-dev/rate-limiter 0.4.0 registered in the same convex-test instance;
 //   5. rows kept over a simulated month with and without the daily clean-up (bench/cleanup.ts);
 //   6. the sliding window's accuracy against an exact sliding log, and its time per call
-//      (bench/sliding.ts).
+//      (bench/sliding.ts);
+//   7. documents read and written per call with and without `metrics: true`, and the fold's
+//      cost (bench/metrics.ts).
 // Run through tools/run.mjs (vite provides `import.meta.glob`); time is simulated, randomness seeded.
 import upstream from "@convex-dev/rate-limiter/test";
 import { MINUTE, SECOND } from "../src/shared/algebra.js";
@@ -20,6 +22,7 @@ import { seededRandom, seedMathRandom, streamSeed } from "../tools/random.js";
 import { components, freshApp, timePerCall, type RateLimitCall } from "./app.js";
 import { cleanupSection, rowCounter } from "./cleanup.js";
 import { poissonArrivals, simulate, type Policy, type SimResult } from "./sim.js";
+import { metricsSection } from "./metrics.js";
 import { slidingSection } from "./sliding.js";
 import { num, pct, table } from "./table.js";
 
@@ -43,13 +46,14 @@ type Options = {
   sections: Set<string>;
 };
 
-const SECTIONS = ["util", "refusals", "reads", "speed", "cleanup", "sliding"];
+const SECTIONS = ["util", "refusals", "reads", "speed", "cleanup", "sliding", "metrics"];
 const USAGE = `usage: npm run bench -- [--quick | --full] [--seed N] [--minutes N] [--only LIST]
   (default)    5 simulated minutes of saturating demand in section 1 (60 000 calls)
   --full       20 simulated minutes in section 1 (240 000 calls: several minutes)
   --quick      scaled down: 2 simulated minutes in section 1, 300 in section 2,
                400 calls per limit in section 3, 1 000 users (100 on convex-test)
-               in section 5, 100 simulated minutes per traffic shape in section 6
+               in section 5, 100 simulated minutes per traffic shape in section 6,
+               100 calls per limit in section 7
   --seed N     seed of every random stream (default 1)
   --minutes N  simulated minutes of saturating demand in section 1
   --only LIST  run only the listed sections, of ${SECTIONS.join(",")}`;
@@ -436,6 +440,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     if (opts.sections.has("speed")) await speed(opts, clock);
     if (opts.sections.has("cleanup")) await cleanupSection({ seed: opts.seed, users: opts.users, checkUsers: opts.quick ? 100 : 300, days: 30 }, clock, T0);
     if (opts.sections.has("sliding")) await slidingSection({ seed: opts.seed, quick: opts.quick }, clock, T0);
+    if (opts.sections.has("metrics")) await metricsSection({ seed: opts.seed, calls: opts.quick ? 100 : 400 }, clock, T0);
   } finally {
     clock.uninstall();
   }
