@@ -4,7 +4,7 @@
 // is checked before sending by the component itself, run in the page (checkInPage.ts).
 import { useMutation, useQuery } from "convex/react";
 import { useSessionId } from "convex-helpers/react/sessions";
-import { isInvalidRateLimitError } from "convex-rate-limiter";
+import { isInvalidRateLimitError, type GetValueReturns } from "convex-rate-limiter";
 import { useServerOffset } from "convex-rate-limiter/react";
 import { useMemo, useRef, useState } from "react";
 import { api } from "../../convex/_generated/api.js";
@@ -27,6 +27,19 @@ const MAX_KEPT = 500;
 function errorText(error: unknown): string {
   if (isInvalidRateLimitError(error)) return error.data.message;
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A sliding window's `prev` for the whole limit, from getValue's result: exact unsharded; sharded,
+ * only the emptiest shard's is returned, so the whole one is estimated as that shard's scaled to
+ * the whole capacity (the chart's slope between boundaries is then an estimate; the boundaries,
+ * and the instant the limit is full, are not).
+ */
+function wholePrev(data: GetValueReturns & { total?: { capacity: number } }): { prev?: number } {
+  if (data.prev === undefined) return {};
+  const shardCapacity = data.config.capacity ?? data.config.rate;
+  const scale = data.total !== undefined && shardCapacity > 0 ? data.total.capacity / shardCapacity : 1;
+  return { prev: data.prev * scale };
 }
 
 export function LivePlayground() {
@@ -63,12 +76,12 @@ export function LivePlayground() {
   if (data !== undefined && shown !== undefined) {
     const dataKey = JSON.stringify(data);
     if (history.current.dataKey !== dataKey) {
-      const state = { value: data.total?.value ?? data.value, ts: data.ts };
+      const state = { value: data.total?.value ?? data.value, ts: data.ts, ...wholePrev(data) };
       const arrived = Date.now() + offset;
-      // A token bucket's ts is the instant of the write that produced this state; a fixed
-      // window's is its window's start, so for those the state is placed at its arrival.
+      // A token bucket's or a sliding window's ts is the instant the query evaluated the row at; a
+      // fixed window's is its window's start, so for those the state is placed at its arrival.
       const last = history.current.segments.at(-1)?.from ?? -Infinity;
-      const from = Math.max(last, shown.config.kind === "token bucket" ? Math.min(data.ts, arrived) : arrived);
+      const from = Math.max(last, shown.config.kind === "fixed window" ? arrived : Math.min(data.ts, arrived));
       const segments = [...history.current.segments, { from, state }].slice(-MAX_KEPT);
       history.current = { configKey, dataKey, segments };
     }
@@ -126,7 +139,15 @@ export function LivePlayground() {
     );
   };
 
-  const whole = shown === undefined ? undefined : wholeConfig(shown.config);
+  // A sliding window's windows start where the server put them (a phase hashed from the lane's
+  // key, as `config.start` in what getValue returns); the model places them at `start`.
+  const serverStart = data?.config.start;
+  const whole =
+    shown === undefined
+      ? undefined
+      : shown.config.kind === "sliding window" && typeof serverStart === "number"
+        ? wholeConfig({ ...shown.config, start: serverStart })
+        : wholeConfig(shown.config);
   // Tokens after each request, read off the states seen since (unknown until an update arrives).
   const logged = entries.map((e) =>
     whole !== undefined && e.outcome.kind !== "invalid" && segments.some((s) => s.from >= e.t)

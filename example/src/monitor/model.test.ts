@@ -1,8 +1,10 @@
 // The Monitor's chart model: the exact corners of the token curve (bucket lines, window steps,
-// drops at requests), path drawing and axis ticks, checked on explicit instants.
+// sliding-window slopes, drops at requests), path drawing and axis ticks, checked on explicit
+// instants, and, for sliding windows, against calculateRateLimit at every instant of random runs.
+import { fc, test as fcTest } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import type { RateLimitConfig } from "convex-rate-limiter";
-import { curve, pathOf, pointAt, refillTime, ticks, valueAt, type Segment } from "./model.js";
+import { calculateRateLimit, decideRateLimit, type RateLimitConfig } from "convex-rate-limiter";
+import { curve, nextBoundary, pathOf, pointAt, refillTime, ticks, valueAt, type RowState, type Segment } from "./model.js";
 
 /** 5 tokens per 10 s: 0.5 a second. */
 const bucket: RateLimitConfig = { kind: "token bucket", rate: 5, period: 10_000 };
@@ -44,6 +46,71 @@ describe("curve", () => {
       { t: 2000, v: 4 }, // full: no more corners
       { t: 3500, v: 4 },
     ]);
+  });
+
+  describe("a sliding window (5 per 10 s)", () => {
+    const sliding: RateLimitConfig = { kind: "sliding window", rate: 5, period: 10_000, start: 0 };
+
+    it("rises at what the window before took, changes slope at the boundary, and is full at the next", () => {
+      // At 12 s: 0 left; the window [0, 10 s) took 5, sliding out at 0.5 a second until 20 s (4
+      // back); then the window [10 s, 20 s) took 1 (5 - 4), sliding out until full at 30 s.
+      const segments: Segment[] = [{ from: 12_000, state: { value: 0, ts: 12_000, prev: 5 } }];
+      expect(curve(sliding, segments, 12_000, 35_000, false)).toEqual([
+        { t: 12_000, v: 0 },
+        { t: 20_000, v: 4 },
+        { t: 30_000, v: 5 },
+        { t: 35_000, v: 5 },
+      ]);
+    });
+
+    it("is level until the boundary when the window before took nothing", () => {
+      const segments: Segment[] = [{ from: 2000, state: { value: 0, ts: 2000, prev: 0 } }];
+      expect(curve(sliding, segments, 0, 25_000)).toEqual([
+        { t: 0, v: 5 },
+        { t: 2000, v: 5 }, // just before the burst
+        { t: 2000, v: 0 },
+        { t: 10_000, v: 0 },
+        { t: 20_000, v: 5 },
+        { t: 25_000, v: 5 },
+      ]);
+    });
+
+    it("puts the boundaries at the phase start gives (the one getValue reports)", () => {
+      const phased: RateLimitConfig = { ...sliding, start: Date.UTC(2025, 0, 1) + 3000 }; // phase 3 s
+      const segments: Segment[] = [{ from: 4000, state: { value: 0, ts: 4000, prev: 0 } }];
+      expect(curve(phased, segments, 4000, 30_000, false)).toEqual([
+        { t: 4000, v: 0 },
+        { t: 13_000, v: 0 },
+        { t: 23_000, v: 5 },
+        { t: 30_000, v: 5 },
+      ]);
+    });
+
+    it("has a corner where a rise meets capacity before the boundary", () => {
+      // 3 left and 5 sliding out (an estimate, as a sharded live chart makes): full at 16 s.
+      const segments: Segment[] = [{ from: 12_000, state: { value: 3, ts: 12_000, prev: 5 } }];
+      expect(curve(sliding, segments, 12_000, 25_000, false)).toEqual([
+        { t: 12_000, v: 3 },
+        { t: 16_000, v: 5 },
+        { t: 20_000, v: 5 },
+        { t: 25_000, v: 5 },
+      ]);
+    });
+
+    it("is level until the row's own ts when the clock is behind the server's", () => {
+      const segments: Segment[] = [{ from: 11_000, state: { value: 0, ts: 12_000, prev: 5 } }];
+      expect(curve(sliding, segments, 11_000, 21_000, false)).toEqual([
+        { t: 11_000, v: 0 },
+        { t: 12_000, v: 0 },
+        { t: 20_000, v: 4 },
+        { t: 21_000, v: 4.1 },
+      ]);
+    });
+
+    it("refills exactly when the algebra says it is full", () => {
+      const segments: Segment[] = [{ from: 12_000, state: { value: 0, ts: 12_000, prev: 5 } }];
+      expect(refillTime(sliding, segments, 12_000)).toBe(18_000);
+    });
   });
 
   it("is empty for a reversed range", () => {
@@ -114,5 +181,58 @@ describe("refillTime", () => {
     const segments: Segment[] = [{ from: 1000, state: { value: 1, ts: 1000 } }];
     expect(refillTime(bucket, segments, 1000)).toBe(8000);
     expect(refillTime(bucket, segments, 9000)).toBe(0);
+  });
+});
+
+describe("nextBoundary", () => {
+  it.each([
+    [0, 0, 1000, 1000], // a boundary belongs to the window it opens: the next is a period on
+    [999, 0, 1000, 1000],
+    [1000, 250, 1000, 1250],
+    [-1, 0, 1000, 0], // before 0
+    [5, -750, 1000, 250], // a negative start is a phase in [0, period)
+  ])("after %d, windows of %d + k x %d: %d", (t, start, period, expected) => {
+    expect(nextBoundary(t, start, period)).toBe(expected);
+  });
+});
+
+describe("a sliding window's curve against calculateRateLimit", () => {
+  /** Linear between the curve's points, after any drop at exactly `t`. */
+  const read = (points: readonly { t: number; v: number }[], t: number) => pointAt(points, t, false);
+
+  fcTest.prop({
+    rate: fc.integer({ min: 1, max: 12 }),
+    period: fc.integer({ min: 100, max: 5000 }),
+    start: fc.integer({ min: -10_000, max: 10_000 }),
+    // Requests: a gap (ms) before each, and its count.
+    requests: fc.array(fc.record({ gap: fc.integer({ min: 0, max: 4000 }), count: fc.integer({ min: 1, max: 4 }) }), {
+      minLength: 1,
+      maxLength: 12,
+    }),
+    probes: fc.array(fc.integer({ min: 0, max: 20_000 }), { minLength: 1, maxLength: 30 }),
+  })("the straight lines between corners give the algebra's value at every instant", ({ rate, period, start, requests, probes }) => {
+    const config: RateLimitConfig = { kind: "sliding window", rate, period, start };
+    // The states the server stores after each admitted request, as the live chart receives them.
+    const segments: Segment[] = [];
+    let state: RowState | null = null;
+    let t = 0;
+    for (const { gap, count } of requests) {
+      t += gap;
+      if (count > rate) continue;
+      const d = decideRateLimit(state, config, { now: t, count });
+      if (!d.ok) continue;
+      state = { value: d.value, ts: d.ts, ...(d.prev === undefined ? {} : { prev: d.prev }) };
+      segments.push({ from: t, state });
+    }
+    const end = t + 3 * period;
+    const points = curve(config, segments, 0, end);
+    for (const probe of probes) {
+      const at = Math.min(end, probe);
+      const expected = valueAt(config, segments, at);
+      expect(read(points, at)).toBeCloseTo(expected, 9);
+      // valueAt is the algebra itself, on the state in force
+      const last = segments.filter((s) => s.from <= at).at(-1)?.state ?? null;
+      expect(expected).toBe(calculateRateLimit(last, config, at, 0).value);
+    }
   });
 });

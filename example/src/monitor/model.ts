@@ -3,8 +3,12 @@
 import { calculateRateLimit, type RateLimitConfig } from "convex-rate-limiter";
 import { capacityOf } from "../playground/config.js";
 
-/** What a row holds: `value` tokens at `ts` (ms). Negative values are reserved debt. */
-export type RowState = { value: number; ts: number };
+/**
+ * What a row holds: `value` tokens at `ts` (ms). Negative values are reserved debt. A sliding
+ * window also holds `prev`, what the window before the one holding `ts` took (see
+ * `calculateRateLimit`); without it, that window is taken to have taken nothing.
+ */
+export type RowState = { value: number; ts: number; prev?: number };
 
 /** From instant `from` on (until the next segment), the limit evolves from `state` (null: full). */
 export type Segment = { from: number; state: RowState | null };
@@ -42,10 +46,26 @@ export function valueAt(config: RateLimitConfig, segments: readonly Segment[], t
   return calculateRateLimit(state, config, t, 0).value;
 }
 
+/**
+ * The first window boundary strictly after `t` (ms), for windows of `period` ms starting at
+ * `start` (mod `period`), as the library places them: the float quotient is corrected so that a
+ * boundary itself belongs to the window it opens.
+ */
+export function nextBoundary(t: number, start: number, period: number): number {
+  const phase = ((start % period) + period) % period;
+  let k = Math.floor((t - phase) / period);
+  if (phase + (k + 1) * period <= t) k += 1;
+  else if (phase + k * period > t) k -= 1;
+  return phase + (k + 1) * period;
+}
+
 /** The most window boundaries drawn per segment; past `capacity / rate` of them the value is flat. */
 const MAX_STEPS = 2000;
 
-/** The exact corners of one segment's curve over [a, b]: straight lines (bucket) or steps (window). */
+/**
+ * The exact corners of one segment's curve over [a, b]: straight lines (token bucket, sliding
+ * window) or steps (fixed window).
+ */
 function segmentPoints(config: RateLimitConfig, state: RowState | null, a: number, b: number): Point[] {
   const capacity = capacityOf(config);
   const at = (t: number): Point => ({ t, v: calculateRateLimit(state, config, t, 0).value });
@@ -74,11 +94,26 @@ function segmentPoints(config: RateLimitConfig, state: RowState | null, a: numbe
       break;
     }
     case "sliding window": {
-      // Straight lines whose slope changes at the next two window boundaries (the window before
-      // slides out, then the one just ended); full from the second on.
-      const phase = config.start ?? 0;
-      let boundary = phase + (Math.floor((a - phase) / config.period) + 1) * config.period;
-      for (let steps = 0; boundary < b && steps < 2; steps++, boundary += config.period) points.push(at(boundary));
+      // Level until the row's own ts (a clock behind the server's). Then straight lines: within a
+      // window the tokens rise at what the window before took (`prev`) per period, as it slides
+      // out, up to capacity; at a boundary the window just ended starts sliding out instead, so
+      // the slope changes there, and the row is full by the boundary after. `calculateRateLimit`
+      // puts the windows at `config.start` (else 0): pass the phase the server resolved.
+      const rising = Math.max(a, start.ts);
+      if (rising > a && rising < b) points.push(at(rising));
+      const from = calculateRateLimit(state, config, rising, 0);
+      let boundary = nextBoundary(rising, config.start ?? 0, config.period);
+      const prev = from.prev ?? 0;
+      if (prev > 0 && from.value < capacity) {
+        // Full before the boundary: a corner where the rise meets capacity.
+        const full = rising + ((capacity - from.value) * config.period) / prev;
+        if (full > rising && full < boundary && full < b) points.push({ t: full, v: capacity });
+      }
+      for (let steps = 0; boundary < b && steps < 2; steps++, boundary += config.period) {
+        const point = at(boundary);
+        points.push(point);
+        if (point.v >= capacity) break;
+      }
       break;
     }
     default: {
@@ -92,8 +127,8 @@ function segmentPoints(config: RateLimitConfig, state: RowState | null, a: numbe
 
 /**
  * The curve of available tokens over [from, to]: each segment's exact corners, with a vertical
- * drop where a request took tokens. Draw it with straight lines for a token bucket and as steps
- * ("hold, then jump") for a fixed window.
+ * drop where a request took tokens. Draw it with straight lines for a token bucket or a sliding
+ * window and as steps ("hold, then jump") for a fixed window.
  */
 export function curve(
   config: RateLimitConfig,
@@ -171,7 +206,7 @@ const MIN_LOOKAHEAD = 2000;
 /** The wait (ms) from `now` until the limit is full again with no more requests; 0 if it is. */
 export function refillTime(config: RateLimitConfig, segments: readonly Segment[], now: number): number {
   const state = segmentAt(segments, now)?.state ?? null;
-  // The wait until the value reaches capacity, from the algebra itself: exact for both kinds.
+  // The wait until the value reaches capacity, from the algebra itself: exact for every kind.
   return calculateRateLimit(state, config, now, capacityOf(config)).retryAfter ?? 0;
 }
 
