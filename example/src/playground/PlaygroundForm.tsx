@@ -2,7 +2,7 @@
 // owns the form and checks each request it describes with the component (useValidation.ts). An
 // error is shown under the field the component names, in the component's own words.
 import { useId, type ChangeEvent, type ReactNode } from "react";
-import { FIELD_OF, KINDS, type Form, type Kind } from "./config.js";
+import { applies, FIELD_OF, KINDS, type Form, type Kind } from "./config.js";
 import type { Validation } from "./useValidation.js";
 
 function isKind(value: string): value is Kind {
@@ -10,6 +10,13 @@ function isKind(value: string): value is Kind {
 }
 
 type NumberField = Exclude<keyof Form, "kind" | "reserve">;
+
+/** What each kind does with its tokens, under the kind selector. */
+const KIND_HINTS: Readonly<Record<Kind, string>> = {
+  "token bucket": "refills continuously",
+  "fixed window": "refills at each window boundary",
+  "sliding window": "counts the last period, as it slides",
+};
 
 export function PlaygroundForm({
   form,
@@ -37,7 +44,8 @@ export function PlaygroundForm({
       </span>
     );
 
-  const numberInput = (field: NumberField, label: string, hint: string, min: number, placeholder?: string) => (
+  /** A number input; `locked` shows that value instead, read-only (a field the kind fixes). */
+  const numberInput = (field: NumberField, label: string, hint: string, min: number, placeholder?: string, locked?: string) => (
     <label className="field" htmlFor={`${id}-${field}`}>
       <span className="field-label">{label}</span>
       <input
@@ -47,7 +55,8 @@ export function PlaygroundForm({
         inputMode="decimal"
         min={min}
         step="any"
-        value={form[field]}
+        value={locked ?? form[field]}
+        disabled={locked !== undefined}
         placeholder={placeholder}
         aria-invalid={badField === field}
         aria-describedby={badField === field ? errorId(field) : `${id}-${field}-hint`}
@@ -78,30 +87,39 @@ export function PlaygroundForm({
               </option>
             ))}
           </select>
-          <span className="field-hint">
-            {form.kind === "token bucket" ? "refills continuously" : "refills at each window boundary"}
-          </span>
+          <span className="field-hint">{KIND_HINTS[form.kind]}</span>
         </label>
         {numberInput("rate", "Rate", "tokens per period", 0)}
         {numberInput("periodSeconds", "Period (s)", "seconds", 0.001)}
-        {numberInput("capacity", "Capacity", "most tokens held; blank = rate", 0, "= rate")}
+        {applies(form.kind, "capacity")
+          ? numberInput("capacity", "Capacity", "most tokens held; blank = rate", 0, "= rate")
+          : numberInput("capacity", "Capacity", "always the rate: at most that many in any period", 0, "= rate", form.rate)}
         {numberInput("shards", "Shards", "rows the limit is spread over", 1)}
-        {numberInput("maxReserved", "Max reserved", "deepest debt; blank = unlimited", 0, "unlimited")}
+        {applies(form.kind, "maxReserved") &&
+          numberInput("maxReserved", "Max reserved", "deepest debt; blank = unlimited", 0, "unlimited")}
       </fieldset>
       <fieldset>
         <legend>Request</legend>
         {numberInput("count", "Count", "tokens per request", 0)}
-        <label className="field field-check" htmlFor={`${id}-reserve`}>
-          <input
-            id={`${id}-reserve`}
-            name="reserve"
-            type="checkbox"
-            checked={form.reserve}
-            onChange={(e) => onChange({ ...form, reserve: e.target.checked })}
-          />
-          <span className="field-label">Reserve</span>
-          <span className="field-hint">take tokens ahead; the work runs later</span>
-        </label>
+        {applies(form.kind, "reserve") ? (
+          <label className="field field-check" htmlFor={`${id}-reserve`}>
+            <input
+              id={`${id}-reserve`}
+              name="reserve"
+              type="checkbox"
+              checked={form.reserve}
+              aria-invalid={badField === "reserve"}
+              aria-describedby={badField === "reserve" ? errorId("reserve") : `${id}-reserve-hint`}
+              onChange={(e) => onChange({ ...form, reserve: e.target.checked })}
+            />
+            <span className="field-label">Reserve</span>
+            {note("reserve", "take tokens ahead; the work runs later")}
+          </label>
+        ) : (
+          <p className="field-hint" data-testid="no-reserve">
+            No reservations: a sliding window can&apos;t take tokens ahead.
+          </p>
+        )}
       </fieldset>
       {error !== undefined && badField === undefined && (
         <p className="form-error" id={errorId("form")} role="alert" data-field={error.field}>

@@ -49,10 +49,29 @@ function requiredNumber(text: string): number {
   return optionalNumber(text) ?? Number.NaN;
 }
 
+/** The form fields only some kinds have: the others neither show nor send them. */
+export type KindField = "capacity" | "maxReserved" | "reserve";
+
+/**
+ * applies says whether `field` means something for `kind`. A sliding window has no reservations
+ * (`maxReserved`, `reserve`) and holds exactly its rate (its `capacity` is the rate): the
+ * component refuses them, naming the field, so the form shows capacity locked to the rate, hides
+ * the rest, and sends none of them.
+ */
+export function applies(kind: Kind, field: KindField): boolean {
+  return KIND_FIELDS[kind].includes(field);
+}
+
+const KIND_FIELDS: Readonly<Record<Kind, readonly KindField[]>> = {
+  "token bucket": ["capacity", "maxReserved", "reserve"],
+  "fixed window": ["capacity", "maxReserved", "reserve"],
+  "sliding window": [],
+};
+
 /** Builds the config a form describes; numbers are not checked here. */
 export function configOf(form: Form): RateLimitConfig {
-  const capacity = optionalNumber(form.capacity);
-  const maxReserved = optionalNumber(form.maxReserved);
+  const capacity = applies(form.kind, "capacity") ? optionalNumber(form.capacity) : undefined;
+  const maxReserved = applies(form.kind, "maxReserved") ? optionalNumber(form.maxReserved) : undefined;
   const shards = optionalNumber(form.shards);
   const common = {
     rate: requiredNumber(form.rate),
@@ -69,7 +88,7 @@ export function configOf(form: Form): RateLimitConfig {
  * (see useValidation.ts), so the form refuses exactly what a deployment would.
  */
 export function requestOf(form: Form): FormRequest {
-  return { config: configOf(form), count: requiredNumber(form.count), reserve: form.reserve };
+  return { config: configOf(form), count: requiredNumber(form.count), reserve: applies(form.kind, "reserve") && form.reserve };
 }
 
 /**
@@ -83,6 +102,7 @@ export const FIELD_OF: Readonly<Record<string, keyof Form>> = {
   "config.maxReserved": "maxReserved",
   "config.shards": "shards",
   count: "count",
+  reserve: "reserve",
 };
 
 /** The config with its `shards` dropped: the limit as one whole row. */
@@ -103,7 +123,10 @@ export function capacityOf(config: RateLimitConfig): number {
   return config.capacity ?? config.rate;
 }
 
-/** Describes a limit in words: "Bursts of up to 3, then one every 6 s." or "100 per 3600 s." */
+/**
+ * Describes a limit in words: "Bursts of up to 3, then one every 6 s.", "100 per window of
+ * 3600 s, up to 100 saved." or "At most 10 in any 60 s."
+ */
 export function describePolicy(config: RateLimitConfig): string {
   const seconds = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
   switch (config.kind) {
@@ -112,7 +135,7 @@ export function describePolicy(config: RateLimitConfig): string {
     case "fixed window":
       return `${config.rate} per window of ${seconds(config.period)}, up to ${capacityOf(config)} saved.`;
     case "sliding window":
-      return `At most ${config.rate} in any ${seconds(config.period)}, coming back as the window slides.`;
+      return `At most ${config.rate} in any ${seconds(config.period)}.`;
     default: {
       const never: never = config;
       throw new Error(`unknown kind in ${JSON.stringify(never)}`);

@@ -1,7 +1,8 @@
 // The Playground's log entries (entries.ts) and form reading (config.ts): outcomes from a server's
-// result, their wording, chart marks with shards, and the request a form describes.
+// result, their wording, chart marks with shards, the request a form describes, and a policy in words.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_FORM, FIELD_OF, requestOf } from "./config.js";
+import type { RateLimitConfig } from "convex-rate-limiter";
+import { applies, DEFAULT_FORM, describePolicy, FIELD_OF, requestOf, type KindField } from "./config.js";
 import { describe as say, describeShards, marksOf, outcomeOf, type Entry } from "./entries.js";
 
 describe("outcomeOf", () => {
@@ -81,7 +82,29 @@ describe("requestOf", () => {
 
   it("maps every config field the component names to an input", () => {
     expect(Object.keys(FIELD_OF).sort()).toEqual(
-      ["config.capacity", "config.maxReserved", "config.period", "config.rate", "config.shards", "count"].sort(),
+      ["config.capacity", "config.maxReserved", "config.period", "config.rate", "config.shards", "count", "reserve"].sort(),
     );
+  });
+
+  it("reads a sliding window without the fields it doesn't have (see form.test.ts for why)", () => {
+    const form = { ...DEFAULT_FORM, kind: "sliding window", capacity: "3", maxReserved: "2", reserve: true } as const;
+    expect(requestOf(form)).toEqual({
+      config: { kind: "sliding window", rate: 5, period: 10_000, shards: 1 },
+      count: 1,
+      reserve: false,
+    });
+    expect(["capacity", "maxReserved", "reserve"].map((f) => applies("sliding window", f as KindField))).toEqual([false, false, false]);
+    expect(["capacity", "maxReserved", "reserve"].map((f) => applies("fixed window", f as KindField))).toEqual([true, true, true]);
+  });
+});
+
+describe("describePolicy", () => {
+  it.each([
+    [{ kind: "token bucket", rate: 10, period: 60_000, capacity: 3 }, "Bursts of up to 3, then one every 6 s."],
+    [{ kind: "fixed window", rate: 100, period: 3_600_000 }, "100 per window of 3600 s, up to 100 saved."],
+    [{ kind: "sliding window", rate: 10, period: 60_000 }, "At most 10 in any 60 s."],
+    [{ kind: "sliding window", rate: 5, period: 1500, shards: 5 }, "At most 5 in any 1.5 s."],
+  ] satisfies [RateLimitConfig, string][])("%j reads %s", (config, text) => {
+    expect(describePolicy(config)).toBe(text);
   });
 });
