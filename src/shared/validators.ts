@@ -84,7 +84,10 @@ export const fixedWindowValidator = v.object({
  *
  * Pro: "N per W" with no seam burst, and the tokens come back gradually, not all at a boundary.
  * Con: an approximation: traffic crafted to bunch at the end of one window and spread over the
- * next can pass more than `rate` in some window (at most `2 * rate`; measured in `npm run bench`).
+ * next can pass more than `rate` in some window of `period` (always fewer than `2 * rate`; no
+ * aligned window ever holds more than `rate`; measured in `npm run bench -- --only sliding`). The
+ * previous window's weighted count is used exactly: for whole counts that decides as rounding it
+ * up would, and rounding it down would let the adversarial case reach `2 * rate`.
  * No reservations: `maxReserved` and `reserve` are refused (use a token bucket for them), and
  * `capacity`, if given, must equal `rate`.
  */
