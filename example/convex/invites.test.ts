@@ -1,7 +1,8 @@
-// invites.send through convex-test and register(): two limits (20 a day per user, 100 emails an
-// hour for everyone) taken all or nothing; fake timers check the combined retryAfter to the ms.
+// invites.send through convex-test and register(): two limits (20 a day per user, 100 emails in
+// any hour for everyone, a sliding window) taken all or nothing; fake timers check the combined
+// retryAfter to the ms.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { DAY, isInvalidRateLimitError } from "convex-rate-limiter";
+import { DAY, HOUR, isInvalidRateLimitError, MINUTE } from "convex-rate-limiter";
 import { ConvexError } from "convex/values";
 import { api } from "./_generated/api.js";
 import { rateLimiter } from "./limits.js";
@@ -79,6 +80,25 @@ describe("send", () => {
     expect((await u0.mutation(api.invites.send, { emails: ["again@example.com"] })).ok).toBe(false);
     vi.advanceTimersByTime(1);
     expect(await u0.mutation(api.invites.send, { emails: ["again@example.com"] })).toEqual({ ok: true });
+  });
+
+  test("the email budget is a sliding window: 100 sent before the turn of the hour hold the next one back", async () => {
+    const t = makeTest();
+    // Where the budget's hours turn (a phase hashed from the limit's name), and the next turn.
+    const phase = await t.run(async (ctx) => (await rateLimiter.getValue(ctx, "outboundEmails")).config.start ?? 0);
+    const turn = phase + (Math.floor((Date.now() - phase) / HOUR) + 1) * HOUR;
+    vi.setSystemTime(turn - MINUTE);
+    for (const user of ["u0", "u1", "u2", "u3", "u4"]) {
+      expect(await as(t, user).mutation(api.invites.send, { emails: emails(user, 20) })).toEqual({ ok: true });
+    }
+    // A second after the turn a fixed window would let 100 more out; here the hour before still
+    // counts, sliding out evenly: one email's worth every 36 s from the turn.
+    vi.setSystemTime(turn + 1000);
+    const bob = as(t, "bob");
+    expect(await bob.mutation(api.invites.send, { emails: ["b@example.com"] })).toEqual({ ok: false, retryAfter: 35_000 });
+    vi.setSystemTime(turn + 36_000);
+    expect(await bob.mutation(api.invites.send, { emails: ["b@example.com"] })).toEqual({ ok: true });
+    expect(await bob.mutation(api.invites.send, { emails: ["c@example.com"] })).toEqual({ ok: false, retryAfter: 36_000 });
   });
 
   test("a throw after the limits were taken gives every token back", async () => {

@@ -1,5 +1,5 @@
 // Several limits in one mutation, taken all or nothing: each invitation counts against the
-// sender's own allowance (20 a day) and against the app's outgoing email budget (100 an hour).
+// sender's own allowance (20 a day) and against the app's outgoing email budget (100 in any hour).
 // A request that either limit refuses takes nothing from the other.
 // #region allOrNothing
 import { ConvexError, v } from "convex/values";

@@ -30,9 +30,11 @@ export const rateLimiter = new RateLimiter(components.rateLimiter, {
   // A hot global limit, hit by every API call (100 a second): spread over 10 rows, so concurrent
   // calls rarely write the same one.
   apiCalls: { kind: "token bucket", rate: 100, period: SECOND, shards: 10 },
-  // Invitations: 20 a day per user, and 100 outgoing emails an hour for everyone together.
+  // Invitations: 20 a day per user, and, for everyone together, the email provider's limit of
+  // 100 outgoing emails in any hour: a sliding window, which (unlike a fixed window) never lets
+  // 200 out around the turn of an hour.
   invitesPerUser: { kind: "token bucket", rate: 20, period: DAY },
-  outboundEmails: { kind: "fixed window", rate: 100, period: HOUR },
+  outboundEmails: { kind: "sliding window", rate: 100, period: HOUR },
   // An HTTP API: 5 requests a minute per API key (see http.ts), with metrics (which keys are
   // refused most), and a tighter burst limit being tried as a dry run: it logs whom it would
   // refuse, and refuses no one, until dryRun goes.
