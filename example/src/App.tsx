@@ -1,7 +1,10 @@
-// The example UI: a rate-limited chat box, the Playground and the Monitor. Live against a
-// deployment when one is configured; otherwise against the same functions run in the browser.
+// The example UI: a rate-limited chat box, the Playground and the Monitor, with the Monitor's admin
+// view of the app's limits. Live against a deployment when one is configured; otherwise against
+// the same functions run in the browser.
+import { LiveAdmin } from "./live/LiveAdmin.js";
 import { LiveChat } from "./live/LiveChat.js";
 import { LivePlayground } from "./live/LivePlayground.js";
+import { OfflineAdmin } from "./offline/OfflineAdmin.js";
 import { OfflineChat } from "./offline/OfflineChat.js";
 import { OfflinePlayground } from "./offline/OfflinePlayground.js";
 
@@ -41,6 +44,7 @@ export function App({ live }: { live: boolean }) {
           {live ? <LiveChat /> : <OfflineChat />}
         </section>
         {live ? <LivePlayground /> : <OfflinePlayground />}
+        {live ? <LiveAdmin /> : <OfflineAdmin />}
       </main>
       <footer className="site-footer">
         <p>

@@ -3,7 +3,8 @@
 // drives it in headless Chromium (playwright-core) and keeps a screenshot in test-artifacts/.
 // Checks the offline mode, where the example app and the rate limiter component run in the page
 // (the banner; Playground decisions, shards and form errors as the component gives them; config
-// changes, replays and long waits on the chart; the chat's Send countdown and its contrast), the
+// changes, replays and long waits on the chart; the chat's Send countdown and its contrast; the
+// Monitor's admin view: keys a page at a time and the metrics chart, from the app's admin queries), the
 // demo's HTML report at phone width, and that the live build renders without a backend. Any page
 // or console error fails it (a missing favicon included), but live mode's refused websocket.
 // Run from the repository root: node example/test/browser.mjs
@@ -531,6 +532,51 @@ async function main() {
     'three refusals at 6 s are drawn as one mark labelled "×3"',
   );
 
+  // The admin view: the app's admin queries, signed in as the offline admin, on its own clock.
+  const admin = page.getByTestId("admin-view");
+  const adminSettled = () => page.locator('[data-testid="admin-clock"][data-busy="false"]').waitFor();
+  await adminSettled();
+  await admin.getByTestId("admin-limit").selectOption("apiKeyRequests");
+  await admin.getByTestId("admin-no-keys").waitFor();
+  const apiKey = admin.getByTestId("admin-api-key");
+  const callThrice = admin.getByRole("button", { name: "Call it 3 times" });
+  // key-a: 6 calls, 5 a minute, so one refused; key-b, key-c and key-d: one each.
+  await callThrice.click();
+  await adminSettled();
+  await callThrice.click();
+  await adminSettled();
+  for (const key of ["key-b", "key-c", "key-d"]) {
+    await apiKey.selectOption(key);
+    await admin.getByRole("button", { name: "Call the API", exact: true }).click();
+    await adminSettled();
+  }
+  const totals = admin.getByTestId("admin-totals");
+  await totals.filter({ hasText: "8 admitted, 0 reserved, 1 refused" }).waitFor();
+  check(/9 not folded yet/.test((await totals.textContent()) ?? ""), "the admin totals count events not yet folded");
+  const bar = admin.locator('[data-testid="metrics-chart"] [data-admitted="8"][data-refused="1"]');
+  check((await bar.count()) === 1 && (await bar.locator("rect").count()) === 2, "the metrics chart stacks this minute's 8 admitted and 1 refused");
+  check(((await admin.getByTestId("admin-top").textContent()) ?? "").startsWith("key-a: 1 refused"), "key-a is the top offender");
+  const keyRows = admin.locator('[data-testid="admin-keys"] tbody tr');
+  check((await keyRows.count()) === 3, "the key listing shows its first page of 3 keys");
+  await admin.getByRole("button", { name: "Load more keys" }).click();
+  await keyRows.nth(3).waitFor();
+  check((await admin.getByRole("button", { name: "Load more keys" }).count()) === 0, "the next page brings the fourth key, and no more to load");
+  check(
+    (await keyRows.first().textContent()) === "key-a0 of 5in 60 s",
+    `key-a has 0 of 5 tokens, full again in a minute (${await keyRows.first().textContent()})`,
+  );
+  // A minute later the cron's fold has run: the same counts, now from summaries.
+  await admin.getByRole("button", { name: "Wait 1 min" }).click();
+  await adminSettled();
+  await totals.filter({ hasText: /^8 admitted, 0 reserved, 1 refused in the last 10 minutes\.$/ }).waitFor();
+  log("ok: after the fold the totals stand, with nothing left unfolded");
+  for (const scheme of /** @type {const} */ (["light", "dark"])) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const ratio = await keyRows.first().locator("td").nth(2).evaluate(contrastOf);
+    check(ratio >= 4.5, `the key table's text has contrast ${ratio.toFixed(2)}:1 (WCAG AA ≥ 4.5) in the ${scheme} scheme`);
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+
   await mkdir(artifacts, { recursive: true });
   await page.screenshot({ path: screenshot, fullPage: true });
   log(`screenshot: ${path.relative(root, screenshot)}`);
@@ -609,6 +655,10 @@ async function main() {
   const liveError = livePage.getByTestId("error-shards");
   await liveError.waitFor();
   check((await liveError.getAttribute("data-field")) === "config.shards", "live, too many shards is refused under Shards before sending");
+  check(
+    (await livePage.getByRole("heading", { name: "Monitor: admin view" }).count()) === 1,
+    "live mode renders the admin view, waiting on the admin queries",
+  );
 
   check(errors.length === 0, `no page or console errors${errors.length ? `: ${errors.join("; ")}` : ""}`);
   check(blocked.length === 0, `no request left 127.0.0.1${blocked.length ? `: ${blocked.join(", ")}` : ""}`);

@@ -13,6 +13,7 @@
 import "./runtime.js";
 import { convexTest, type TestConvex } from "convex-test";
 import { register } from "convex-rate-limiter/test";
+import { ADMIN_EMAILS } from "../../convex/admin.js";
 import schema from "../../convex/schema.js";
 import { Lane } from "./lane.js";
 
@@ -25,6 +26,13 @@ const appGlob = import.meta.glob([
   "!../../convex/test.setup.ts",
   "!../../convex/convex.config.ts",
 ]);
+
+/**
+ * The identity the offline admin view calls the app's admin queries with (`t.withIdentity`): signed
+ * in with the first of the app's admin emails, so `requireAdmin` in admin.ts lets it through, as it
+ * would a real admin on a deployment.
+ */
+export const OFFLINE_ADMIN = { subject: "offline-admin", name: "Offline admin", email: ADMIN_EMAILS[0]! };
 
 /** A module map: path to loader, as `import.meta.glob` returns it. */
 type Modules = Record<string, () => Promise<unknown>>;

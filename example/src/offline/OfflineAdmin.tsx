@@ -1,0 +1,199 @@
+// The Monitor's admin view without a deployment: the example app's own admin queries
+// (admin.listRateLimitKeys, admin.rateLimitMetrics) run in the page on convex-test, signed in as
+// the offline admin (deployment.ts), on a simulated clock that moves only when asked to. Traffic
+// takes from the app's own limits, one transaction per request: `apiKeyRequests` per API key, as
+// its HTTP API does (http.ts; `t.fetch` would let the page run mid-call while reading the body),
+// and `llmTokens` reservations, as llm.request does; waiting runs the cron's metrics fold.
+// First: deployment.ts prepares the page (runtime.ts) before any module defining functions loads.
+import { Deployment, OFFLINE_ADMIN, type Test } from "./deployment.js";
+import type { KeyStatus, MetricsResult } from "convex-rate-limiter";
+import type { PaginationResult } from "convex/server";
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { api, internal } from "../../convex/_generated/api.js";
+import { rateLimiter } from "../../convex/limits.js";
+import { adminLimits, chartSpan } from "../monitor/admin.js";
+import { AdminView, PAGE_SIZE, type KeyPages } from "../monitor/AdminView.js";
+import { formatDuration } from "../monitor/format.js";
+
+/** The simulated clock's start: 2025-01-01 09:00 UTC. */
+const START = Date.UTC(2025, 0, 1, 9);
+/** The API keys traffic can come from. */
+const API_KEYS = ["key-a", "key-b", "key-c", "key-d"] as const;
+/** Tokens one LLM request reserves. */
+const LLM_TOKENS = 30_000;
+/** Minutes the chart shows. */
+const MINUTES = 10;
+
+/**
+ * useOfflinePages pages through a listing as `usePaginatedQuery` does: the first page of
+ * `PAGE_SIZE`, one more per `loadMore`, every page loaded asked again whenever `fetchPage` changes
+ * (new traffic, or the clock moved), so the results stay current.
+ */
+function useOfflinePages(
+  fetchPage: ((cursor: string | null, numItems: number) => Promise<PaginationResult<KeyStatus>>) | undefined,
+): KeyPages {
+  const [pages, setPages] = useState(1);
+  const [state, setState] = useState<{ results: KeyStatus[]; done: boolean } | undefined>(undefined);
+  const [loading, setLoading] = useState(false);
+  useEffect(() => setPages(1), [fetchPage === undefined]);
+  useEffect(() => {
+    if (fetchPage === undefined) return;
+    let current = true;
+    setLoading(true);
+    void (async () => {
+      const results: KeyStatus[] = [];
+      let cursor: string | null = null;
+      let done = false;
+      for (let i = 0; i < pages && !done; i++) {
+        const page: PaginationResult<KeyStatus> = await fetchPage(cursor, PAGE_SIZE);
+        results.push(...page.page);
+        done = page.isDone;
+        cursor = page.continueCursor;
+      }
+      if (!current) return;
+      setState({ results, done });
+      setLoading(false);
+    })();
+    return () => {
+      current = false;
+    };
+  }, [fetchPage, pages]);
+  return {
+    results: state?.results ?? [],
+    status: state === undefined ? "LoadingFirstPage" : loading && state.results.length > 0 ? "LoadingMore" : state.done ? "Exhausted" : "CanLoadMore",
+    loadMore: () => setPages((n) => n + 1),
+  };
+}
+
+export function OfflineAdmin() {
+  const limits = useMemo(() => adminLimits(rateLimiter.limits ?? {}), []);
+  const [name, setName] = useState(limits[0]?.name ?? "");
+  const [app, setApp] = useState<Deployment | undefined>(undefined);
+  const [clock, setClock] = useState(START);
+  /** Bumped after traffic, so every reading is asked again. */
+  const [version, setVersion] = useState(0);
+  const [busy, setBusy] = useState(0);
+  const [apiKey, setApiKey] = useState<string>(API_KEYS[0]);
+  const [metrics, setMetrics] = useState<MetricsResult | undefined>(undefined);
+  const withMetrics = limits.find((l) => l.name === name)?.metrics ?? false;
+
+  useEffect(() => {
+    let current = true;
+    void Deployment.open().then((opened) => {
+      if (current) setApp(opened);
+    });
+    return () => {
+      current = false;
+    };
+  }, []);
+
+  const asAdmin = (t: Test) => t.withIdentity(OFFLINE_ADMIN);
+  const fetchPage = useMemo(
+    () =>
+      app === undefined
+        ? undefined
+        : (cursor: string | null, numItems: number) =>
+            app.call(clock, (t) => asAdmin(t).query(api.admin.listRateLimitKeys, { name, paginationOpts: { numItems, cursor } })),
+    // `version` is a dependency only to ask again after traffic at the same instant.
+    [app, clock, name, version],
+  );
+  const keys = useOfflinePages(fetchPage);
+
+  useEffect(() => {
+    if (app === undefined || !withMetrics) return;
+    let current = true;
+    const span = chartSpan(clock, MINUTES);
+    void app
+      .call(clock, (t) => asAdmin(t).query(api.admin.rateLimitMetrics, { name, ...span, topKeys: 5 }))
+      .then((m) => {
+        if (current) setMetrics(m);
+      });
+    return () => {
+      current = false;
+    };
+  }, [app, clock, name, version, withMetrics]);
+
+  /** Runs `work` at the simulated instant, then asks every reading again. */
+  const run = useCallback(
+    (work: (t: Test) => Promise<unknown>) => {
+      if (app === undefined) return;
+      setBusy((n) => n + 1);
+      void app
+        .call(clock, work)
+        .catch((e: unknown) => console.warn(e))
+        .finally(() => {
+          setBusy((n) => n - 1);
+          setVersion((v) => v + 1);
+        });
+    },
+    [app, clock],
+  );
+  const callApi = (n: number) =>
+    run(async (t) => {
+      for (let i = 0; i < n; i++) await t.mutation((ctx) => rateLimiter.limit(ctx, "apiKeyRequests", { key: apiKey }));
+    });
+  const reserveLlm = () =>
+    run((t) => t.mutation((ctx) => rateLimiter.limit(ctx, "llmTokens", { count: LLM_TOKENS, reserve: true })));
+  const wait = (ms: number) => {
+    if (app === undefined) return;
+    const at = clock + ms;
+    setBusy((n) => n + 1);
+    // The cron folds the metrics every minute; here, once at the new instant.
+    void app
+      .call(at, (t) => t.mutation(internal.admin.foldRateLimitMetrics, {}))
+      .finally(() => {
+        setBusy((n) => n - 1);
+        setClock(at);
+      });
+  };
+
+  const ready = app !== undefined;
+  return (
+    <AdminView
+      limits={limits}
+      name={name}
+      onName={(n) => {
+        setName(n);
+        setMetrics(undefined);
+      }}
+      keys={keys}
+      metrics={withMetrics ? metrics : undefined}
+    >
+      <p className="panel-note">
+        The app&apos;s admin queries in <code>admin.ts</code>, run in your browser and signed in as{" "}
+        <code>{OFFLINE_ADMIN.email}</code>, on a simulated clock. Traffic takes from the app&apos;s own limits: its
+        HTTP API&apos;s <code>apiKeyRequests</code> (5 a minute per key) and its <code>llmTokens</code> budget; waiting
+        runs the cron&apos;s metrics fold.
+      </p>
+      <div className="actions" role="group" aria-label="Admin traffic">
+        <label className="inline-field">
+          <span>API key</span>
+          <select value={apiKey} onChange={(e) => setApiKey(e.target.value)} data-testid="admin-api-key">
+            {API_KEYS.map((k) => (
+              <option key={k}>{k}</option>
+            ))}
+          </select>
+        </label>
+        <button type="button" onClick={() => callApi(1)} disabled={!ready}>
+          Call the API
+        </button>
+        <button type="button" onClick={() => callApi(3)} disabled={!ready}>
+          Call it 3 times
+        </button>
+        <button type="button" onClick={reserveLlm} disabled={!ready}>
+          Reserve {LLM_TOKENS.toLocaleString("en-US")} LLM tokens
+        </button>
+        <button type="button" className="secondary" onClick={() => wait(30_000)} disabled={!ready}>
+          Wait 30 s
+        </button>
+        <button type="button" className="secondary" onClick={() => wait(60_000)} disabled={!ready}>
+          Wait 1 min
+        </button>
+      </div>
+      <p className="admin-clock" data-busy={busy > 0 || !ready} data-testid="admin-clock">
+        Simulated clock: <output>{new Date(clock).toISOString().slice(11, 19)} UTC</output> ({formatDuration(clock - START)} in)
+        {!ready && <span className="muted"> (starting the in-browser deployment…)</span>}
+      </p>
+    </AdminView>
+  );
+}
