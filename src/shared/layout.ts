@@ -1,7 +1,7 @@
 // Laying a key out over its shards: the phase of its fixed windows, each shard's exact share of
 // the config, and how rows written under another layout (shard count, kind, phase or period) are
 // carried over to the current one without gaining a token. Pure: no clock, no randomness.
-import { evaluate, paramsOf, phaseOf, windowStart, type Params, type State } from "./algebra.js";
+import { evaluate, paramsOf, phaseOf, windowIndex, windowStart, type Params, type State } from "./algebra.js";
 import { splitTotal } from "./split.js";
 import type { RateLimitConfig } from "./validators.js";
 
@@ -110,32 +110,58 @@ export function sameClock(row: StoredRow, p: Params): boolean {
  * A row written under other terms, as a state of the current ones. The anchor is the row's own
  * promise, never the reader's clock, so the carried-over state is a function of the stored row
  * alone: every read agrees whether or not anything writes the change (a peek, a check or a
- * throwing call writes nothing), and a `retryAfter` computed from it holds at the retry:
- * - a fixed window's tokens last until the end of its own window (its recorded `period`; without
- *   one, `p.period`), and the current terms refill it from there: no new window opens before the
- *   old one ends, however its period or phase changed;
- * - a token bucket's row refills under the current terms from its own `ts` (its last update, where
- *   its promise ends).
+ * throwing call writes nothing), and a `retryAfter` computed from it holds at the retry. The
+ * row's value stands until its promise ends: a fixed window's at the end of its own window (its
+ * recorded `period`; without one, `p.period`), a token bucket's or a sliding window's at its own
+ * `ts` (its last update). From then on the current terms refill it (see {@link heldUntil}).
  * (Capping a raised token bucket by what its old terms give by the reader's `now` would grant
  * less, but the cap moves with every reader: a refusal's `retryAfter`, computed at one instant,
  * would be refused again at the retry if nothing wrote in between.)
  */
 function carriedOver(row: StoredRow, p: Params): State {
   const own = recordedParams(row);
-  const anchored = { value: Math.min(row.value, p.capacity), ts: row.ts };
-  if ((row.kind ?? p.kind) === "fixed window") return { ...anchored, ts: row.ts + (own?.period ?? p.period) };
-  return anchored;
+  const value = Math.min(row.value, p.capacity);
+  if ((row.kind ?? p.kind) === "fixed window") return heldUntil(value, row.ts + (own?.period ?? p.period), p);
+  return heldUntil(value, row.ts, p);
+}
+
+/**
+ * A state of params `p` holding `value` until `end` (ms) and refilled by `p` only from then on.
+ * For a fixed window, `ts` is the start of the window just before `end` when a window starts
+ * exactly there (so it opens), else of the window containing `end`: no window that starts before
+ * `end` opens, even one starting between whole ms.
+ */
+function heldUntil(value: number, end: number, p: Params): State {
+  if (p.kind !== "fixed window") return { value, ts: end };
+  const k = windowIndex(end, p);
+  return { value, ts: p.phase + (windowStart(end, p) === end ? k - 1 : k) * p.period };
+}
+
+/** `total` split over `params` in proportion to their rates, exactly (the last takes the rest). */
+function byRate(total: number, params: readonly Params[]): number[] {
+  const rate = params.reduce((sum, p) => sum + p.rate, 0);
+  const parts = params.map((p) => (total * p.rate) / rate);
+  parts[parts.length - 1] = total - parts.slice(0, -1).reduce((sum, v) => sum + v, 0);
+  return parts;
 }
 
 /**
  * relayout returns the states of every shard of a limit whose rows were written under another
  * layout or other terms: another shard count, kind, rate, period, capacity or fixed-window phase.
- * The limit's total at `now` (ms) under the old terms (where a missing row was a full shard) is
- * split over the new shards: tokens exactly as `capacity` is, so no shard gets a fraction it can't
- * spend; a debt in proportion to the shards' rates, so every shard repays its part at the instant
- * the whole debt would have been repaid. Changing the config never gains tokens and loses only
- * what no longer fits. Rows whose terms changed (see {@link sameClock}) are carried over by
- * {@link carriedOver}.
+ * Rows whose terms changed (see {@link sameClock}) are carried over by {@link carriedOver}; a
+ * missing row is a full shard. The limit's total under the old layout is split over the new
+ * shards: tokens exactly as `capacity` is, so no shard gets a fraction it can't spend; a debt (and
+ * a sliding window's count of its previous window) in proportion to the shards' rates, so every
+ * shard repays its part at the instant the whole debt would have been repaid. Changing the config
+ * never gains tokens and loses only what no longer fits.
+ *
+ * The total is taken at the latest instant a row was written at (for a fixed window, the start of
+ * its window), not at the reader's `now`, and the new shards are stamped there or where a promise
+ * ends, whichever is later: the result is a function of the stored rows alone, so readers at
+ * different instants see one state evaluated to their own instants, exactly as if it had been
+ * written, and a `retryAfter` from a call that wrote nothing holds at the retry. A shard whose
+ * promise ended before another's gains nothing between the two (the new shards have one stamp).
+ * `now` (ms) only stamps a layout none of whose rows the old layout has (all full).
  */
 export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: number, now: number): State[] {
   const n = config.shards ?? 1;
@@ -143,37 +169,29 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
   // smallest layout that has them: shards it can't see are not counted, never counted full.
   const old = rows.find((r) => r.shards !== undefined)?.shards ?? Math.max(...rows.map((r) => r.shard)) + 1;
   const oldConfig = { ...config, shards: old };
-  let total = 0;
-  // The latest instant the old rows were evaluated to: a carried-over row anchored in the future
-  // gains nothing until then, so neither may the new rows.
-  let latest = now;
-  // Whether `latest` is where an old promise ends, not yet reached: the new terms grant from that
-  // instant, so a new fixed window starting exactly there is still to come, not the one in use.
-  let promised = false;
-  for (let i = 0; i < old; i++) {
+  const olds = Array.from({ length: old }, (_, i) => {
     const row = rows.find((r) => r.shard === i);
     const p = shardParams(oldConfig, phase, i);
-    const carried = row && !sameClock(row, p) ? carriedOver(row, p) : undefined;
-    const cur = evaluate(carried ?? row ?? null, p, now);
+    return { row, p, state: row ? (sameClock(row, p) ? stateOf(row) : carriedOver(row, p)) : null };
+  });
+  const written = olds.flatMap((o) => (o.row ? [o.row.ts] : []));
+  const at = written.length > 0 ? Math.max(...written) : now;
+  let total = 0;
+  let prev = 0;
+  // The latest of the evaluated states' `ts`: `at`, a window start for a fixed window, or a later
+  // promise end.
+  let stamp = -Infinity;
+  for (const { p, state } of olds) {
+    // Evaluated to `at`, no later: a state whose promise ends after `at` keeps its value and `ts`.
+    const cur = evaluate(state, p, at);
     total += cur.value;
-    if (carried && carried.ts >= now && carried.ts >= latest) {
-      promised = carried.ts > now || p.kind === "fixed window";
-      latest = carried.ts;
-    } else if (cur.ts > latest) {
-      latest = cur.ts;
-      promised = false;
-    }
+    prev += cur.prev ?? 0;
+    stamp = Math.max(stamp, cur.ts);
   }
-  /** The `ts` of a new shard: a window start for a fixed window, the anchor itself otherwise. */
-  const stamp = (p: Params) =>
-    p.kind !== "fixed window" ? latest : windowStart(promised ? latest - 1 : latest, p);
   const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
-  if (total < 0) {
-    const rate = params.reduce((sum, p) => sum + p.rate, 0);
-    const owed = params.map((p) => (total * p.rate) / rate);
-    owed[n - 1] = total - owed.slice(0, n - 1).reduce((sum, v) => sum + v, 0);
-    return params.map((p, i) => ({ value: owed[i]!, ts: stamp(p) }));
-  }
+  const prevs = config.kind === "sliding window" && prev > 0 ? byRate(prev, params) : undefined;
+  const stateAt = (value: number, i: number): State => (prevs ? { value, ts: stamp, prev: prevs[i]! } : { value, ts: stamp });
+  if (total < 0) return byRate(total, params).map(stateAt);
   const values = params.map((p, i) => Math.min(splitTotal(total, n, i), p.capacity));
   // What a full shard couldn't take goes to shards with room, so only what fits nowhere is lost.
   let left = total - values.reduce((sum, v) => sum + v, 0);
@@ -184,8 +202,5 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
       left -= add;
     }
   }
-  return params.map((p, i) => ({
-    value: values[i]!,
-    ts: stamp(p),
-  }));
+  return values.map(stateAt);
 }
