@@ -9,6 +9,7 @@ import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
 import { describe, expectTypeOf, test } from "vitest";
 import {
+  DAY,
   HOUR,
   isRateLimitError,
   MINUTE,
@@ -22,6 +23,7 @@ import {
   type RateLimitReturns,
   type RateLimitReturnsWithDetails,
   type GetValueReturnsWithDetails,
+  type MetricsResult,
 } from "../src/client/index.js";
 import type { ComponentApi } from "../src/component/_generated/component.js";
 
@@ -65,6 +67,16 @@ describe("names are checked", () => {
     void rateLimiter.limitAll(mutationCtx, [{ name: "sendMessage" }, { name: "sendMesage" }]);
     // @ts-expect-error misspelled
     void rateLimiter.checkAll(queryCtx, [{ name: "freeTrialSignup" }]);
+    const span = { from: 0, to: MINUTE };
+    expectTypeOf(rateLimiter.metrics(queryCtx, "sendMessage", span)).resolves.toEqualTypeOf<MetricsResult>();
+    void rateLimiter.metrics(queryCtx, "adhoc", { ...span, config: inline, topKeys: 3 });
+    // @ts-expect-error misspelled, and no inline config
+    void rateLimiter.metrics(queryCtx, "sendMesage", span);
+    // @ts-expect-error metrics needs its span
+    void rateLimiter.metrics(queryCtx, "sendMessage", {});
+    void rateLimiter.foldMetrics(mutationCtx, { retainFor: DAY });
+    // @ts-expect-error folding writes: not from a query
+    void rateLimiter.foldMetrics(queryCtx);
   });
 
   test("an unnamed limit requires an inline config, everywhere", () => {
