@@ -42,6 +42,19 @@ describe("replay", () => {
     ]);
   });
 
+  test("a sliding window carries the window before from request to request", () => {
+    // 2 per second, windows at whole seconds. Both taken at 0; at 1.5 s half the first second
+    // has slid out: 1 is back and taken; the next is back when the rest has, at 2 s (without the
+    // window before carried, the row would wait for 2 s to start sliding out, until 2.5 s).
+    const sliding: RateLimitConfig = { kind: "sliding window", rate: 2, period: SECOND, start: 0 };
+    expect(replay(ones(0, 0, 1500, 1500), sliding)).toEqual([
+      { at: 0, count: 1, ok: true },
+      { at: 0, count: 1, ok: true },
+      { at: 1500, count: 1, ok: true },
+      { at: 1500, count: 1, ok: false, retryAfter: 500 },
+    ]);
+  });
+
   test("a fixed window takes its phase from start: refusals wait for the next boundary", () => {
     const fixed: RateLimitConfig = { kind: "fixed window", rate: 2, period: MINUTE, start: 15 * SECOND };
     const out = replay(ones(20_000, 20_000, 30_000), fixed);

@@ -2,7 +2,7 @@
 // replay of the same requests through the library's `decideRateLimit` (the decisions an exact,
 // single-row limiter makes), whether scheduled work ran when promised, and the most a limit can
 // let through over a whole run.
-import { decideRateLimit, type RateLimitConfig } from "convex-rate-limiter";
+import { decideRateLimit, type RateLimitConfig, type RateLimitState } from "convex-rate-limiter";
 import { windowIndex, type Limit, type Taken } from "../../tools/bounds.js";
 
 /** A request's outcome: ok or refused, and its `retryAfter` (ms) when it has one. */
@@ -14,8 +14,9 @@ export type Decision = { at: number; count: number; ok: boolean; retryAfter?: nu
  * while the debt it leaves is no deeper than `maxReserved`, and its `retryAfter` is when that debt
  * is repaid (when the work may run); a refused reservation carries no `retryAfter` here (the
  * server's is for the same reservation later, which the demo doesn't retry). A refused request
- * leaves the row as it was. A fixed window's phase comes from `config.start`, so pass a config
- * with the phase the server used.
+ * leaves the row as it was. A fixed or sliding window's phase comes from `config.start`, so pass
+ * a config with the phase the server used. A sliding window's row carries `prev` from one request
+ * to the next, as the server's does.
  */
 export function replay(
   requests: readonly Taken[],
@@ -23,12 +24,12 @@ export function replay(
   opts: { reserve?: boolean } = {},
 ): Decision[] {
   const reserve = opts.reserve === true;
-  let state: { value: number; ts: number } | null = null;
+  let state: RateLimitState | null = null;
   const out: Decision[] = [];
   for (const { at, count } of requests) {
     const d = decideRateLimit(state, config, { now: at, count, reserve });
     if (d.ok) {
-      state = { value: d.value, ts: d.ts };
+      state = d.prev === undefined ? { value: d.value, ts: d.ts } : { value: d.value, ts: d.ts, prev: d.prev };
       out.push(d.retryAfter === undefined ? { at, count, ok: true } : { at, count, ok: true, retryAfter: d.retryAfter });
     } else {
       out.push(reserve ? { at, count, ok: false } : { at, count, ok: false, retryAfter: d.retryAfter });

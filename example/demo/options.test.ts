@@ -72,6 +72,8 @@ describe("minutesFor", () => {
     ["signups", { minutes: undefined, fast: false }, 180], // the normal default
     ["signups", { minutes: undefined, fast: true }, 120], // the fast default
     ["api", { minutes: 2, fast: true }, 2], // --minutes beats both
+    ["seam", { minutes: undefined, fast: true }, 100], // room for one burst at the turn of an hour
+    ["seam", { minutes: undefined, fast: false }, 340], // three, two hours apart
   ] as const)("%s with %o runs %d minutes", (id, opts, minutes) => {
     expect(minutesFor(id, opts)).toBe(minutes);
   });

@@ -4,7 +4,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 
 /** The scenarios, in the order they run. */
-export const SCENARIOS = ["messages", "signups", "llm", "api"] as const;
+export const SCENARIOS = ["messages", "signups", "llm", "api", "seam"] as const;
 export type ScenarioId = (typeof SCENARIOS)[number];
 
 /** The default report path, relative to the directory the demo runs in (the project root). */
@@ -44,6 +44,8 @@ export const MINUTES: Record<ScenarioId, { normal: number; fast: number }> = {
   signups: { normal: 180, fast: 120 },
   llm: { normal: 6, fast: 3 },
   api: { normal: 0.5, fast: 0.25 },
+  // Long enough for a burst at every other turn of the hour: 3 of them, or 1 with --fast.
+  seam: { normal: 340, fast: 100 },
 };
 
 /** The per-scenario parameters' defaults, normally and with `--fast`. */
@@ -70,8 +72,8 @@ decided: a chart, a summary and checks per scenario, and an HTML report.
   --no-report       don't write the HTML report
   --width N         chart width in columns (default 80)
   --minutes N       simulated minutes of each chosen scenario; defaults:
-                    messages ${MINUTES.messages.normal}, signups ${MINUTES.signups.normal}, llm ${MINUTES.llm.normal}, api ${MINUTES.api.normal}
-                    (fast: ${MINUTES.messages.fast}, ${MINUTES.signups.fast}, ${MINUTES.llm.fast}, ${MINUTES.api.fast})
+                    messages ${MINUTES.messages.normal}, signups ${MINUTES.signups.normal}, llm ${MINUTES.llm.normal}, api ${MINUTES.api.normal}, seam ${MINUTES.seam.normal}
+                    (fast: ${MINUTES.messages.fast}, ${MINUTES.signups.fast}, ${MINUTES.llm.fast}, ${MINUTES.api.fast}, ${MINUTES.seam.fast})
   --users N         messages: users chatting at once (default ${PARAMS.users.normal})
   --signups N       signups: sign-up attempts per hour (default ${PARAMS.signups.normal})
   --requests N      llm: requests per minute, 1k-15k tokens each (default ${PARAMS.requests.normal})
@@ -87,7 +89,10 @@ Scenarios:
   llm       LLM requests reserve tokens of a 40k/min budget (llmTokens);
             their work is scheduled for when the tokens exist
   api       a hot global limit over 10 shards (apiCalls: 100/s) under a
-            load peak`;
+            load peak
+  seam      bursts of emails at the turn of the hour, the same arrivals
+            against outboundEmails (a sliding window: 100 in any hour) and
+            the same 100/hour as a fixed window and a token bucket`;
 
 /** Parses the demo's arguments (those after the entry). */
 export function parseArgs(argv: readonly string[]): Parsed {

@@ -121,6 +121,19 @@ describe("renderReport", () => {
     expect(html.match(/<svg /g)).toHaveLength(2);
   });
 
+  test("draws the charts alongside the first one in the same section, each with its own ids and legend", () => {
+    const other = (title: string): ChartData => ({ ...chart, title, floor: undefined });
+    const compared: ScenarioResult = { ...result("seam", true), alongside: [other("tokens of b"), other("tokens of c")] };
+    const html = renderReport([result("a", true), compared], meta);
+    const section = html.slice(html.indexOf('<section id="seam-1">'), html.indexOf("</section>", html.indexOf('<section id="seam-1">')));
+    expect(section.match(/<svg /g)).toHaveLength(3);
+    for (const id of ["c1-up", "c1-1-up", "c1-2-up"]) expect(section).toContain(`id="${id}"`);
+    expect(new Set(html.match(/id="c[\d-]+-up"/g)).size).toBe(4); // unique on the page
+    expect(section.match(/<p class="legend">/g)).toHaveLength(3);
+    expect(section).toContain("requests to b, one lane per outcome");
+    expect(section.indexOf('aria-label="tokens of b"')).toBeLessThan(section.indexOf('aria-label="tokens of c"'));
+  });
+
   test("escapes scenario text and says whether every check passed", () => {
     const passed = renderReport([result("a", true)], meta);
     expect(passed).toContain("a &amp; co");

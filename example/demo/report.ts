@@ -230,14 +230,20 @@ export function renderReport(results: readonly ScenarioResult[], meta: ReportMet
     const list = r.checks
       .map((c) => `<li class="${c.ok ? "ok" : "bad"}">${escapeHtml(c.name)} <span class="d">— ${escapeHtml(c.detail)}</span></li>`)
       .join("\n");
-    const legend = MARK_KINDS.filter((k) => r.chart.marks.some((m) => m.kind === k))
-      .map((k) => `<span style="background:${LANE_COLORS[k]}"></span>${LANE_NAMES[k]}`)
-      .join("");
+    // One chart, or several on the same time axis (the same traffic under other limits).
+    const charts = [r.chart, ...(r.alongside ?? [])]
+      .map((chart, j) => {
+        const legend = MARK_KINDS.filter((k) => chart.marks.some((m) => m.kind === k))
+          .map((k) => `<span style="background:${LANE_COLORS[k]}"></span>${LANE_NAMES[k]}`)
+          .join("");
+        return `${svgChart(chart, j === 0 ? `c${i}` : `c${i}-${j}`)}
+<p class="legend">${escapeHtml(chart.title)}; under it, the requests to ${escapeHtml(subjectOf(chart.title))}, one lane per outcome, with its total:${legend}</p>`;
+      })
+      .join("\n");
     return `<section id="${escapeHtml(r.id)}-${i}">
 <h2>${i + 1}. ${escapeHtml(r.title)}</h2>
 ${r.about.map((a) => `<p class="about">${escapeHtml(a)}</p>`).join("\n")}
-${svgChart(r.chart, `c${i}`)}
-<p class="legend">${escapeHtml(r.chart.title)}; under it, the requests to ${escapeHtml(subjectOf(r.chart.title))}, one lane per outcome, with its total:${legend}</p>
+${charts}
 <table>
 ${rows}
 </table>

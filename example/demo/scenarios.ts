@@ -15,7 +15,7 @@ import {
   type GetValueReturns,
   type RateLimitConfig,
 } from "convex-rate-limiter";
-import { limitOf, worstExcess, type Taken } from "../../tools/bounds.js";
+import { limitOf, maxInWindow, windowIndex, worstExcess, type Taken } from "../../tools/bounds.js";
 import type { installClock } from "../../tools/clock.js";
 import { seededRandom, seedMathRandom, streamSeed } from "../../tools/random.js";
 import { api, components } from "../convex/_generated/api.js";
@@ -28,7 +28,7 @@ import { clockTime, duration, num, pct, spread, waits, type SummaryRow } from ".
 import { minutesFor, type Options } from "./options.js";
 import type { Progress } from "./progress.js";
 import { Timeline } from "./timeline.js";
-import type { Check, Mark, Point, ScenarioResult } from "./types.js";
+import type { ChartData, Check, Mark, Point, ScenarioResult } from "./types.js";
 
 /** A fixed window's config (the public package names only the union). */
 type FixedWindowConfig = Extract<RateLimitConfig, { kind: "fixed window" }>;
@@ -56,14 +56,16 @@ function named(name: keyof NonNullable<typeof rateLimiter.limits>): RateLimitCon
 
 /** The tokens a `getValue` result says are available now (every shard, when all were read). */
 function available(v: GetValueReturns & { total?: { value: number } }, now: number): number {
-  return v.total?.value ?? calculateRateLimit({ value: v.value, ts: v.ts }, v.config, now).value;
+  const state = v.prev === undefined ? { value: v.value, ts: v.ts } : { value: v.value, ts: v.ts, prev: v.prev };
+  return v.total?.value ?? calculateRateLimit(state, v.config, now).value;
 }
 
 /** Describes a config in words: "token bucket, 10 per 1m, capacity 3". */
 function describe(config: RateLimitConfig): string {
   const unit = { [SECOND]: "second", [MINUTE]: "minute", [HOUR]: "hour", [24 * HOUR]: "day" }[config.period];
   const parts = [`${config.kind}, ${num(config.rate)} per ${unit ?? duration(config.period)}`];
-  parts.push(`capacity ${num(config.capacity ?? config.rate)}`);
+  // A sliding window's capacity is its rate, always.
+  if (config.kind !== "sliding window") parts.push(`capacity ${num(config.capacity ?? config.rate)}`);
   if (config.maxReserved !== undefined) parts.push(`max reserved ${num(config.maxReserved)}`);
   if (config.shards !== undefined) parts.push(`${config.shards} shards`);
   return parts.join(", ");
@@ -139,10 +141,10 @@ class Run {
     return f(this.t);
   }
 
-  /** Schedules `SAMPLES + 1` samples of `sample()` across [from, to], pushed into `into`. */
-  sampleEvenly(from: number, to: number, into: Point[], sample: () => Promise<number>): void {
-    for (let k = 0; k <= SAMPLES; k++) {
-      const at = from + Math.round(((to - from) * k) / SAMPLES);
+  /** Schedules `samples + 1` samples of `sample()` across [from, to], pushed into `into`. */
+  sampleEvenly(from: number, to: number, into: Point[], sample: () => Promise<number>, samples = SAMPLES): void {
+    for (let k = 0; k <= samples; k++) {
+      const at = from + Math.round(((to - from) * k) / samples);
       this.timeline.at(at, async () => {
         into.push({ at: Date.now(), value: await sample() });
       });
@@ -675,5 +677,210 @@ export async function apiCalls(ctx: RunContext): Promise<ScenarioResult> {
     checks,
     calls: run.calls,
     wallMs: run.wallMs,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. seam: bursts at the turn of the hour, against a sliding window, a fixed window and a bucket
+
+/** The kinds the seam scenario compares, in the order their charts are drawn. */
+const SEAM_KINDS = ["fixed window", "sliding window", "token bucket"] as const;
+type SeamKind = (typeof SEAM_KINDS)[number];
+
+/**
+ * How long each half of a seam burst lasts, ms. Under W / N (36 s for 100 an hour): within it, a
+ * sliding window whose window before took N frees no whole token, so the half after the turn is
+ * refused entirely. (Traffic later in that hour is another matter: see the steady-traffic row.)
+ */
+const SEAM_SPAN = 30 * SECOND;
+
+/** One limit's run on the shared arrivals: its decisions (in order), marks and samples. */
+type SeamLane = {
+  kind: SeamKind;
+  config: RateLimitConfig;
+  decisions: Decision[];
+  marks: Mark[];
+  points: Point[];
+  /** The last `getValue` read (a fixed window's `ts` is the start of its window). */
+  last?: GetValueReturns;
+  run: Run;
+};
+
+/** `config` with its windows starting at `phase` (ms), as the server resolved them; a token bucket has none. */
+function withPhase(config: RateLimitConfig, phase: number): RateLimitConfig {
+  return config.kind === "token bucket" ? config : { ...config, start: phase };
+}
+
+/** The instants admitted, in order. */
+function admittedTimes(decisions: readonly Decision[]): number[] {
+  return decisions.filter((d) => d.ok).map((d) => d.at);
+}
+
+/** The most admitted in one window of `limit`'s aligned windows. */
+function worstAligned(times: readonly number[], limit: { phase: number; period: number }): number {
+  const per = new Map<number, number>();
+  for (const t of times) {
+    const k = windowIndex(t, limit);
+    per.set(k, (per.get(k) ?? 0) + 1);
+  }
+  return Math.max(0, ...per.values());
+}
+
+/**
+ * seam sends emails in bursts at the turn of the hour through outboundEmails (a sliding window, as
+ * limits.ts declares it), and the same arrivals through the same 100 an hour declared as a fixed
+ * window and as a token bucket, each on a fresh app: what each lets out in the worst hour.
+ */
+export async function seam(ctx: RunContext): Promise<ScenarioResult> {
+  const declared = named("outboundEmails");
+  if (declared.kind !== "sliding window") throw new Error("outboundEmails is expected to be a sliding window");
+  const { rate: n, period: w } = declared;
+  const configs: Record<SeamKind, RateLimitConfig> = {
+    "fixed window": { kind: "fixed window", rate: n, period: w },
+    "sliding window": declared,
+    "token bucket": { kind: "token bucket", rate: n, period: w },
+  };
+  // The hours turn at a phase hashed from the limit's name: the same for a fixed window of that
+  // name, so both kinds' windows turn together. Read from the app, before any traffic.
+  const first = new Run(ctx, "seam/sliding window");
+  const phase = (await first.call((t) => t.run((c) => rateLimiter.getValue(c, "outboundEmails")))).config.start ?? 0;
+  const minutes = minutesFor("seam", ctx.opts);
+  const turnAfter = (t: number) => phase + (Math.floor((t - phase) / w) + 1) * w;
+  // A burst at every other turn from 20 min in, each with 20 min after it.
+  const turns: number[] = [];
+  for (let turn = turnAfter(T0 + 20 * MINUTE); turn + 20 * MINUTE <= T0 + minutes * MINUTE; turn += 2 * w) turns.push(turn);
+  if (turns.length === 0) turns.push(turnAfter(T0 + SEAM_SPAN)); // --minutes too short: one anyway
+  const end = Math.max(T0 + minutes * MINUTE, turns[turns.length - 1]! + 20 * MINUTE);
+  // More than N on each side of the turn, so that every limit refuses some of each half.
+  const burst = Math.round(1.2 * n);
+  const times = turns.flatMap((turn) =>
+    Array.from({ length: 2 * burst }, (_, i) =>
+      i < burst ? turn - SEAM_SPAN + Math.floor((i * SEAM_SPAN) / burst) : turn + Math.floor(((i - burst) * SEAM_SPAN) / burst),
+    ),
+  );
+
+  const lanes: SeamLane[] = [];
+  // The sliding window first, on the app that was read: each Run starts the clock at T0 anew.
+  for (const kind of ["sliding window", "fixed window", "token bucket"] as const) {
+    const run = kind === "sliding window" ? first : new Run(ctx, `seam/${kind}`);
+    const config = configs[kind];
+    // The sliding window is the app's own limit; the others are the same name under another kind.
+    const limiter = kind === "sliding window" ? undefined : new RateLimiter(components.rateLimiter, { outboundEmails: config });
+    const take = (c: Parameters<typeof rateLimiter.limit>[0]) =>
+      limiter === undefined ? rateLimiter.limit(c, "outboundEmails") : limiter.limit(c, "outboundEmails");
+    const read = (c: Parameters<typeof rateLimiter.getValue>[0]) =>
+      limiter === undefined ? rateLimiter.getValue(c, "outboundEmails") : limiter.getValue(c, "outboundEmails");
+    const lane: SeamLane = { kind, config, decisions: [], marks: [], points: [], run };
+    for (const at of times) {
+      run.timeline.at(at, async () => {
+        const r = await run.call((t) => t.run((c) => take(c)));
+        lane.decisions.push(r.ok ? { at, count: 1, ok: true } : { at, count: 1, ok: false, retryAfter: r.retryAfter });
+        lane.marks.push({ at, kind: r.ok ? "admitted" : "refused" });
+      });
+    }
+    // Three charts: fewer samples each with --fast, where the run is shorter too.
+    const samples = ctx.opts.fast ? SAMPLES / 2 : SAMPLES;
+    const sample = async () => {
+      lane.last = await run.call((t) => t.run((c) => read(c)));
+      return available(lane.last, Date.now());
+    };
+    run.sampleEvenly(T0, end, lane.points, sample, samples);
+    await run.timeline.runUntil(end);
+    await run.drain();
+    lanes.push(lane);
+  }
+
+  const lane = (kind: SeamKind) => lanes.find((l) => l.kind === kind)!;
+  const worst = (kind: SeamKind) => maxInWindow(admittedTimes(lane(kind).decisions), w);
+  const windows = { phase, period: w };
+  const replayed = lanes.map((l) => ({ l, expected: replay(l.decisions, withPhase(l.config, phase)) }));
+  const agreement = replayed.map(({ l, expected }) => ({ kind: l.kind, diff: disagreements(l.decisions, expected) }));
+  // The same bursts on steady traffic, replayed with the component's own algebra (agreement above).
+  const random = seededRandom(streamSeed(ctx.opts.seed, "seam"));
+  const background = arrivals(T0, end, () => (0.5 * n) / w, random);
+  const steady = [...times, ...background].sort((a, b) => a - b).map((at) => ({ at, count: 1 }));
+  const steadyWorst = (kind: SeamKind) =>
+    maxInWindow(admittedTimes(replay(steady, withPhase(configs[kind], phase))), w);
+  const short: Record<SeamKind, string> = { "fixed window": "fixed", "sliding window": "sliding", "token bucket": "bucket" };
+  const figures = (f: (kind: SeamKind) => number) => SEAM_KINDS.map((k) => `${short[k]} ${num(f(k))}`).join(" · ");
+  const fixedTs = lane("fixed window").last?.ts;
+  const fixedMinute = maxInWindow(admittedTimes(lane("fixed window").decisions), 2 * SEAM_SPAN);
+  // The period in words: "hour" for the app's limit.
+  const hour = w === HOUR ? "hour" : duration(w);
+  const summary: SummaryRow[] = [
+    { label: "limit", value: "outboundEmails", note: `${describe(declared)} (limits.ts); beside it the same ${num(n)} per ${hour} as a fixed window and as a token bucket (capacity ${num(n)}), each on a fresh app` },
+    { label: "hours turn", value: `:${clockTime(phase).slice(3)} past`, note: "a phase hashed from the limit's name, the same for the fixed window" },
+    {
+      label: "arrivals",
+      value: `${num(times.length)} emails`,
+      note: `${num(burst)} in the ${duration(SEAM_SPAN)} before ${turns.length === 1 ? "a turn of the hour" : `each of ${turns.length} turns of the hour (every other one)`} and ${num(burst)} in the ${duration(SEAM_SPAN)} after, nothing in between; the same for each limit`,
+    },
+    { label: "worst hour, fixed", value: num(worst("fixed window")), note: `most let out in any ${hour}, not only aligned ones: ${num(fixedMinute)} within ${duration(2 * SEAM_SPAN)} of a turn, ${num(n)} before it and ${num(fixedMinute - n)} more after` },
+    { label: "worst hour, sliding", value: num(worst("sliding window")), note: `after the turn the hour before still counts, weighted by how much of it the last ${hour} covers: one email back every ${duration(w / n)}` },
+    { label: "worst hour, bucket", value: num(worst("token bucket")), note: `its ${num(n)}, then what it refills (${num(n)} per ${hour})` },
+    { label: "admitted", value: figures((k) => admittedTimes(lane(k).decisions).length), note: `of ${num(times.length)} each` },
+    {
+      label: "steady traffic",
+      value: figures(steadyWorst),
+      note: `worst ${hour} with the same bursts on Poisson arrivals at ${num(0.5 * n)} per ${hour} (${num(background.length)} more), replayed with decideRateLimit: between bursts the sliding window counts the hour before as if spread evenly, so its worst hour can pass N, never 2N`,
+    },
+  ];
+  const checks: Check[] = [
+    {
+      name: "the fixed window lets more than N out in an hour (the seam)",
+      ok: worst("fixed window") > n,
+      detail: `${num(worst("fixed window"))} in its worst ${hour}, ${num(fixedMinute)} of them within ${duration(2 * SEAM_SPAN)}`,
+    },
+    {
+      name: "the sliding window lets at most N out in any hour",
+      ok: worst("sliding window") <= n,
+      detail: `${num(worst("sliding window"))} in its worst ${hour}, N = ${num(n)}`,
+    },
+    {
+      name: "the sliding window lets at most N out in every aligned hour",
+      ok: worstAligned(admittedTimes(lane("sliding window").decisions), windows) <= n,
+      detail: `at most ${num(worstAligned(admittedTimes(lane("sliding window").decisions), windows))}`,
+    },
+    boundCheck(
+      "the token bucket is never over capacity + rate x time",
+      worstExcess(admittedTimes(lane("token bucket").decisions).map((at) => ({ at, count: 1 })), limitOf(configs["token bucket"])),
+    ),
+    {
+      name: "the fixed window's hours turn with the sliding window's (one phase, hashed from the name)",
+      ok: fixedTs !== undefined && (((fixedTs - phase) % w) + w) % w === 0,
+      detail: fixedTs === undefined ? "no fixed window read" : `its last window opened at ${clockTime(fixedTs)}, the sliding window's hours turn at :${clockTime(phase).slice(3)}`,
+    },
+    {
+      name: "every limit decided exactly as decideRateLimit predicts",
+      ok: agreement.every((a) => a.diff.length === 0),
+      detail: agreement.map((a) => (a.diff.length === 0 ? `${a.kind}: ${num(times.length)} decisions` : `${a.kind}: ${a.diff.join("; ")}`)).join("; "),
+    },
+    {
+      name: "with steady traffic the sliding window stays under 2N in any hour (its bound)",
+      ok: steadyWorst("sliding window") < 2 * n,
+      detail: `${num(steadyWorst("sliding window"))} in its worst ${hour} (replayed), 2N = ${num(2 * n)}`,
+    },
+  ];
+  const chart = (l: SeamLane): ChartData => ({
+    title: `tokens of outboundEmails as a ${l.kind}${l.kind === "sliding window" ? " (as declared)" : ""}`,
+    start: T0,
+    end,
+    points: l.points,
+    capacity: n,
+    marks: l.marks,
+  });
+  return {
+    id: "seam",
+    title: "a burst at the turn of the hour, under three kinds of limit",
+    about: [
+      `Emails go out through outboundEmails, the email provider's limit of ${num(n)} in any hour, which limits.ts declares as a sliding window. A job sends in bursts around the turn of the hour: ${num(burst)} emails in the ${duration(SEAM_SPAN)} before it and ${num(burst)} in the ${duration(SEAM_SPAN)} after. The same arrivals run through the component's limit against the sliding window and against the same ${num(n)} an hour declared as a fixed window and as a token bucket, each on a fresh app.`,
+      `The fixed window refills all at once when its hour turns: ${num(n)} just before and ${num(n)} more just after, twice what the provider allows in an hour. After the turn, the sliding window still counts the hour before, weighted by how much of it the last hour covers, so emails come back gradually (one every ${duration(w / n)}) and the burst after the turn is refused. The token bucket stops at ${num(n)} too, then lets out what it refills. The sliding window's weighting assumes the hour before was spread evenly: with steady traffic between the bursts, what comes back early is let out while the burst is still inside the hour, so some hour can hold more than ${num(n)} (see "steady traffic"), never ${num(2 * n)}.`,
+    ],
+    chart: chart(lane("fixed window")),
+    alongside: [chart(lane("sliding window")), chart(lane("token bucket"))],
+    summary,
+    checks,
+    calls: lanes.reduce((sum, l) => sum + l.run.calls, 0),
+    wallMs: lanes.reduce((sum, l) => sum + l.run.wallMs, 0),
   };
 }

@@ -73,6 +73,22 @@ describe("scenarioText", () => {
     expect(lines[1]).toBe("   when promised");
   });
 
+  test("draws the charts alongside the first one, in order, each under its title", () => {
+    const compared: ScenarioResult = {
+      ...result,
+      alongside: [
+        { ...result.chart, title: "tokens of b" },
+        { ...result.chart, title: "tokens of c" },
+      ],
+    };
+    const lines = scenarioText(compared, 1, 1, { width: 80, color: false });
+    const titles = lines.filter((l) => l === "tokens" || l.startsWith("tokens of "));
+    expect(titles).toEqual(["tokens", "tokens of b", "tokens of c"]);
+    // Each chart is followed by a blank line before the next.
+    expect(lines[lines.indexOf("tokens of b") - 1]).toBe("");
+    for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(80);
+  });
+
   test("a heading that fits stays on one line, ruled to the width", () => {
     const short = { ...result, title: "a short title" };
     expect(scenarioText(short, 1, 2, { width: 40, color: false })[0]).toBe(`── 1/2 a short title ${"─".repeat(19)}`);

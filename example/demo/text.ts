@@ -35,8 +35,10 @@ export function scenarioText(r: ScenarioResult, index: number, count: number, op
   const lines = heading.map((l) => (opts.color ? `${BOLD}${l}${RESET}` : l));
   for (const a of r.about) lines.push(...wrap(a, opts.width));
   lines.push("");
-  lines.push(...renderChart(r.chart, { width: opts.width, height: 8, color: opts.color }));
-  lines.push("");
+  for (const chart of [r.chart, ...(r.alongside ?? [])]) {
+    lines.push(...renderChart(chart, { width: opts.width, height: 8, color: opts.color }));
+    lines.push("");
+  }
   lines.push(...summaryLines(r.summary, opts.width));
   lines.push("");
   for (const c of r.checks) lines.push(...checkLines(c, opts));

@@ -42,6 +42,11 @@ export type ScenarioResult = {
   /** A few sentences saying what ran. */
   about: string[];
   chart: ChartData;
+  /**
+   * More charts drawn under `chart`, on the same time axis: the same traffic under other limits,
+   * compared side by side.
+   */
+  alongside?: ChartData[];
   summary: SummaryRow[];
   checks: Check[];
   /** How many convex-test calls (mutations, queries, runs) the scenario made. */
