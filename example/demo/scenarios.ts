@@ -862,7 +862,7 @@ export async function seam(ctx: RunContext): Promise<ScenarioResult> {
     },
   ];
   const chart = (l: SeamLane): ChartData => ({
-    title: `tokens of outboundEmails as a ${l.kind}${l.kind === "sliding window" ? " (as declared)" : ""}`,
+    title: `tokens of outboundEmails (${l.kind})`,
     start: T0,
     end,
     points: l.points,

@@ -3,7 +3,8 @@
 // drives it in headless Chromium (playwright-core) and keeps a screenshot in test-artifacts/.
 // Checks the offline mode, where the example app and the rate limiter component run in the page
 // (the banner; Playground decisions, shards and form errors as the component gives them; config
-// changes, replays and long waits on the chart; the chat's Send countdown and its contrast; the
+// changes, replays and long waits on the chart; a sliding window's form, decisions and straight-line
+// curve; the chat's Send countdown and its contrast; the
 // Monitor's admin view: keys a page at a time and the metrics chart, from the app's admin queries), the
 // demo's HTML report at phone width, and that the live build renders without a backend. Any page
 // or console error fails it (a missing favicon included), but live mode's refused websocket.
@@ -181,6 +182,22 @@ async function renderDemoReport() {
           points: points(300, 15_000, (i) => (i * 37) % 100),
           marks: [...marks(1234, 15_000, "admitted"), ...marks(608, 15_000, "refused")],
         }),
+        // Three charts in one section, as the seam scenario draws the same traffic under three limits.
+        (() => {
+          /** @param {string} kind @param {number} admitted */
+          const seamChart = (kind, admitted) => ({
+            title: `tokens of outboundEmails (${kind})`,
+            start: T0,
+            end: T0 + 6_000_000,
+            capacity: 100,
+            points: points(150, 6_000_000, (i) => (i < 40 ? 100 : Math.min(100, (i - 40) * 1.1))),
+            marks: [...marks(admitted, 60_000, "admitted"), ...marks(240 - admitted, 60_000, "refused")],
+          });
+          return {
+            ...scenario("seam", seamChart("fixed window", 200)),
+            alongside: [seamChart("sliding window", 100), seamChart("token bucket", 101)],
+          };
+        })(),
       ],
       { command: "npm run demo -- --fast", seed: 1, clockStart: T0, wallMs: 3000, calls: 4758 },
     );
@@ -387,6 +404,57 @@ async function main() {
   await page.getByRole("button", { name: "Wait", exact: true }).click();
   await page.getByTestId("sim-clock").filter({ hasText: /^1 s$/ }).waitFor();
   check(true, "waiting moves the simulated clock to 1 s");
+
+  // A sliding window (5 in any 10 s): the form shows its capacity locked to the rate and no
+  // reservations; a burst past 5 is refused; the chart is straight lines, and "Wait until full"
+  // lands where the component says the limit is full.
+  await page.getByLabel("Kind").selectOption("sliding window");
+  await settled();
+  const capacityInput = page.locator('input[name="capacity"]');
+  check(
+    (await capacityInput.isDisabled()) && (await capacityInput.inputValue()) === "5",
+    "a sliding window shows its capacity locked to the rate (5)",
+  );
+  check(
+    (await page.locator('input[name="maxReserved"]').count()) === 0 && (await page.locator('input[name="reserve"]').count()) === 0,
+    "a sliding window has no max reserved or reserve fields",
+  );
+  await setField("count", "6");
+  await countError.waitFor();
+  check(
+    (await countError.textContent()) === "count = 6: can never succeed: it exceeds the capacity (5)",
+    `a count above a sliding window's rate is named under Count ("${await countError.textContent()}")`,
+  );
+  check(await fire.isDisabled(), "Fire is disabled for it");
+  await setField("count", "1");
+  await page.getByRole("button", { name: "Reset" }).click();
+  await page.getByTestId("decision-summary").filter({ hasText: "No requests yet." }).waitFor();
+  await settled();
+  for (let i = 0; i < 6; i++) await fire.click();
+  await rows.nth(5).waitFor();
+  await settled();
+  check(
+    (await outcomes()).join() === "admitted,admitted,admitted,admitted,admitted,refused",
+    "a sliding window admits 5 of a burst of 6",
+  );
+  const slidingPath = (await projection.getAttribute("d")) ?? "";
+  check(slidingPath.includes("L") && !slidingPath.includes("H"), "a sliding window is drawn with straight lines");
+  check((await readout.textContent())?.startsWith("0 of 5 tokens") === true, "the readout says 0 of 5 tokens are left");
+  await page.getByRole("button", { name: "Wait until full" }).click();
+  await page.locator('.clock[data-busy="false"]').waitFor();
+  await readout.filter({ hasText: /^5 of 5 tokens/ }).waitFor();
+  // Nothing slid out before the boundary (the window before took nothing), so the refused request
+  // waits for it plus a token's 2 s, and the limit is full a whole period after the boundary:
+  // 8 s after the retry, wherever the lane's hashed phase put the boundary.
+  const refusedText = (await rows.first().locator(".decision").textContent()) ?? "";
+  const retryIn = Number(refusedText.match(/^refused: retry in ([\d.]+) s$/)?.[1]);
+  const fullAt = (await page.getByTestId("sim-clock").textContent()) ?? "";
+  const fullSeconds = Number(fullAt.match(/^([\d.]+) s$/)?.[1]);
+  check(
+    Math.abs(fullSeconds - retryIn - 8) < 1e-9,
+    `"Wait until full" moves the clock to when the sliding window is full (${fullAt}), 8 s after the refusal's retry (${refusedText})`,
+  );
+  check(await page.getByRole("button", { name: "Wait until full" }).isDisabled(), "and then the limit is full: nothing left to wait for");
   await page.getByLabel("Kind").selectOption("token bucket");
 
   // Sharded: 10 per 10 s over 5 shards (2 tokens each). The log shows the shards the component
@@ -613,7 +681,7 @@ async function main() {
     });
     return { charts, scrollWidth: document.documentElement.scrollWidth };
   });
-  check(fit.charts.length === 3, `the report has its charts (${fit.charts.length})`);
+  check(fit.charts.length === 6, `the report has its charts, three of them side by side in one section (${fit.charts.length})`);
   check(fit.scrollWidth <= 390, `at 390 px the report doesn't scroll sideways (${fit.scrollWidth} px wide)`);
   check(
     fit.charts.every((c) => c.outside.length === 0),
