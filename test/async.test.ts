@@ -218,3 +218,37 @@ describe("a sliding window, asynchronously", () => {
     expect(await rows(t)).toMatchObject([{ value: 0, ts: T0 + MINUTE + 10 * SECOND, prev: 6 }]);
   });
 });
+
+describe("several takes on one key in one transaction", () => {
+  const limits = {
+    llm: { kind: "token bucket", rate: 10, period: MINUTE, applyUpdates: ASYNC },
+  } satisfies Record<string, RateLimitConfig>;
+
+  test("admit exactly the rate: a stale snapshot can't see the transaction's own takes, so later ones decide exactly", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, limits);
+    const admitted = await t.run(async (ctx) => {
+      let n = 0;
+      for (let i = 0; i < 12; i++) if ((await rl.limit(ctx, "llm", { key: "a" })).ok) n++;
+      // Another key in the same transaction is its own: it starts on the snapshot again.
+      expect((await rl.limit(ctx, "llm", { key: "b" })).ok).toBe(true);
+      return n;
+    });
+    expect(admitted).toBe(10);
+    expect(await pending(t)).toHaveLength(11);
+  });
+
+  test("the component's own entry point decides exactly when asked", async () => {
+    const t = makeInspectableTest();
+    const config = limits.llm;
+    const admitted = await t.run(async (ctx) => {
+      let n = 0;
+      for (let i = 0; i < 12; i++) {
+        const r = await ctx.runMutation(api.lib.rateLimit, { name: "llm", config, exact: i > 0 });
+        if (r.ok) n++;
+      }
+      return n;
+    });
+    expect(admitted).toBe(10);
+  });
+});

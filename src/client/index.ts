@@ -15,7 +15,7 @@ import { ConvexError, v } from "convex/values";
 import type { ComponentApi } from "../component/_generated/component.js";
 import type { KeyStatus } from "../shared/idle.js";
 import { recordsMetrics, type FoldResult, type MetricsResult } from "../shared/metrics.js";
-import { throwIfLimited } from "../shared/flow.js";
+import { isAsync, throwIfLimited } from "../shared/flow.js";
 import { invalid, validateConfig } from "../shared/validate.js";
 import {
   getValueReturnsWithDetails,
@@ -29,6 +29,7 @@ import {
   type RateLimitConfig,
   type RateLimitDetails,
   type RateLimitError,
+  type RateLimitResult,
   type RateLimitReturns,
   type RateLimitReturnsWithDetails,
 } from "../shared/validators.js";
@@ -253,15 +254,26 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     ...options: Options<Limits, Name, O>
   ): Promise<RequestResult<O>> {
     const args = this.request(name, options[0]);
+    // An asynchronous limit decides on a stale snapshot, which can't see what this same
+    // transaction took before: from the second take on a key, the component decides exactly.
+    const taken = isAsync(args.config) && (args.count ?? 1) > 0 ? asyncTakesOf(ctx) : undefined;
+    const id = JSON.stringify([args.name, args.key ?? null]);
+    if (taken?.has(id)) args.exact = true;
+    const result = await this.takeOnce(ctx, args);
+    if (taken && result.ok) taken.add(id);
+    return result as RequestResult<O>;
+  }
+
+  /** One `lib.rateLimit` call, throwing here rather than in the component when it records metrics. */
+  private async takeOnce(ctx: RunMutationCtx, args: RateLimitArgs): Promise<RateLimitResult> {
     if (args.throws && !args.reserve && recordsMetrics(args.config)) {
       // Thrown by the component, a refusal would roll its metric event back with the component's
       // transaction; thrown here, the event stays whenever the caller catches the error.
       const result = await ctx.runMutation(this.component.lib.rateLimit, { ...args, throws: false });
       throwIfLimited(args, result);
-      return result as RequestResult<O>;
+      return result;
     }
-    const result = await ctx.runMutation(this.component.lib.rateLimit, args);
-    return result as RequestResult<O>;
+    return await ctx.runMutation(this.component.lib.rateLimit, args);
   }
 
   /**
@@ -614,6 +626,22 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     const { config: _inline, ...rest } = options ?? {};
     return { ...rest, name, config: this.configFor(name, options) };
   }
+}
+
+/**
+ * The keys each transaction has taken from asynchronously, by the transaction's `ctx` (one object
+ * for the whole of a mutation's handler): `JSON.stringify([name, key])`s.
+ */
+const asyncTakes = new WeakMap<object, Set<string>>();
+
+/** The set of keys `ctx`'s transaction has taken from asynchronously (see {@link asyncTakes}). */
+function asyncTakesOf(ctx: object): Set<string> {
+  let taken = asyncTakes.get(ctx);
+  if (taken === undefined) {
+    taken = new Set();
+    asyncTakes.set(ctx, taken);
+  }
+  return taken;
 }
 
 /**

@@ -203,7 +203,7 @@ export const rateLimit = mutation({
   returns: rateLimitResult,
   handler: async (ctx, args): Promise<RateLimitResult> => {
     const now = Date.now();
-    if (isAsync(args.config)) {
+    if (isAsync(args.config) && !args.exact) {
       const stale: SnapshotDecision = await ctx.runQuery(internal.lib.decideOnSnapshot, { ...args, throws: false }, { useStaleSnapshot: true });
       const lag = Number(ctx.meta.getSnapshotTs() - stale.snapshotTs) / 1e6;
       if (stale.safeOnStale && lag <= MAX_STALENESS_MS) {

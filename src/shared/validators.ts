@@ -140,6 +140,13 @@ export const rateLimitArgs = {
    * their own `returns` keep validating.
    */
   details: v.optional(v.boolean()),
+  /**
+   * Decide on the current state even for a limit with `applyUpdates: "asynchronously"`, never on
+   * a stale snapshot. Default false. A stale snapshot can't see what the caller's own transaction
+   * took earlier, so the client sets it when the same mutation already took from this key
+   * asynchronously; an app calling the component's `lib.rateLimit` itself should too.
+   */
+  exact: v.optional(v.boolean()),
   config: configValidator,
 };
 

@@ -323,6 +323,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               };
           count?: number;
           details?: boolean;
+          exact?: boolean;
           key?: string;
           name: string;
           reserve?: boolean;
@@ -658,6 +659,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               };
           count?: number;
           details?: boolean;
+          exact?: boolean;
           key?: string;
           name: string;
           reserve?: boolean;
