@@ -18,12 +18,10 @@ const hotFeed: RateLimitConfig = {
 
 /** The app's named limits. A misspelled name in any call below fails to compile. */
 export const rateLimiter = new RateLimiter(components.rateLimiter, {
+  freeTrialSignUp: { kind: "fixed window", rate: 100, period: HOUR }, // 100 an hour, app-wide (no key)
+  sendMessage: { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 }, // per sender, bursts of 3
   // One account may see ten wrong passwords an hour (keyed by account name).
   failedLogins: { kind: "token bucket", rate: 10, period: HOUR },
-  // Free-trial sign-ups across the whole app (no key): 100 an hour.
-  freeTrialSignUp: { kind: "fixed window", rate: 100, period: HOUR },
-  // Chat messages: ten a minute on average, in bursts of up to three (keyed by sender).
-  sendMessage: { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 },
   // The LLM provider's budget: 40k tokens a minute; work may be queued up to 5 minutes ahead.
   // With metrics: the admin page charts what it admits, reserves and refuses each minute.
   llmTokens: { kind: "token bucket", rate: 40_000, period: MINUTE, maxReserved: 200_000, metrics: true },

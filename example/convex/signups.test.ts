@@ -1,7 +1,7 @@
-// signups.signUp through convex-test and register(): one global fixed window of 100 sign-ups an
-// hour, refilled at the window boundary; fake timers put requests on either side of it.
+// signups.signUp and its hookAPI through convex-test and register(): one global fixed window of 100
+// sign-ups an hour, refilled at the window boundary; fake timers put requests on either side of it.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { HOUR, isRateLimitError } from "convex-rate-limiter";
+import { calculateRateLimit, HOUR, isInvalidRateLimitError, isRateLimitError } from "convex-rate-limiter";
 import { ConvexError } from "convex/values";
 import { api } from "./_generated/api.js";
 import { errorOf, makeTest } from "./test.setup.js";
@@ -63,5 +63,32 @@ describe("signUp", () => {
     await refusedFor(t, "one-too-many");
     const names = await t.run(async (ctx) => (await ctx.db.query("users").collect()).length);
     expect(names).toBe(100);
+  });
+});
+
+describe("getRateLimit (the sign-up button's useRateLimit)", () => {
+  test("reports the global window: full, then used up until exactly when signUp would pass again", async () => {
+    const t = makeTest();
+    const full = await t.query(api.signups.getRateLimit, {});
+    expect(full.config).toMatchObject({ kind: "fixed window", rate: 100, period: HOUR });
+    expect(full.value).toBe(100);
+
+    await signUpMany(t, "a", 100);
+    const wait = await refusedFor(t, "late");
+    const used = await t.query(api.signups.getRateLimit, {});
+    // The hook predicts with the same calculation the server decides with.
+    const predicted = calculateRateLimit({ value: used.value, ts: used.ts }, used.config, Date.now(), 1);
+    expect(predicted.retryAfter).toBe(wait);
+  });
+
+  test("takes no key from the client: there is one window", async () => {
+    const t = makeTest();
+    const error = await errorOf(t.query(api.signups.getRateLimit, { key: "someone" }));
+    expect(isInvalidRateLimitError(error)).toBe(true);
+  });
+
+  test("getServerTime returns the server's clock", async () => {
+    const t = makeTest();
+    expect(await t.mutation(api.signups.getServerTime, {})).toBe(Date.now());
   });
 });

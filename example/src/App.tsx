@@ -4,6 +4,7 @@
 import { LiveAdmin } from "./live/LiveAdmin.js";
 import { LiveChat } from "./live/LiveChat.js";
 import { LivePlayground } from "./live/LivePlayground.js";
+import { LiveSignUp } from "./live/LiveSignUp.js";
 import { OfflineAdmin } from "./offline/OfflineAdmin.js";
 import { OfflineChat } from "./offline/OfflineChat.js";
 import { OfflinePlayground } from "./offline/OfflinePlayground.js";
@@ -43,6 +44,16 @@ export function App({ live }: { live: boolean }) {
           </p>
           {live ? <LiveChat /> : <OfflineChat />}
         </section>
+        {live && (
+          <section className="panel signup-panel" aria-labelledby="signup-heading">
+            <h2 id="signup-heading">Sign up</h2>
+            <p className="panel-note">
+              Limited by the app&apos;s <code>freeTrialSignUp</code> limit: 100 free-trial accounts an hour for
+              everyone together, on the server.
+            </p>
+            <LiveSignUp />
+          </section>
+        )}
         {live ? <LivePlayground /> : <OfflinePlayground />}
         {live ? <LiveAdmin /> : <OfflineAdmin />}
       </main>
