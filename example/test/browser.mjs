@@ -718,6 +718,11 @@ async function main() {
     (await livePage.locator(".chat-form button[type=submit]").textContent()) === "Loading…",
     "live Send waits for the limit to load",
   );
+  const signUp = livePage.locator(".signup button");
+  check(
+    (await signUp.textContent()) === "Sign up" && (await signUp.isDisabled()),
+    "live Sign up waits, disabled, for the sign-up window to load",
+  );
   // Live, the form is checked by the component run in the page before anything is sent.
   await livePage.locator('input[name="shards"]').fill("9");
   const liveError = livePage.getByTestId("error-shards");
