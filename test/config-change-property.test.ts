@@ -6,9 +6,8 @@
 // refusal, that the same request with the same draws is admitted at exactly `now + retryAfter` and
 // not a millisecond before, whether the refused call's writes were kept or rolled back; and that a
 // `check` answers as the call that follows it at the same instant with the same draws. Then the
-// counterexamples it found, as plain tests. DEEP=1 runs many more histories; STRICT=1 also checks
-// the one known violation left out (see `partlyCarried`); replay with FC_SEED (and FC_PATH) as
-// printed on failure.
+// counterexamples it found, as plain tests. DEEP=1 runs many more histories; replay with FC_SEED
+// (and FC_PATH) as printed on failure.
 //
 // Checked to catch (each reintroduced by hand in src/shared/layout.ts, then restored), within a
 // few runs each:
@@ -21,7 +20,7 @@ import { fc, test } from "@fast-check/vitest";
 import { ConvexError } from "convex/values";
 import { describe, expect } from "vitest";
 import type { KeyRow } from "../src/shared/flow.js";
-import { resolvePhase } from "../src/shared/layout.js";
+import { resolvePhase, shardParams } from "../src/shared/layout.js";
 import { splitTotal } from "../src/shared/split.js";
 import { validateConfig, validateCount } from "../src/shared/validate.js";
 import type { RateLimitArgs, RateLimitConfig, RateLimitResult } from "../src/shared/validators.js";
@@ -48,12 +47,6 @@ const T0 = 1_700_000_000_000;
 const NAME = "limit";
 /** Relative float slack for sums of fractional tokens. */
 const EPS = 1e-9;
-/**
- * STRICT=1 also checks what is left out below as a known violation of the rule (see
- * {@link partlyCarried} and the `test.fails` case at the end of the file); it fails until that is
- * fixed.
- */
-const STRICT = (process.env.STRICT ?? "") !== "";
 
 // ---------------------------------------------------------------------------------------------
 // Configs and changes
@@ -384,8 +377,6 @@ function boundAt(held: Held, config: RateLimitConfig, phase: number, first: numb
 /** Tally over every run, so the properties are seen not to be vacuous. */
 const tally = {
   intervals: 0,
-  /** Intervals and refusals left out as a known violation (see {@link partlyCarried}). */
-  skipped: 0,
   /** Intervals after a change in which the admissions came within one token of the bound. */
   tight: 0,
   retriedKept: 0,
@@ -401,8 +392,6 @@ type Interval = {
   reserved: Admission[];
   /** The earliest instant a request ran at in the interval. */
   first: number;
-  /** Whether the key was partly carried over when the interval began (see {@link partlyCarried}). */
-  partly: boolean;
   admitted: Admission[];
   label: string;
 };
@@ -416,10 +405,6 @@ type Interval = {
 function checkInterval(interval: Interval, phase: number): void {
   const { held, config, first, reserved, admitted, label } = interval;
   if (admitted.length === 0) return;
-  if (interval.partly) {
-    tally.skipped += 1;
-    return;
-  }
   tally.intervals += 1;
   const sorted = [...admitted].sort((a, b) => a.at - b.at);
   let sum = 0;
@@ -459,45 +444,7 @@ function answer(store: MemoryStore, args: RateLimitArgs, now: number, draws: () 
   }
 }
 
-/** A fixed window's phase for a start instant (ms), in [0, period). */
-function phaseOfStart(start: number, period: number): number {
-  return ((start % period) + period) % period;
-}
 
-/**
- * Whether a row was written under another layout or other terms than `config` gives its shard
- * (shard count, kind, the shard's rate, period and capacity, a fixed window's phase), so that a
- * request reading it carries the key over (`relayout`) instead of reading the row as it is.
- */
-function rowChanged(row: KeyRow<number>, config: RateLimitConfig, phase: number): boolean {
-  const n = config.shards ?? 1;
-  return (
-    row.shards !== n ||
-    row.kind !== config.kind ||
-    row.rate !== splitTotal(config.rate, n, row.shard) ||
-    row.period !== config.period ||
-    row.capacity !== splitTotal(config.capacity ?? config.rate, n, row.shard) ||
-    (config.kind === FW && phaseOfStart(row.ts, config.period) !== phase)
-  );
-}
-
-/**
- * Whether a key is partly carried over: laid out under the current shard count, with some rows
- * written under exactly the terms the current config gives their shard and some not (a rate of 3
- * raised to 4 over 2 shards leaves shard 0's share, 2, as it was). Rows record their own shard's
- * terms only, so a request that reads only unchanged shards doesn't see the change and uses them
- * as they are, while one that reads a changed shard carries the whole key over: requests drawing
- * different shards, or the same request at two instants, disagree until a call writes the
- * carry-over. A known violation (the `test.fails` case at the end of the file): unless STRICT=1,
- * such a key's refusals that wrote nothing aren't retried, and the bound isn't checked over an
- * interval that starts with the key partly carried over.
- */
-function partlyCarried(rows: readonly KeyRow<number>[], config: RateLimitConfig, phase: number): boolean {
-  const n = config.shards ?? 1;
-  if (STRICT || n === 1 || rows.some((r) => r.shards !== n)) return false;
-  const changed = rows.filter((r) => rowChanged(r, config, phase)).length;
-  return changed > 0 && changed < rows.length;
-}
 
 /**
  * Runs a history and checks, at each step and after each change, the three properties (see the
@@ -518,7 +465,6 @@ function run(h: History): void {
       held: heldAt(rows, next, writer),
       reserved: [...reserved],
       first: Infinity,
-      partly: partlyCarried(rows, next, resolvePhase(next, NAME, h.key)),
       admitted: [],
       label,
     };
@@ -562,9 +508,7 @@ function run(h: History): void {
       if (retryAfter !== undefined) reserved.push(admission);
     }
     const kept = step.call === "limit";
-    const exact = kept || !partlyCarried(before, config, resolvePhase(config, NAME, h.key));
-    if (!ok && count > 0 && !exact) tally.skipped += 1;
-    if (!ok && count > 0 && exact) {
+    if (!ok && count > 0) {
       // The same request retried at exactly now + retryAfter, with no other traffic in between and
       // the same draws, succeeds; a millisecond earlier it doesn't. On a sharded limit the wait is
       // promised for the shards read (`planTwo`: when the same pair could serve it); the same draws
@@ -700,9 +644,10 @@ describe("counterexamples (fixed rows and instants)", () => {
     expect(store.check(request, T + 18 + r, () => 0)).toEqual({ ok: true });
   });
 
-  // A known violation, left out of the property unless STRICT=1 (see partlyCarried): when this
-  // passes, make it a `test` and remove partlyCarried.
-  test.fails("a change that leaves one shard's own terms as they were: the same request agrees with itself later", () => {
+  // Rows recorded only their own shard's terms, so a request reading only unchanged shards used
+  // them as they were while one reading a changed shard carried the key over. Rows now record the
+  // whole limit's terms (`terms`), so the first row read shows the change.
+  test("a change that leaves one shard's own terms as they were: the same request agrees with itself later", () => {
     const store = new MemoryStore();
     const three: RateLimitConfig = { kind: TB, rate: 3, period: MINUTE, maxReserved: 6, shards: 2 };
     // Rate 4 over 2 shards is 2 + 2: shard 0's share (2 a minute, capacity 2) is what it was.
@@ -711,7 +656,7 @@ describe("counterexamples (fixed rows and instants)", () => {
     const row = (shard: number, value: number, share: number) => ({
       op: "insert" as const,
       shard,
-      fields: { value, ts: T, shards: 2, kind: TB, rate: share, period: MINUTE, capacity: share },
+      fields: { value, ts: T, shards: 2, kind: TB, rate: share, period: MINUTE, capacity: share, terms: shardParams(three, 0, shard).terms! },
     });
     store.write(at, [row(0, 0.5, 2), row(1, -3, 1)], three);
     // Draws of 0 read shard 0 first, then shard 1, which carries the key over: it holds -2.5, and

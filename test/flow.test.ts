@@ -2,8 +2,13 @@
 // report of getValue, as tables over an in-memory key with explicit rows, instants and draws.
 import { describe, expect, test } from "vitest";
 import { applyFlow, fold, getValueFlow, requestFlow, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow.js";
+import { shardParams } from "../src/shared/layout.js";
 import { runPlan, sampleDistinct } from "../src/shared/plan.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
+
+/** The whole limit's terms a row of `config` records (a token bucket's phase is 0). */
+const termsOf = (config: RateLimitConfig) => shardParams(config, 0, 0).terms;
+
 
 const TB = "token bucket" as const;
 const T0 = 1_000_000;
@@ -78,9 +83,9 @@ describe("requestFlow: the exact writes", () => {
     const out = runPlan(requestFlow<string>(request(config), T0, draws(0.5, 0)), answer);
     expect(reads).toEqual([{ read: "shard", shard: 1 }, { read: "any" }]);
     expect(out.ops).toEqual([
-      { op: "insert", shard: 1, fields: { value: 2, ts: T0, shards: 3, kind: TB, rate: 3, period: 1000, capacity: 3 } },
-      { op: "insert", shard: 0, fields: { value: 4, ts: T0, shards: 3, kind: TB, rate: 4, period: 1000, capacity: 4 } },
-      { op: "insert", shard: 2, fields: { value: 3, ts: T0, shards: 3, kind: TB, rate: 3, period: 1000, capacity: 3 } },
+      { op: "insert", shard: 1, fields: { value: 2, ts: T0, shards: 3, kind: TB, rate: 3, period: 1000, capacity: 3, terms: termsOf(config) } },
+      { op: "insert", shard: 0, fields: { value: 4, ts: T0, shards: 3, kind: TB, rate: 4, period: 1000, capacity: 4, terms: termsOf(config) } },
+      { op: "insert", shard: 2, fields: { value: 3, ts: T0, shards: 3, kind: TB, rate: 3, period: 1000, capacity: 3, terms: termsOf(config) } },
     ]);
   });
 
@@ -98,7 +103,7 @@ describe("requestFlow: the exact writes", () => {
     const out = runPlan(requestFlow<string>(request(config), T0, draws(0, 0)), answer);
     expect(reads).toEqual([{ read: "any" }]);
     expect(out.ops).toEqual([
-      { op: "patch", id: "row0", shard: 0, fields: { value: 1, ts: T0, shards: 1, kind: TB, rate: 2, period: 1000, capacity: 2 } },
+      { op: "patch", id: "row0", shard: 0, fields: { value: 1, ts: T0, shards: 1, kind: TB, rate: 2, period: 1000, capacity: 2, terms: termsOf(config) } },
     ]);
   });
 });
@@ -210,8 +215,8 @@ describe("applyFlow: the applier's exact writes", () => {
     const ops = runPlan(applyFlow<string>({ name: "n", config }, [{ shard: 1, count: 3, ts: T0 }], T0 + 10), answer);
     expect(reads).toEqual([{ read: "all" }]);
     expect(ops).toEqual([
-      { op: "insert", shard: 0, fields: { value: 4, ts: T0 + 10, shards: 2, kind: TB, rate: 4, period: 8000, capacity: 4 } },
-      { op: "insert", shard: 1, fields: { value: 1, ts: T0, shards: 2, kind: TB, rate: 4, period: 8000, capacity: 4 } },
+      { op: "insert", shard: 0, fields: { value: 4, ts: T0 + 10, shards: 2, kind: TB, rate: 4, period: 8000, capacity: 4, terms: termsOf(config) } },
+      { op: "insert", shard: 1, fields: { value: 1, ts: T0, shards: 2, kind: TB, rate: 4, period: 8000, capacity: 4, terms: termsOf(config) } },
     ]);
   });
 
@@ -221,7 +226,7 @@ describe("applyFlow: the applier's exact writes", () => {
       reader([row(0, 4, 2), row(1, 4, 2)]).answer,
     );
     expect(ops).toEqual([
-      { op: "patch", id: "row0", shard: 0, fields: { value: 3, ts: T0, shards: 2, kind: TB, rate: 4, period: 8000, capacity: 4 } },
+      { op: "patch", id: "row0", shard: 0, fields: { value: 3, ts: T0, shards: 2, kind: TB, rate: 4, period: 8000, capacity: 4, terms: termsOf(config) } },
     ]);
   });
 
@@ -231,7 +236,22 @@ describe("applyFlow: the applier's exact writes", () => {
     const ops = runPlan(applyFlow<string>({ name: "n", config: one }, [{ shard: 0, count: 3, ts: T0 }], T0), reader([row(0, 4, 2), row(1, 4, 2)]).answer);
     expect(ops).toEqual([
       { op: "delete", id: "row1", shard: 1 },
-      { op: "patch", id: "row0", shard: 0, fields: { value: 5, ts: T0, shards: 1, kind: TB, rate: 8, period: 8000, capacity: 8 } },
+      { op: "patch", id: "row0", shard: 0, fields: { value: 5, ts: T0, shards: 1, kind: TB, rate: 8, period: 8000, capacity: 8, terms: termsOf(one) } },
     ]);
+  });
+});
+
+describe("terms: the whole limit's terms every row records", () => {
+  test("name kind, rate, period, capacity, shards and phase, and differ when any of them does", () => {
+    const config: RateLimitConfig = { kind: "fixed window", rate: 3, period: 1000, shards: 2 };
+    expect(shardParams(config, 250, 0).terms).toBe('["fixed window",3,1000,3,2,250]');
+    // Every shard records the same whole-limit terms, though their own shares differ.
+    expect(shardParams(config, 250, 1).terms).toBe(shardParams(config, 250, 0).terms);
+    // A rate of 3 raised to 4 leaves shard 0's share (2) as it was, but not its terms.
+    const four = { ...config, rate: 4 };
+    expect(shardParams(four, 250, 0).rate).toBe(shardParams(config, 250, 0).rate);
+    expect(shardParams(four, 250, 0).terms).not.toBe(shardParams(config, 250, 0).terms);
+    // maxReserved doesn't change what a row means.
+    expect(shardParams({ ...config, maxReserved: 5 }, 250, 0).terms).toBe(shardParams(config, 250, 0).terms);
   });
 });

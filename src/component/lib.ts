@@ -110,6 +110,7 @@ export async function read(db: DatabaseReader, { name, key }: Key, q: RowQuery):
         period: d.period,
         capacity: d.capacity,
         prev: d.prev,
+        terms: d.terms,
       }),
     ),
     pending: takes.map((t) => ({ shard: t.shard, count: t.count, ts: t.ts })),

@@ -38,6 +38,11 @@ export default defineSchema({
      * weight in the sliding window shrinks as it slides past.
      */
     prev: v.optional(v.number()),
+    /**
+     * The whole limit's terms when the row was written (kind, rate, period, capacity, shards,
+     * phase), so a change of config shows on every row, even one whose own share stayed the same.
+     */
+    terms: v.optional(v.string()),
   }).index("name", ["name", "key", "shard"]),
 
   /**

@@ -40,6 +40,11 @@ export type Params = {
   capacity: number;
   maxReserved: number;
   phase: number;
+  /**
+   * The whole limit's terms, for a shard of a stored limit (see `shardParams`): rows record them,
+   * so a change of config shows on every row, even one whose own share stayed the same.
+   */
+  terms?: string;
 };
 
 /** phaseOf normalizes an instant `start` (ms) into a phase in [0, `period`) (ms). */

@@ -49,11 +49,27 @@ export type KeyRead<Id> = { rows: KeyRow<Id>[]; pending: Take[] };
  * The fields a flow writes to a row: its state, and the layout and terms it was written under
  * (the shard's own `rate`, `period` and `capacity`), so a later change of config is recognised.
  */
-export type RowFields = State & { shards: number; kind: RateLimitConfig["kind"]; rate: number; period: number; capacity: number };
+export type RowFields = State & {
+  shards: number;
+  kind: RateLimitConfig["kind"];
+  rate: number;
+  period: number;
+  capacity: number;
+  terms?: string;
+};
 
 /** The fields of a row holding `state`, written under shard params `p`, `shards` and `kind`. */
 function fieldsOf(state: State, p: Params, shards: number, kind: RateLimitConfig["kind"]): RowFields {
-  const fields = { value: state.value, ts: state.ts, shards, kind, rate: p.rate, period: p.period, capacity: p.capacity };
+  const fields = {
+    value: state.value,
+    ts: state.ts,
+    shards,
+    kind,
+    rate: p.rate,
+    period: p.period,
+    capacity: p.capacity,
+    ...(p.terms === undefined ? {} : { terms: p.terms }),
+  };
   return kind === "sliding window" ? { ...fields, prev: state.prev ?? 0 } : fields;
 }
 

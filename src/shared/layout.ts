@@ -41,7 +41,18 @@ export function shardParams(config: RateLimitConfig, phase: number, i: number): 
     rate: splitTotal(whole.rate, n, i),
     capacity: splitTotal(whole.capacity, n, i),
     maxReserved: splitTotal(whole.maxReserved, n, i),
+    terms: termsOf(whole, n),
   };
+}
+
+/**
+ * The whole limit's terms as a row records them: kind, rate, period, capacity, shard count and,
+ * for the windowed kinds, the phase. Two configs that decide alike have equal terms
+ * (`maxReserved`, `applyUpdates`, `dryRun` and `metrics` don't change what a row means).
+ */
+function termsOf(whole: Params, shards: number): string {
+  const phase = whole.kind === "token bucket" ? 0 : whole.phase;
+  return JSON.stringify([whole.kind, whole.rate, whole.period, whole.capacity, shards, phase]);
 }
 
 /**
@@ -78,6 +89,8 @@ export type StoredRow = {
   capacity?: number;
   /** A sliding window row's count in the window before its `ts`'s (see `State`). */
   prev?: number;
+  /** The whole limit's terms when written (see `shardParams`), if recorded. */
+  terms?: string;
 };
 
 /** A stored row's state: `value` at `ts`, and a sliding window's `prev` when it has one. */
@@ -101,6 +114,9 @@ function recordedParams(row: StoredRow): Params | undefined {
  */
 export function sameClock(row: StoredRow, p: Params): boolean {
   if ((row.kind ?? p.kind) !== p.kind) return false;
+  // The whole limit's terms (when both sides know them): a change that left this shard's own
+  // share as it was still changes the key, and the first row read must show it.
+  if (row.terms !== undefined && p.terms !== undefined && row.terms !== p.terms) return false;
   const own = recordedParams(row);
   if (own && (own.rate !== p.rate || own.period !== p.period || own.capacity !== p.capacity)) return false;
   return p.kind !== "fixed window" || windowStart(row.ts, p) === row.ts;
