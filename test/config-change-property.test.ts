@@ -26,19 +26,8 @@ import { validateConfig, validateCount } from "../src/shared/validate.js";
 import type { RateLimitArgs, RateLimitConfig, RateLimitResult } from "../src/shared/validators.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { seededRandom, streamSeed } from "../tools/random.js";
+import { runs, TIMEOUT } from "../tools/fast-check.js";
 
-const DEEP = (process.env.DEEP ?? "") !== "";
-const replaySeed = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
-/** Per-test time limit (ms): generous, since the machine is shared; DEEP runs take minutes. */
-const TIMEOUT = DEEP ? 60 * 60_000 : 60_000;
-/** fast-check parameters: a few hundred runs by default, many more under DEEP, replayable by seed. */
-function runs(fast: number, deep: number): { numRuns: number; seed?: number; path?: string } {
-  return {
-    numRuns: DEEP ? deep : fast,
-    ...(replaySeed === undefined ? {} : { seed: replaySeed }),
-    ...(process.env.FC_PATH === undefined ? {} : { path: process.env.FC_PATH }),
-  };
-}
 
 const TB = "token bucket" as const;
 const FW = "fixed window" as const;

@@ -21,20 +21,9 @@ import { smallestPair, splitTotal } from "../src/shared/split.js";
 import { validateConfig, validateCount } from "../src/shared/validate.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import { seededRandom } from "../tools/random.js";
+import { runs, TIMEOUT } from "../tools/fast-check.js";
 import { applyModel, decideModel, snapshot, type Decision, type Request, type Store } from "./model.js";
 
-const DEEP = (process.env.DEEP ?? "") !== "";
-const replaySeed = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
-/** fast-check parameters: a small run by default, a large one under DEEP, replayable by seed. */
-/** Per-test time limit (ms): generous, since the machine is shared; DEEP runs take minutes. */
-const TIMEOUT = DEEP ? 60 * 60_000 : 60_000;
-function runs(fast: number, deep: number): { numRuns: number; seed?: number; path?: string } {
-  return {
-    numRuns: DEEP ? deep : fast,
-    ...(replaySeed === undefined ? {} : { seed: replaySeed }),
-    ...(process.env.FC_PATH === undefined ? {} : { path: process.env.FC_PATH }),
-  };
-}
 
 const TB = "token bucket" as const;
 const FW = "fixed window" as const;
