@@ -1,6 +1,6 @@
 // Config changes under a live key, as a fast-check property of the rule in src/component/README.md
 // ("Changing the config: the rule"): random histories of limit, check and throwing calls on one key
-// (token buckets and fixed windows), with random config changes at random instants, run through
+// (every kind: token bucket, fixed window, sliding window), with random config changes at random instants, run through
 // the component's own flow (`requestFlow`) on the in-memory store of tools/memory-store.ts. After
 // every change it checks the bound H + G(e, b) over every interval up to the next change; for every
 // refusal, that the same request with the same draws is admitted at exactly `now + retryAfter` and
@@ -31,7 +31,8 @@ import { runs, TIMEOUT } from "../tools/fast-check.js";
 
 const TB = "token bucket" as const;
 const FW = "fixed window" as const;
-type Kind = typeof TB | typeof FW;
+const SW = "sliding window" as const;
+type Kind = typeof TB | typeof FW | typeof SW;
 const T0 = 1_700_000_000_000;
 const NAME = "limit";
 /** Relative float slack for sums of fractional tokens. */
@@ -59,7 +60,7 @@ const maxReservedArb = fc.oneof(fc.constant(undefined), fc.constant(0), fc.integ
 const startArb = fc.option(fc.integer({ min: -1000, max: 1000 }), { nil: undefined });
 
 const draftArb: fc.Arbitrary<Draft> = fc.record({
-  kind: fc.constantFrom<Kind>(TB, FW),
+  kind: fc.constantFrom<Kind>(TB, FW, SW),
   shards: fc.integer({ min: 1, max: 4 }),
   rate: rateArb,
   period: periodArb,
@@ -120,15 +121,20 @@ function configOf(d: Draft): RateLimitConfig {
       ...(d.maxReserved === undefined ? {} : { maxReserved: d.maxReserved }),
       ...(shards === 1 ? {} : { shards }),
     };
+    const start = d.start === undefined ? {} : { start: d.start };
+    // A sliding window takes no capacity (it is its rate) and no maxReserved.
     const config: RateLimitConfig =
-      d.kind === TB ? { kind: TB, ...common } : { kind: FW, ...common, ...(d.start === undefined ? {} : { start: d.start }) };
+      d.kind === TB
+        ? { kind: TB, ...common }
+        : d.kind === FW
+          ? { kind: FW, ...common, ...start }
+          : { kind: SW, rate: d.rate, period: d.period, ...(shards === 1 ? {} : { shards }), ...start };
     if (shards <= 1 || isValid(config)) return config;
   }
 }
 
 /** The draft a config came from (the inverse of {@link configOf} on a valid config). */
 function draftOf(c: RateLimitConfig): Draft {
-  if (c.kind !== TB && c.kind !== FW) throw new Error(`kind ${c.kind} isn't generated here`);
   return {
     kind: c.kind,
     shards: c.shards ?? 1,
@@ -136,7 +142,7 @@ function draftOf(c: RateLimitConfig): Draft {
     period: c.period,
     capacity: c.capacity,
     maxReserved: c.maxReserved,
-    start: c.kind === FW ? c.start : undefined,
+    start: c.kind === TB ? undefined : c.start,
   };
 }
 
@@ -150,7 +156,7 @@ function changed(config: RateLimitConfig, change: Change): RateLimitConfig {
         d.shards = Math.min(4, Math.max(1, d.shards + t.by));
         break;
       case "kind":
-        d.kind = d.kind === TB ? FW : TB;
+        d.kind = d.kind === TB ? FW : d.kind === FW ? SW : TB;
         break;
       case "rate":
       case "period":
@@ -307,6 +313,8 @@ function windowStarts(phase: number, period: number, from: number, to: number, i
  */
 function grant(config: RateLimitConfig, phase: number, rate: number, from: number, to: number, inclusive: boolean): number {
   if (config.kind === TB) return to > from ? (rate * (to - from)) / config.period : 0;
+  // A sliding window admits at most `rate` in an aligned window: what the window already open
+  // still gives back is in the row's value and `prev`, and each window starting after adds `rate`.
   return rate * windowStarts(phase, config.period, from, to, inclusive);
 }
 
@@ -335,7 +343,8 @@ function heldAt(rows: readonly KeyRow<number>[], config: RateLimitConfig, writer
     const rate = splitTotal(config.rate, n, i);
     const row = rows.find((r) => r.shard === i);
     if (!row) return { value: splitTotal(writer.capacity ?? writer.rate, n, i), ends: earliest, rate };
-    return { value: row.value, ends: ends(row), rate };
+    // A sliding window row's previous window still slides out, giving back up to `prev`.
+    return { value: row.value + (row.prev ?? 0), ends: ends(row), rate };
   });
   return { fresh: false, sharded: n > 1, parts };
 }
@@ -469,7 +478,8 @@ function run(h: History): void {
       config = next;
       return;
     }
-    const reserve = step.reserve && step.count !== "zero";
+    // A sliding window refuses `reserve` (validation.test.ts checks that).
+    const reserve = step.reserve && step.count !== "zero" && config.kind !== SW;
     const count = countOf(step.count, config, reserve);
     if (count === undefined) return;
     const args: RateLimitArgs = { ...at, config, count, reserve };

@@ -28,7 +28,11 @@ describe("evaluate: the previous window slides out linearly, then the one just e
     // fast-check found it: snapping value × period to a whole number lost a denormal.
     ["with nothing behind it, the value stays exactly as it was", { value: 5e-324, ts: 0, prev: 0 }, 500, { value: 5e-324, ts: 500, prev: 0 }],
     ["a clock behind the row's ts gains and loses nothing", { value: 3, ts: 1500, prev: 10 }, 1200, { value: 3, ts: 1500, prev: 10 }],
-    ["a debt carried in from another kind slides out like any count", { value: -5, ts: 900, prev: 0 }, 1500, { value: 2.5, ts: 1500, prev: 15 }],
+    // A debt (carried in from another kind) is repaid at the rate, a window's worth per window.
+    ["a debt owed at a boundary: the ended window took its whole rate, the rest stays owed", { value: -5, ts: 900, prev: 0 }, 1500, { value: 0, ts: 1500, prev: 10 }],
+    ["a deeper debt, a window and a half later: 10 repaid per window", { value: -25, ts: 900, prev: 0 }, 2500, { value: -10, ts: 2500, prev: 10 }],
+    ["repaid by 4000 with 5 to spare: the window that ended took 5, sliding back", { value: -25, ts: 900, prev: 0 }, 4500, { value: 7.5, ts: 4500, prev: 5 }],
+    ["long idle: full", { value: -25, ts: 900, prev: 0 }, 5000, { value: 10, ts: 5000, prev: 0 }],
   ])("%s", (_why, state, now, expected) => {
     expect(evaluate(state, p, now)).toEqual(expected);
   });

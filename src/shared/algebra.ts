@@ -134,7 +134,9 @@ function refill(value: number, elapsed: number, rate: number, period: number): n
  * row stores the tokens that leaves, `value`, at `ts`, and `prev`; so within a window `value`
  * grows at `prev / period` per ms (the previous window sliding out), and at a boundary the window
  * just ended becomes `prev` (`rate - value` at its end), growing `value` back to `rate` over the
- * next window. Continuous at boundaries, so a wait found by searching it is exact.
+ * next window. Continuous at boundaries, so a wait found by searching it is exact. A negative
+ * value (a debt carried in from another kind: a sliding window can't reserve) is repaid at the
+ * rate, a window's worth per window.
  */
 function slide(state: State | null, p: Params, now: number): State {
   if (state === null) return { value: p.capacity, ts: now, prev: 0 };
@@ -145,12 +147,31 @@ function slide(state: State | null, p: Params, now: number): State {
   if (!(crossed > 0)) {
     return { value: Math.min(refill(state.value, now - state.ts, prev, p.period), p.capacity), ts: now, prev };
   }
-  if (crossed > 1) return { value: p.capacity, ts: now, prev: 0 };
-  // One boundary crossed: what the ended window left becomes the new previous window's count.
+  // What the row's window left at its end, then at the end of each whole window since.
   const end = p.phase + (k + 1) * p.period;
   const atEnd = Math.min(refill(state.value, end - state.ts, prev, p.period), p.capacity);
-  const taken = Math.max(0, minus(p.rate, atEnd));
-  return { value: Math.min(refill(atEnd, now - end, taken, p.period), p.capacity), ts: now, prev: taken };
+  const left = leftAfter(atEnd, crossed - 1, p.rate);
+  // What the window just ended took becomes the previous window's count and slides out over the
+  // current one. A window that ended owing (a debt carried in from another kind) took its whole
+  // rate, and the rest stays owed: a debt is repaid at the rate, never forgotten.
+  const taken = minus(p.rate, Math.max(0, left));
+  const start = p.phase + (k + crossed) * p.period;
+  return { value: Math.min(refill(left, now - start, taken, p.period), p.capacity), ts: now, prev: taken };
+}
+
+/**
+ * What a sliding window holds at the end of `windows` whole windows with no traffic, from `left`
+ * at the start of the first: its rate once it owes nothing; while it owes, `rate` more per window.
+ */
+function leftAfter(left: number, windows: number, rate: number): number {
+  if (windows <= 0) return left;
+  if (left >= 0) return rate;
+  // Windows until nothing is owed: the least n with left + n × rate ≥ 0.
+  let owing = Math.ceil(-left / rate);
+  while (owing > 1 && minus(left, -(owing - 1) * rate) >= 0) owing--;
+  while (minus(left, -owing * rate) < 0) owing++;
+  if (windows > owing) return rate;
+  return minus(left, -windows * rate);
 }
 
 /**

@@ -207,17 +207,7 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
   const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
   const prevs = config.kind === "sliding window" && prev > 0 ? byRate(prev, params) : undefined;
   const stateAt = (value: number, i: number): State => (prevs ? { value, ts: stamp, prev: prevs[i]! } : { value, ts: stamp });
-  if (total < 0) {
-    const owed = byRate(total, params);
-    // A sliding window forgets a window's count two windows on, and a debt with it: carried in as
-    // a negative value, a debt of any depth would slide out within one window. So a sliding window
-    // holds it instead: each shard holds nothing until the instant its rate repays its part, and
-    // nothing comes back before the window after that one.
-    if (config.kind === "sliding window") {
-      return owed.map((v, i) => ({ value: 0, ts: stamp + (-v * params[i]!.period) / params[i]!.rate, prev: 0 }));
-    }
-    return owed.map(stateAt);
-  }
+  if (total < 0) return byRate(total, params).map(stateAt);
   const values = params.map((p, i) => Math.min(splitTotal(total, n, i), p.capacity));
   // What a full shard couldn't take goes to shards with room, so only what fits nowhere is lost.
   let left = total - values.reduce((sum, v) => sum + v, 0);
