@@ -238,6 +238,18 @@ describe("several takes on one key in one transaction", () => {
     expect(await pending(t)).toHaveLength(11);
   });
 
+  test("a limitAll's takes count too: a limit after it on the same key decides exactly", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, limits);
+    const admitted = await t.run(async (ctx) => {
+      expect((await rl.limitAll(ctx, [{ name: "llm", key: "a", count: 10 }])).ok).toBe(true);
+      let n = 0;
+      for (let i = 0; i < 2; i++) if ((await rl.limit(ctx, "llm", { key: "a" })).ok) n++;
+      return n;
+    });
+    expect(admitted).toBe(0);
+  });
+
   test("the component's own entry point decides exactly when asked", async () => {
     const t = makeInspectableTest();
     const config = limits.llm;

@@ -255,12 +255,12 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
   ): Promise<RequestResult<O>> {
     const args = this.request(name, options[0]);
     // An asynchronous limit decides on a stale snapshot, which can't see what this same
-    // transaction took before: from the second take on a key, the component decides exactly.
+    // transaction took before: from the second take on a key (here or in a `limitAll`), the
+    // component decides exactly.
     const taken = isAsync(args.config) && (args.count ?? 1) > 0 ? asyncTakesOf(ctx) : undefined;
-    const id = JSON.stringify([args.name, args.key ?? null]);
-    if (taken?.has(id)) args.exact = true;
+    if (taken?.has(takeId(args))) args.exact = true;
     const result = await this.takeOnce(ctx, args);
-    if (taken && result.ok) taken.add(id);
+    if (result.ok) noteAsyncTake(ctx, args);
     return result as RequestResult<O>;
   }
 
@@ -313,13 +313,21 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     options: LimitAllOptions = {},
   ): Promise<LimitAllResult> {
     const args = this.requestAll(requests, options);
+    const result = await this.takeAll(ctx, args);
+    // Decided exactly, but a later `limit` on one of these keys must see what this took.
+    if (result.ok) for (const r of args.requests) noteAsyncTake(ctx, r);
+    return result;
+  }
+
+  /** One `lib.limitAll` call, throwing here rather than in the component when it records metrics. */
+  private async takeAll(ctx: RunMutationCtx, args: ReturnType<typeof this.requestAll>): Promise<LimitAllResult> {
     if (args.throws && !args.reserve && args.requests.some((r) => recordsMetrics(r.config))) {
       // As in `limit`: thrown here, a refusal's metric events stay when the caller catches it.
       const result = await ctx.runMutation(this.generated(this.component.lib.limitAll), { ...args, throws: false });
       if (!result.ok) throw refusedAll(args.requests, result);
       return result;
     }
-    return ctx.runMutation(this.generated(this.component.lib.limitAll), args);
+    return await ctx.runMutation(this.generated(this.component.lib.limitAll), args);
   }
 
   /**
@@ -644,6 +652,19 @@ function asyncTakesOf(ctx: object): Set<string> {
   return taken;
 }
 
+/** The identity of a limit's key among a transaction's takes (see {@link asyncTakes}). */
+function takeId({ name, key }: { name: string; key?: string | undefined }): string {
+  return JSON.stringify([name, key ?? null]);
+}
+
+/**
+ * Notes that `ctx`'s transaction took `count` (default 1) from an asynchronous limit's key, so a
+ * later `limit` on that key in the same transaction decides exactly. Other limits: nothing to note.
+ */
+function noteAsyncTake(ctx: object, r: { name: string; key?: string | undefined; count?: number | undefined; config: RateLimitConfig }): void {
+  if (isAsync(r.config) && (r.count ?? 1) > 0) asyncTakesOf(ctx).add(takeId(r));
+}
+
 /**
  * The `RateLimited` error `limitAll` throws for a refused call it asked the component not to throw
  * for: `names` lists the limits that refused, each merged request once, in order.
@@ -655,7 +676,7 @@ function refusedAll(
   const seen = new Set<string>();
   const names: string[] = [];
   requests.forEach((r, i) => {
-    const id = JSON.stringify([r.name, r.key ?? null]);
+    const id = takeId(r);
     if (seen.has(id)) return;
     seen.add(id);
     if (!result.results[i]!.ok) names.push(r.name);
