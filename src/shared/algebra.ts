@@ -329,6 +329,18 @@ function phaseFor(config: RateLimitConfig, existing: State | null): number {
 }
 
 /**
+ * What {@link calculateRateLimit} returns: `@convex-dev/rate-limiter`'s shape, plus, for a sliding
+ * window, `prev` (the previous window's count, to store with `value` and `ts`).
+ */
+export type CalculatedRateLimit = {
+  value: number;
+  ts: number;
+  retryAfter: number | undefined;
+  windowStart: number | undefined;
+  prev?: number;
+};
+
+/**
  * calculateRateLimit calculates what a rate-limit row holds at `now` (ms) after taking `count`
  * tokens.
  *
@@ -341,7 +353,8 @@ function phaseFor(config: RateLimitConfig, existing: State | null): number {
  * It models one row: pass a sharded limit's per-shard config, as `getValue` returns it. A fixed
  * window's phase comes from `config.start`; without it, from the existing row's `ts` (a window
  * start), or 0 for a missing row. A sliding window's comes from `config.start` (which `getValue`'s
- * config carries), else 0, and `existing` must carry the row's `prev`. `now` defaults to `Date.now()` (ms) and `count` to 0 (a peek).
+ * config carries), else 0, and `existing` must carry the row's `prev`. `now` defaults to
+ * `Date.now()` (ms) and `count` to 0 (a peek).
  *
  * With `options.reserve` it models a reservation, as the server grants it with `reserve: true`:
  * `count` may exceed `capacity` by up to `maxReserved`, `value` is what the row holds after taking
@@ -351,18 +364,6 @@ function phaseFor(config: RateLimitConfig, existing: State | null): number {
  * `InvalidRateLimit` `ConvexError` for a malformed config or a count that could never fit (above
  * `capacity`, or above `capacity + maxReserved` with `reserve`).
  */
-/**
- * What {@link calculateRateLimit} returns: `@convex-dev/rate-limiter`'s shape, plus, for a sliding
- * window, `prev` (the previous window's count, to store with `value` and `ts`).
- */
-export type CalculatedRateLimit = {
-  value: number;
-  ts: number;
-  retryAfter: number | undefined;
-  windowStart: number | undefined;
-  prev?: number;
-};
-
 export function calculateRateLimit(
   existing: State | null,
   config: RateLimitConfig,
