@@ -250,6 +250,17 @@ describe("several takes on one key in one transaction", () => {
     expect(admitted).toBe(0);
   });
 
+  test("a peek after a take sees it: reserved into debt, count 0 is refused until the debt is repaid", async () => {
+    const t = makeInspectableTest();
+    const config = { ...limits.llm, maxReserved: 5 };
+    const peek = await t.run(async (ctx) => {
+      const rl = new RateLimiter(api, { llm: config });
+      expect(await rl.limit(ctx, "llm", { key: "a", count: 12, reserve: true })).toEqual({ ok: true, retryAfter: 12 * SECOND });
+      return await rl.limit(ctx, "llm", { key: "a", count: 0 });
+    });
+    expect(peek).toEqual({ ok: false, retryAfter: 12 * SECOND });
+  });
+
   test("the component's own entry point decides exactly when asked", async () => {
     const t = makeInspectableTest();
     const config = limits.llm;

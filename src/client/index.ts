@@ -256,9 +256,8 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     const args = this.request(name, options[0]);
     // An asynchronous limit decides on a stale snapshot, which can't see what this same
     // transaction took before: from the second take on a key (here or in a `limitAll`), the
-    // component decides exactly.
-    const taken = isAsync(args.config) && (args.count ?? 1) > 0 ? asyncTakesOf(ctx) : undefined;
-    if (taken?.has(takeId(args))) args.exact = true;
+    // component decides exactly (a peek, `count: 0`, too: it must see those takes).
+    if (isAsync(args.config) && asyncTakesOf(ctx).has(takeId(args))) args.exact = true;
     const result = await this.takeOnce(ctx, args);
     if (result.ok) noteAsyncTake(ctx, args);
     return result as RequestResult<O>;
