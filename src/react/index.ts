@@ -4,7 +4,7 @@
 import { useConvex, useQuery } from "convex/react";
 import { getFunctionName, makeFunctionReference, type FunctionReference } from "convex/server";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import { calculateRateLimit } from "../shared/algebra.js";
+import { calculateRateLimit, stateOf } from "../shared/algebra.js";
 import { invalid } from "../shared/validate.js";
 import type { GetValueResult, HookQueryArgs, RateLimitConfig } from "../shared/validators.js";
 
@@ -181,8 +181,7 @@ export function useRateLimit(
         );
       }
       const clientTime = ts ?? Date.now();
-      const state = data.prev === undefined ? { value: data.value, ts: data.ts } : { value: data.value, ts: data.ts, prev: data.prev };
-      const r = calculateRateLimit(state, data.config, clientTime + offset, n);
+      const r = calculateRateLimit(stateOf(data), data.config, clientTime + offset, n);
       return {
         value: r.value,
         ts: r.ts - offset,

@@ -28,6 +28,14 @@ export const WEEK = 7 * DAY;
 export type State = { value: number; ts: number; prev?: number };
 
 /**
+ * stateOf returns the `State` in a stored row or a reported one: `value` at `ts`, and a sliding
+ * window's `prev` when it has one (no other field).
+ */
+export function stateOf(row: Pick<State, "value" | "ts" | "prev">): State {
+  return row.prev === undefined ? { value: row.value, ts: row.ts } : { value: row.value, ts: row.ts, prev: row.prev };
+}
+
+/**
  * Params holds the numbers that govern one row: a whole unsharded limit, or one shard's share of a
  * sharded one. `rate` is tokens per `period` (ms); `capacity` and `maxReserved` are tokens, and
  * `maxReserved` is `Infinity` when unlimited. `phase` (ms) is where fixed windows (and a sliding
@@ -423,6 +431,6 @@ export function decideRateLimit(
   const p = paramsOf(whole, phaseFor(config, existing));
   const d = decideRow(existing, p, now, count, reserve);
   const after = d.ok && d.next ? d.next : evaluate(existing, p, now);
-  const row = after.prev === undefined ? { value: after.value, ts: after.ts } : { value: after.value, ts: after.ts, prev: after.prev };
+  const row = stateOf(after);
   return d.ok ? { ok: true, retryAfter: d.retryAfter, ...row } : { ok: false, retryAfter: d.retryAfter, ...row };
 }

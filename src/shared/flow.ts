@@ -4,10 +4,10 @@
 // the component runs it as a thin read/write loop over the database and tests run it over a Map.
 // Pure: the clock and the random draws come in as arguments.
 import { ConvexError } from "convex/values";
-import { delayUntil, evaluate, type State } from "./algebra.js";
+import { delayUntil, evaluate, stateOf, type State } from "./algebra.js";
 import { minus } from "./split.js";
 import type { Params } from "./algebra.js";
-import { relayout, resolvePhase, sameClock, shardConfig, shardParams, stateOf, type StoredRow } from "./layout.js";
+import { relayout, resolvePhase, sameClock, shardConfig, shardParams, type StoredRow } from "./layout.js";
 import { planRequest, sampleDistinct, type Plan, type ShardRead, type ShardWrite } from "./plan.js";
 import { invalid, validateConfig, validateCount, validateNameAndKey, validateSampleShards } from "./validate.js";
 import type {

@@ -2,9 +2,9 @@
 // admin.ts): the clean-up deletes idle keys, the listing reports every key's state. Pure: the
 // caller reads a key's rows and takes and passes the clock.
 import { v, type Infer } from "convex/values";
-import { evaluate } from "./algebra.js";
+import { evaluate, stateOf } from "./algebra.js";
 import { requestFlow, type KeyRead, type RowQuery, type Take } from "./flow.js";
-import { resolvePhase, sameClock, shardParams, stateOf, type StoredRow } from "./layout.js";
+import { resolvePhase, sameClock, shardParams, type StoredRow } from "./layout.js";
 import { runPlan } from "./plan.js";
 import type { RateLimitConfig } from "./validators.js";
 

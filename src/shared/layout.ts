@@ -1,7 +1,7 @@
 // Laying a key out over its shards: the phase of its fixed windows, each shard's exact share of
 // the config, and how rows written under another layout (shard count, kind, phase or period) are
 // carried over to the current one without gaining a token. Pure: no clock, no randomness.
-import { evaluate, paramsOf, phaseOf, windowIndex, windowStart, type Params, type State } from "./algebra.js";
+import { evaluate, paramsOf, phaseOf, stateOf, windowIndex, windowStart, type Params, type State } from "./algebra.js";
 import { splitTotal } from "./split.js";
 import type { RateLimitConfig } from "./validators.js";
 
@@ -92,11 +92,6 @@ export type StoredRow = {
   /** The whole limit's terms when written (see `shardParams`), if recorded. */
   terms?: string;
 };
-
-/** A stored row's state: `value` at `ts`, and a sliding window's `prev` when it has one. */
-export function stateOf(row: Pick<StoredRow, "value" | "ts" | "prev">): State {
-  return row.prev === undefined ? { value: row.value, ts: row.ts } : { value: row.value, ts: row.ts, prev: row.prev };
-}
 
 /** The params a row records it was written under, when it records them all. */
 function recordedParams(row: StoredRow): Params | undefined {
