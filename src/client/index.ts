@@ -487,7 +487,8 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * requests and tokens admitted, reserved and refused, the span's `total`, and the `topKeys` keys
    * refused most (default 0, at most 100). It counts the events not yet folded too, so it is
    * current whether or not {@link foldMetrics} has run; `complete` is false when more than 4,000
-   * were waiting (fold more often). A call that threw and rolled back is not counted: see
+   * were waiting (fold more often) or, with `topKeys`, the span had more than 4,000 per-key
+   * summaries (ask for a shorter span). A call that threw and rolled back is not counted: see
    * docs/reference.md, "Metrics". Call it from your own query, behind an admin check.
    */
   async metrics<Name extends string = keyof Limits & string>(
@@ -503,9 +504,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
   /**
    * foldMetrics sums the metric events recorded since the last fold into per-minute summaries (and
    * per-key refusals), each event exactly once, and deletes summaries older than `retainFor` (ms,
-   * default 7 days; 0 deletes every folded minute). Events younger than a second are left for the
-   * next fold. Call it from a mutation your own cron runs, e.g. every minute (see
-   * example/convex/crons.ts): until it runs, events pile up, and `metrics` reads them one by one.
+   * default 7 days; 0 deletes every folded minute before the current one). Events younger than a
+   * second are left for the next fold. Call it from a mutation your own cron runs, e.g. every
+   * minute (see example/convex/crons.ts): until it runs, events pile up, and `metrics` reads them
+   * one by one.
    *
    * It folds `batchSize` events per transaction (default 500, at most 2,000): the first batch in
    * the caller's transaction, the rest in mutations it schedules one after another. Cost: one read

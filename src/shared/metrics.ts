@@ -92,7 +92,8 @@ export const metricsResult = v.object({
   unfolded: v.number(),
   /**
    * False when there were more unfolded events in the span than one query reads (4,000), so the
-   * counts miss some: run the fold (`RateLimiter.foldMetrics`) more often.
+   * counts miss some: run the fold (`RateLimiter.foldMetrics`) more often; or, with `topKeys`,
+   * more per-key summaries than it reads (4,000), so `top` may miss some: ask for a shorter span.
    */
   complete: v.boolean(),
 });

@@ -41,8 +41,9 @@ function requireNumber(
 /**
  * Checks a config. Throws an `InvalidRateLimit` `ConvexError` naming the first bad field.
  * Rules: `rate` > 0; `period` ≥ 1 ms; `capacity` ≥ 0; `maxReserved` ≥ 0; `start` finite; all
- * finite; a sliding window has no `maxReserved`, and a `capacity` only equal to `rate`; `shards` a whole number from 1 to {@link MAX_SHARDS}, and no more shards than whole
- * tokens of `rate` (and of `capacity`, unless it is 0), so every shard can serve a count of 1.
+ * finite; a sliding window has no `maxReserved`, and a `capacity` only equal to `rate`; `shards`
+ * a whole number from 1 to {@link MAX_SHARDS}, and no more shards than whole tokens of `rate`
+ * (and of `capacity`, unless it is 0), so every shard can serve a count of 1.
  */
 export function validateConfig(config: RateLimitConfig): void {
   requireNumber("config.rate", config.rate, (x) => x > 0, "must be a finite number > 0");
@@ -100,8 +101,8 @@ export function validateConfig(config: RateLimitConfig): void {
 
 /**
  * Checks a request's `count` against a (valid) config: finite, ≥ 0 (and no `reserve` on a sliding
- * window), and one that can ever
- * succeed: one that a full limit accepts by the very test the decision uses. Unsharded: at most
+ * window), and one that can ever succeed: one that a full limit accepts by the very test the
+ * decision uses. Unsharded: at most
  * `capacity` (plus `maxReserved` when reserving). Sharded: what the weakest pair of full shards
  * accepts together (by `pairAccepts`, the planner's own test), so a fresh limit serves every count
  * validation passes.
