@@ -151,7 +151,10 @@ export type LimitAllRequest<Limits> =
 
 /** LimitAllOptions are the options of `limitAll` and `checkAll`; every one defaults to false. */
 export type LimitAllOptions = {
-  /** Reserve in every limit: take tokens not there yet and run the work after `retryAfter` ms. */
+  /**
+   * Reserve in every limit: take tokens not there yet and run the work after `retryAfter` ms (an
+   * `InvalidRateLimit` error when any of them is a sliding window, which can't reserve).
+   */
   reserve?: boolean;
   /** Throw a `RateLimited` `ConvexError` (data: {@link RateLimitAllError}) instead of `ok: false`. */
   throws?: boolean;
@@ -236,8 +239,9 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    *
    * Options (all optional for a named limit): `key` (whose bucket; default the global one),
    * `count` (tokens, default 1; 0 peeks), `reserve` (take tokens not there yet and run the work
-   * after `retryAfter`; default false), `throws` (throw a `RateLimited` `ConvexError` instead of
-   * returning `ok: false`, and with `reserve` whenever the work would have to wait; default false),
+   * after `retryAfter`; default false; a sliding window can't reserve: an `InvalidRateLimit`
+   * error), `throws` (throw a `RateLimited` `ConvexError` instead of returning `ok: false`, and
+   * with `reserve` whenever the work would have to wait; default false),
    * `details` (also return which shards were used, the tokens remaining and when the limit is
    * full again, e.g. for HTTP headers; default false), `config` (required for names not given to
    * the constructor).
