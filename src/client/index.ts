@@ -666,7 +666,10 @@ function takeId({ name, key }: { name: string; key?: string | undefined }): stri
  * Notes that `ctx`'s transaction took `count` (default 1) from an asynchronous limit's key, so a
  * later `limit` on that key in the same transaction decides exactly. Other limits: nothing to note.
  */
-function noteAsyncTake(ctx: object, r: { name: string; key?: string | undefined; count?: number | undefined; config: RateLimitConfig }): void {
+function noteAsyncTake(
+  ctx: object,
+  r: { name: string; key?: string | undefined; count?: number | undefined; config: RateLimitConfig },
+): void {
   if (isAsync(r.config) && (r.count ?? 1) > 0) asyncTakesOf(ctx).add(takeId(r));
 }
 
