@@ -399,7 +399,8 @@ export function calculateRateLimit(
 
 /**
  * RateLimitDecision is the decision {@link decideRateLimit} returns: the server's answer
- * (`retryAfter` in ms) and the row (`value` tokens at `ts` ms) after it.
+ * (`retryAfter` in ms) and the row (`value` tokens at `ts` ms, and for a sliding window `prev`,
+ * its previous window's count) after it.
  */
 export type RateLimitDecision =
   | { ok: true; retryAfter: number | undefined; value: number; ts: number; prev?: number }
@@ -413,7 +414,8 @@ export type RateLimitDecision =
  *
  * Returns `ok`, `retryAfter` (whole ms: with `reserve`, when the reserved work may run; when
  * refused, the least wait after which the same request succeeds with no other traffic), and the
- * row's `value` and `ts` afterwards (unchanged when refused or peeking). Use it to predict or
+ * row's `value` and `ts` afterwards (with a sliding window's `prev`, so it can be fed back; unchanged
+ * when refused or peeking). Use it to predict or
  * replay decisions in the browser or in tests; `calculateRateLimit` answers the simpler "what does
  * the row hold after taking `count`". The phase of a fixed window comes as in `calculateRateLimit`.
  * Throws an `InvalidRateLimit` `ConvexError` for a malformed config or a count that could never
