@@ -414,10 +414,10 @@ export type RateLimitDecision =
  *
  * Returns `ok`, `retryAfter` (whole ms: with `reserve`, when the reserved work may run; when
  * refused, the least wait after which the same request succeeds with no other traffic), and the
- * row's `value` and `ts` afterwards (with a sliding window's `prev`, so it can be fed back; unchanged
- * when refused or peeking). Use it to predict or
- * replay decisions in the browser or in tests; `calculateRateLimit` answers the simpler "what does
- * the row hold after taking `count`". The phase of a fixed window comes as in `calculateRateLimit`.
+ * row's `value` and `ts` afterwards (with a sliding window's `prev`, so it can be fed back;
+ * unchanged when refused or peeking). Use it to predict or replay decisions in the browser or in
+ * tests; `calculateRateLimit` answers the simpler "what does the row hold after taking `count`".
+ * The phase of a fixed or sliding window comes as in `calculateRateLimit`.
  * Throws an `InvalidRateLimit` `ConvexError` for a malformed config or a count that could never
  * succeed, as the server does.
  */
