@@ -351,24 +351,37 @@ function heldAt(rows: readonly KeyRow<number>[], config: RateLimitConfig, writer
 
 /**
  * An admission: `tokens` counted at `at` (ms): the instant the state it was decided on had been
- * evaluated to or, for work reserved for later, the instant the work runs (its debt repaid).
+ * evaluated to or, for work reserved for later, the instant the work runs (its debt repaid);
+ * `made` is when it was decided.
  */
-type Admission = { tokens: number; at: number };
+type Admission = { tokens: number; at: number; made: number };
 
 /**
  * H + G(e, b): what the key held plus what the new config grants from each shard's promise end
  * (a fixed window starting exactly there opens), or, for a new key, its capacity plus what the
  * config grants after the first instant it was used (`first`).
  *
- * Work reserved before the change whose debt is still being repaid at b (`reserved`, counted at
- * the instant it runs) is added back on a sharded key: a sharded key repays a debt shard by shard,
+ * Work reserved whose debt is still being repaid at b (`reserved`, counted at the instant it runs:
+ * any made before the change, and those made since by b; the first `before` are the former) is
+ * added back on a sharded key: a sharded key repays a
+ * debt shard by shard,
  * and its other shards serve meanwhile, so its sum can be below what it admits until the reserved
  * work runs. That is sharding, with or without a change, and is how test/properties.test.ts counts
  * reserved work too (intervals starting while reserved work waits are left out there).
  */
-function boundAt(held: Held, config: RateLimitConfig, phase: number, first: number, reserved: readonly Admission[], b: number): number {
+function boundAt(
+  held: Held,
+  config: RateLimitConfig,
+  phase: number,
+  first: number,
+  reserved: readonly Admission[],
+  before: number,
+  b: number,
+): number {
   if (held.fresh) return held.capacity + grant(config, phase, config.rate, first, b, false);
-  const waiting = held.sharded ? reserved.reduce((sum, a) => sum + (a.at > b ? a.tokens : 0), 0) : 0;
+  // Reserved before the change: waiting while it hasn't run. Reserved since: once decided, by b.
+  const waits = (a: Admission, i: number) => a.at > b && (i < before || a.made <= b);
+  const waiting = held.sharded ? reserved.reduce((sum, a, i) => sum + (waits(a, i) ? a.tokens : 0), 0) : 0;
   return held.parts.reduce((sum, part) => sum + part.value + grant(config, phase, part.rate, part.ends, b, true), waiting);
 }
 
@@ -386,8 +399,9 @@ const tally = {
 type Interval = {
   config: RateLimitConfig;
   held: Held;
-  /** Work reserved before the interval (see {@link boundAt}). */
+  /** Work reserved so far, live (see {@link boundAt}); the first `reservedBefore` before the interval. */
   reserved: Admission[];
+  reservedBefore: number;
   /** The earliest instant a request ran at in the interval. */
   first: number;
   admitted: Admission[];
@@ -411,7 +425,7 @@ function checkInterval(interval: Interval, phase: number): void {
     sum += sorted[i]!.tokens;
     if (i + 1 < sorted.length && sorted[i + 1]!.at === sorted[i]!.at) continue;
     const b = sorted[i]!.at;
-    const bound = boundAt(held, config, phase, first, reserved, b);
+    const bound = boundAt(held, config, phase, first, reserved, interval.reservedBefore, b);
     closest = Math.max(closest, sum - bound);
     if (sum > bound + EPS * Math.max(1, Math.abs(bound))) {
       expect.fail(`${label}: ${sum} admitted up to ${b - T0} (ms after T0) exceeds H + G = ${bound} (${JSON.stringify(held)})`);
@@ -461,7 +475,9 @@ function run(h: History): void {
     return {
       config: next,
       held: heldAt(rows, next, writer),
-      reserved: [...reserved],
+      // Live: reservations made during the interval count too (see boundAt).
+      reserved,
+      reservedBefore: reserved.length,
       first: Infinity,
       admitted: [],
       label,
@@ -502,7 +518,7 @@ function run(h: History): void {
       // Counted at the instant the state was evaluated to: the reader's clock, or a row's later
       // `ts` when the clock went back. Work reserved for later counts when it runs.
       const evaluated = Math.max(now, ...before.map((r) => r.ts));
-      const admission = { tokens: count, at: retryAfter === undefined ? evaluated : Math.max(evaluated, now + retryAfter) };
+      const admission = { tokens: count, at: retryAfter === undefined ? evaluated : Math.max(evaluated, now + retryAfter), made: evaluated };
       interval.admitted.push(admission);
       if (retryAfter !== undefined) reserved.push(admission);
     }
