@@ -15,7 +15,7 @@ import { ConvexError, v } from "convex/values";
 import type { ComponentApi } from "../component/_generated/component.js";
 import type { KeyStatus } from "../shared/idle.js";
 import { recordsMetrics, type FoldResult, type MetricsResult } from "../shared/metrics.js";
-import { isAsync, throwIfLimited } from "../shared/flow.js";
+import { isAsync, keyIdOf, throwIfLimited } from "../shared/flow.js";
 import { invalid, validateConfig } from "../shared/validate.js";
 import {
   getValueReturnsWithDetails,
@@ -243,8 +243,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * error), `throws` (throw a `RateLimited` `ConvexError` instead of returning `ok: false`, and
    * with `reserve` whenever the work would have to wait; default false),
    * `details` (also return which shards were used, the tokens remaining and when the limit is
-   * full again, e.g. for HTTP headers; default false), `config` (required for names not given to
-   * the constructor).
+   * full again, e.g. for HTTP headers; default false), `exact` (decide an asynchronous limit on
+   * the current state, never on a stale snapshot; default false, and set here by itself for every
+   * call on a key after the first take from it in the same mutation, which a stale snapshot
+   * can't see), `config` (required for names not given to the constructor).
    *
    * @returns `{ ok: true }` to go ahead now; `{ ok: true, retryAfter }` when tokens were reserved
    * and the work should run in `retryAfter` ms; `{ ok: false, retryAfter }` when refused, where
@@ -261,7 +263,7 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     // An asynchronous limit decides on a stale snapshot, which can't see what this same
     // transaction took before: from the second take on a key (here or in a `limitAll`), the
     // component decides exactly (a peek, `count: 0`, too: it must see those takes).
-    if (isAsync(args.config) && asyncTakesOf(ctx).has(takeId(args))) args.exact = true;
+    if (isAsync(args.config) && asyncTakesOf(ctx).has(keyIdOf(args))) args.exact = true;
     const result = await this.takeOnce(ctx, args);
     if (result.ok) noteAsyncTake(ctx, args);
     return result as RequestResult<O>;
@@ -643,7 +645,7 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
 
 /**
  * The keys each transaction has taken from asynchronously, by the transaction's `ctx` (one object
- * for the whole of a mutation's handler): `JSON.stringify([name, key])`s.
+ * for the whole of a mutation's handler): their `keyIdOf`s.
  */
 const asyncTakes = new WeakMap<object, Set<string>>();
 
@@ -657,11 +659,6 @@ function asyncTakesOf(ctx: object): Set<string> {
   return taken;
 }
 
-/** The identity of a limit's key among a transaction's takes (see {@link asyncTakes}). */
-function takeId({ name, key }: { name: string; key?: string | undefined }): string {
-  return JSON.stringify([name, key ?? null]);
-}
-
 /**
  * Notes that `ctx`'s transaction took `count` (default 1) from an asynchronous limit's key, so a
  * later `limit` on that key in the same transaction decides exactly. Other limits: nothing to note.
@@ -670,7 +667,7 @@ function noteAsyncTake(
   ctx: object,
   r: { name: string; key?: string | undefined; count?: number | undefined; config: RateLimitConfig },
 ): void {
-  if (isAsync(r.config) && (r.count ?? 1) > 0) asyncTakesOf(ctx).add(takeId(r));
+  if (isAsync(r.config) && (r.count ?? 1) > 0) asyncTakesOf(ctx).add(keyIdOf(r));
 }
 
 /**
@@ -684,7 +681,7 @@ function refusedAll(
   const seen = new Set<string>();
   const names: string[] = [];
   requests.forEach((r, i) => {
-    const id = takeId(r);
+    const id = keyIdOf(r);
     if (seen.has(id)) return;
     seen.add(id);
     if (!result.results[i]!.ok) names.push(r.name);

@@ -5,7 +5,7 @@
 // applied exactly once, however often the loop restarts.
 import { defineBatchWorkerValidators, ping } from "@convex-dev/batch-worker";
 import { v } from "convex/values";
-import { applyFlow } from "../shared/flow.js";
+import { applyFlow, keyIdOf } from "../shared/flow.js";
 import { runPlanAsync } from "../shared/plan.js";
 import { pendingTakeFields } from "../shared/validators.js";
 import { components, internal } from "./_generated/api.js";
@@ -73,7 +73,7 @@ export const applyBatch = internalMutation({
     const byKey = new Map<string, typeof takes>();
     for (const take of takes) {
       if ((await ctx.db.get(take.id)) === null) continue;
-      const id = JSON.stringify([take.name, take.key ?? null]);
+      const id = keyIdOf(take);
       byKey.set(id, [...(byKey.get(id) ?? []), take]);
     }
     const now = Date.now();

@@ -483,7 +483,7 @@ export function mergeRequests(
     if (r.count !== undefined && !(Number.isFinite(r.count) && r.count >= 0)) {
       throw invalid("count", r.count, "must be a finite number ≥ 0");
     }
-    const id = JSON.stringify([r.name, r.key ?? null]);
+    const id = keyIdOf(r);
     const at = byKey.get(id);
     if (at === undefined) {
       byKey.set(id, merged.length);
@@ -505,6 +505,14 @@ export function mergeRequests(
     return at;
   });
   return { merged, of };
+}
+
+/**
+ * keyIdOf returns one string per limit name and key (no key is its own, distinct from every
+ * string key), for grouping requests, takes and events by the key they are for.
+ */
+export function keyIdOf({ name, key }: { name: string; key?: string | undefined }): string {
+  return JSON.stringify([name, key ?? null]);
 }
 
 /** Whether two configs are the same, field by field, whatever order their fields were written in. */
