@@ -3,13 +3,13 @@
 // src/shared/idle.ts.
 import { paginationOptsValidator, paginationResultValidator, type PaginationResult } from "convex/server";
 import { v, type Infer } from "convex/values";
-import type { KeyRead } from "../shared/flow.js";
 import { isIdleKey, keyStatus, keyStatusValidator, type KeyStatus } from "../shared/idle.js";
 import { resolvePhase } from "../shared/layout.js";
 import { invalid, validateConfig, validateNameAndKey } from "../shared/validate.js";
 import { configValidator } from "../shared/validators.js";
 import { api } from "./_generated/api.js";
-import type { Doc, Id } from "./_generated/dataModel.js";
+import { rowOf, takeOf } from "./lib.js";
+import type { Doc } from "./_generated/dataModel.js";
 import { mutation, query, type DatabaseReader } from "./_generated/server.js";
 
 /** CLEANUP_BATCH is how many rows `cleanup` reads per transaction by default (500). */
@@ -64,11 +64,6 @@ function keyRows(db: DatabaseReader, name: string, key: string | undefined): Pro
     .query("rateLimits")
     .withIndex("name", (q) => q.eq("name", name).eq("key", key))
     .collect();
-}
-
-/** A row as the shared decisions see it: every stored field, with its id. */
-function rowOf(doc: Doc<"rateLimits">): KeyRead<Id<"rateLimits">>["rows"][number] {
-  return { ...doc, id: doc._id };
 }
 
 /**
@@ -133,7 +128,7 @@ export const cleanup = mutation({
           .first();
         const read = {
           rows: rows.map(rowOf),
-          pending: waiting ? [{ shard: waiting.shard, count: waiting.count, ts: waiting.ts }] : [],
+          pending: waiting ? [takeOf(waiting)] : [],
         };
         if (!isIdleKey(read, config, resolvePhase(config, name, key), now)) continue;
         for (const row of rows) await ctx.db.delete(row._id);
@@ -188,7 +183,7 @@ export const listKeys = query({
         .query("pendingTakes")
         .withIndex("key", (q) => q.eq("name", name).eq("key", key))
         .collect();
-      const read = { rows: docs.map(rowOf), pending: takes.map((t) => ({ shard: t.shard, count: t.count, ts: t.ts })) };
+      const read = { rows: docs.map(rowOf), pending: takes.map(takeOf) };
       page.push(keyStatus(name, key, read, config, now));
     }
     return { ...result, page };

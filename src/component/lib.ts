@@ -14,6 +14,7 @@ import {
   type KeyRow,
   type RowOp,
   type RowQuery,
+  type Take,
 } from "../shared/flow.js";
 import { outcomeOf, recordsMetrics } from "../shared/metrics.js";
 import { runPlanAsync } from "../shared/plan.js";
@@ -97,24 +98,21 @@ export async function read(db: DatabaseReader, { name, key }: Key, q: RowQuery):
       throw new Error(`unknown read ${JSON.stringify(never)}`);
     }
   }
-  return {
-    rows: docs.map(
-      (d): Row => ({
-        id: d._id,
-        shard: d.shard,
-        value: d.value,
-        ts: d.ts,
-        shards: d.shards,
-        kind: d.kind,
-        rate: d.rate,
-        period: d.period,
-        capacity: d.capacity,
-        prev: d.prev,
-        terms: d.terms,
-      }),
-    ),
-    pending: takes.map((t) => ({ shard: t.shard, count: t.count, ts: t.ts })),
-  };
+  return { rows: docs.map(rowOf), pending: takes.map(takeOf) };
+}
+
+/**
+ * A stored row as the shared decisions see it: its id and every field the row stores (state,
+ * layout and terms), whatever the schema adds, without the document's own bookkeeping.
+ */
+export function rowOf(doc: Doc<"rateLimits">): Row {
+  const { _id, _creationTime: _created, name: _name, key: _key, ...fields } = doc;
+  return { ...fields, id: _id };
+}
+
+/** A take recorded for the applier as the shared decisions see it: its shard, count and instant (ms). */
+export function takeOf(doc: Doc<"pendingTakes">): Take {
+  return { shard: doc.shard, count: doc.count, ts: doc.ts };
 }
 
 /** Executes a flow's writes, in order; a recorded take wakes the applier. */
