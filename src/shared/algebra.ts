@@ -392,9 +392,7 @@ export function calculateRateLimit(
     : reserve
       ? delayUntil({ ...cur, value }, p, now, 0, undefined, count)
       : delayUntil(existing, p, now, count);
-  const windowStart = p.kind === "fixed window" ? cur.ts : undefined;
-  const out = { value, ts: cur.ts, retryAfter, windowStart };
-  return cur.prev === undefined ? out : { ...out, prev: cur.prev };
+  return { ...stateOf({ ...cur, value }), retryAfter, windowStart: p.kind === "fixed window" ? cur.ts : undefined };
 }
 
 /**

@@ -103,8 +103,9 @@ function recordedParams(row: StoredRow): Params | undefined {
 
 /**
  * sameClock reports whether a row means what the current params take it to mean: written under
- * the same kind (assumed when not recorded), the same `rate`, `period` and `capacity` (when
- * recorded) and, for a fixed window, at a window start of the current phase and period.
+ * the same kind (assumed when not recorded), the same whole-limit `terms` and the shard's own
+ * `rate`, `period` and `capacity` (each when recorded) and, for a fixed window, at a window start
+ * of the current phase and period.
  * Otherwise the config changed under the row, and it is carried over (see {@link carriedOver}).
  */
 export function sameClock(row: StoredRow, p: Params): boolean {
