@@ -4,7 +4,8 @@
 // an admission history is checked against are in tools/bounds.ts.
 import { evaluate, paramsOf, type Params, type State } from "../src/shared/algebra.js";
 import { resolvePhase, shardParams } from "../src/shared/layout.js";
-import { pickTwo, planOne, planTwo, planRequest, runPlan, type Plan, type ShardRead } from "../src/shared/plan.js";
+import { pickTwo, planOne, planTwo, planRequest, type Plan, type ShardRead } from "../src/shared/plan.js";
+import { runPlan } from "../src/shared/rows.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 
 /** How a request picks the shard rows it reads and takes from. */

@@ -16,9 +16,9 @@
 // What each request reads and writes comes from the code under test: our `requestFlow` and
 // `applyFlow` through {@link flowReader}, or upstream's code through a fake database
 // (simulate-upstream.ts).
-import { applyFlow, ASYNC_MARGIN, requestFlow, type KeyRead, type KeyRow, type RowFields, type RowOp, type RowQuery } from "../src/shared/flow.js";
+import { applyFlow, ASYNC_MARGIN, requestFlow, standsOnStale, type KeyRead, type KeyRow, type RowFields, type RowOp, type RowQuery } from "../src/shared/flow.js";
 import { shardParams } from "../src/shared/layout.js";
-import { runPlan } from "../src/shared/plan.js";
+import { runPlan } from "../src/shared/rows.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
 
 /**
@@ -372,7 +372,7 @@ export function oursTransactional(store: Store, args: RateLimitArgs, now: number
 /**
  * oursAsynchronous is one attempt of our `rateLimit` with `applyUpdates: "asynchronously"`, as
  * `lib.rateLimit` runs it: decide first on a snapshot `lag` ms old (reads join no read set); when
- * that decision is `safeOnStale` and `lag` ≤ `maxStalenessMs`, record its takes (inserts only);
+ * that decision stands on it (`standsOnStale`, with `maxStalenessMs` for `MAX_STALENESS_MS`), record its takes (inserts only);
  * otherwise decide again on the transaction's own snapshot (reads, pending ranges included, join
  * the read set) and record those takes.
  */
@@ -386,7 +386,7 @@ export function oursAsynchronous(
 ): Attempt {
   const count = { queries: 0, dependent: 0 };
   const stale = runPlan(requestFlow<number>(args, now, random), flowReader(store, now - lag, null, count));
-  if (stale.safeOnStale && lag <= maxStalenessMs) {
+  if (standsOnStale({ maxLag: stale.maxLag < 0 ? -1 : maxStalenessMs }, lag)) {
     return { snapshot: now, now, reads: [], ops: storeOps(stale.ops), count, outcome: stale.result.ok ? "admitted" : "refused", decidedOn: "stale" };
   }
   const reads: ReadEntry[] = [];

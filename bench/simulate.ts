@@ -14,7 +14,7 @@ import { validateConfig } from "../src/shared/validate.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import { APPLY_BATCH } from "../src/component/applier.js";
 import { FOLD_BATCH, FOLD_SETTLE_MS } from "../src/component/metrics.js";
-import { MAX_STALENESS_MS } from "../src/component/lib.js";
+import { MAX_STALENESS_MS } from "../src/shared/request.js";
 import { limitOf, worstExcess } from "../tools/bounds.js";
 import { seededRandom, streamSeed } from "../tools/random.js";
 import {

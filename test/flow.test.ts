@@ -1,9 +1,10 @@
 // The key-level flows (src/shared/flow.ts): the exact reads and writes of a request and the exact
 // report of getValue, as tables over an in-memory key with explicit rows, instants and draws.
 import { describe, expect, test } from "vitest";
-import { applyFlow, fold, getValueFlow, requestFlow, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow.js";
+import { applyFlow, fold, getValueFlow, MAX_STALENESS_MS, requestFlow, standsOnStale, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow.js";
 import { shardParams } from "../src/shared/layout.js";
-import { runPlan, sampleDistinct } from "../src/shared/plan.js";
+import { sampleDistinct } from "../src/shared/plan.js";
+import { runPlan } from "../src/shared/rows.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
 
 /** The whole limit's terms a row of `config` records (a token bucket's phase is 0). */
@@ -159,7 +160,7 @@ describe("asynchronous mode: decisions count pending takes, and stand on a stale
   const config: RateLimitConfig = { kind: TB, rate: 8, period: 8000, applyUpdates: "asynchronously" };
 
   test.each([
-    // [why, pending takes, count, ok, safeOnStale]
+    // [why, pending takes, count, ok, stands on a snapshot up to MAX_STALENESS_MS old]
     ["a full row, one token: far from the limit", [], 1, true, true],
     ["6 taken: 1 left after this one is below a quarter of 8", [{ shard: 0, count: 6, ts: T0 }], 1, true, false],
     ["5 taken: 2 left after this one is exactly a quarter", [{ shard: 0, count: 5, ts: T0 }], 1, true, true],
@@ -170,7 +171,8 @@ describe("asynchronous mode: decisions count pending takes, and stand on a stale
     const out = runPlan(requestFlow<string>(request(config, { count }), T0, draws(0, 0)), answer);
     expect(reads[0]).toEqual({ read: "shard", shard: 0, pending: true });
     expect(out.result.ok).toBe(ok);
-    expect(out.safeOnStale).toBe(safe);
+    expect(standsOnStale(out, MAX_STALENESS_MS)).toBe(safe);
+    expect(standsOnStale(out, MAX_STALENESS_MS + 1)).toBe(false);
     // Rows are never written on the hot path: only takes are recorded.
     expect(out.ops).toEqual(ok ? [{ op: "record", take: { shard: 0, count, ts: T0 } }] : []);
   });
@@ -180,7 +182,7 @@ describe("asynchronous mode: decisions count pending takes, and stand on a stale
     const { answer } = reader([], [{ shard: 0, count: 8, ts: T0 }]);
     const out = runPlan(requestFlow<string>(request(reserve, { count: 2, reserve: true }), T0, draws(0, 0)), answer);
     expect(out.result).toEqual({ ok: true, retryAfter: 2000 });
-    expect(out.safeOnStale).toBe(false);
+    expect(standsOnStale(out, 0)).toBe(false);
   });
 
   test("a transactional config never asks for pending takes", () => {

@@ -144,8 +144,7 @@ describe("mergeRequests and combineResults (pure)", () => {
   ] as [string, ({ ok: true; retryAfter?: number } | { ok: false; retryAfter: number })[], boolean, number | undefined][])(
     "%s",
     (_why, results, ok, retryAfter) => {
-      const merged = results.map((_, i) => ({ name: `l${i}`, config }));
-      const out = combineResults({}, merged, results, results.map((_, i) => i));
+      const { result: out } = combineResults(results, results.map((_, i) => i));
       expect(out.ok).toBe(ok);
       expect(out.retryAfter).toBe(retryAfter);
     },

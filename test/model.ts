@@ -3,7 +3,8 @@
 // src/shared/plan.ts, driven by its `runPlan`), over the Map instead of the database.
 import type { State } from "../src/shared/algebra.js";
 import { resolvePhase, shardParams } from "../src/shared/layout.js";
-import { planRequest, runPlan, type Plan, type ShardRead } from "../src/shared/plan.js";
+import { planRequest, type Plan, type ShardRead } from "../src/shared/plan.js";
+import { runPlan } from "../src/shared/rows.js";
 import { validateConfig, validateCount } from "../src/shared/validate.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 

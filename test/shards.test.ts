@@ -2,17 +2,8 @@
 import { describe, expect, test } from "vitest";
 import { HOUR, MINUTE, SECOND, calculateRateLimit, delayUntil, evaluate, type State } from "../src/shared/algebra.js";
 import { resolvePhase, shardConfig, shardParams } from "../src/shared/layout.js";
-import {
-  COMFORT_FRACTION,
-  isComfortable,
-  pickTwo,
-  planOne,
-  planRequest,
-  planTwo,
-  runPlan,
-  type Plan,
-  type ShardRead,
-} from "../src/shared/plan.js";
+import { COMFORT_FRACTION, isComfortable, pickTwo, planOne, planRequest, planTwo, type Plan, type ShardRead } from "../src/shared/plan.js";
+import { runPlan } from "../src/shared/rows.js";
 import { minus } from "../src/shared/split.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import { seededRandom } from "../tools/random.js";

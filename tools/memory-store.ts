@@ -3,9 +3,11 @@
 // answered by `keyReader`, writes applied exactly as `lib.write` applies them. Tests and the
 // benchmark use it where convex-test would be too slow (its index reads scan the whole table).
 import { applyFlow, getValueFlow, requestFlow, type KeyRead, type KeyRow, type RowOp, type Take } from "../src/shared/flow.js";
-import { isIdleKey, keyReader } from "../src/shared/idle.js";
+import { answerRead } from "../src/shared/rows.js";
+import { ConvexError } from "convex/values";
+import { isIdleKey } from "../src/shared/idle.js";
 import { resolvePhase } from "../src/shared/layout.js";
-import { runPlan } from "../src/shared/plan.js";
+import { runPlan } from "../src/shared/rows.js";
 import type { GetValueArgs, GetValueResult, RateLimitArgs, RateLimitConfig, RateLimitResult } from "../src/shared/validators.js";
 
 /** What a clean-up over the store did, as `admin.cleanup` counts it. */
@@ -63,19 +65,23 @@ export class MemoryStore {
 
   /** Decides a request at `now` and applies it, as `lib.rateLimit` does (on the current state). */
   limit(args: RateLimitArgs, now: number, random: () => number): RateLimitResult {
-    const out = runPlan(requestFlow<number>(args, now, random), keyReader(this.read(args)));
+    const out = runPlan(requestFlow<number>(args, now, random), (q) => answerRead(this.read(args), q));
+    // A throw rolls the transaction back: nothing is written (metric events aren't kept here).
+    if (out.raise) throw new ConvexError(out.raise.error);
     this.write(args, out.ops, args.config);
     return out.result;
   }
 
   /** Decides a request at `now` without applying it, as `lib.checkRateLimit` does. */
   check(args: RateLimitArgs, now: number, random: () => number): RateLimitResult {
-    return runPlan(requestFlow<number>(args, now, random), keyReader(this.read(args))).result;
+    const out = runPlan(requestFlow<number>(args, now, random), (q) => answerRead(this.read(args), q));
+    if (out.raise) throw new ConvexError(out.raise.error);
+    return out.result;
   }
 
   /** Reports a limit's state at `now`, as `lib.getValue` does. */
   getValue(args: GetValueArgs, now: number, random: () => number): GetValueResult {
-    return runPlan(getValueFlow<number>(args, now, random), keyReader(this.read(args)));
+    return runPlan(getValueFlow<number>(args, now, random), (q) => answerRead(this.read(args), q));
   }
 
   /** Runs the applier at `now` over every key with takes waiting, under its latest take's config. */
@@ -85,7 +91,7 @@ export class MemoryStore {
       const at = this.addresses.get(id)!;
       const config = takes.reduce((a, b) => (b.ts >= a.ts ? b : a)).config;
       const args = { ...at, config };
-      const ops = runPlan(applyFlow<number>(args, takes, now), keyReader(this.read(at)));
+      const ops = runPlan(applyFlow<number>(args, takes, now), (q) => answerRead(this.read(at), q));
       this.takes.delete(id);
       this.write(at, ops, config);
     }

@@ -3,53 +3,23 @@
 // src/shared/idle.ts.
 import { paginationOptsValidator, paginationResultValidator, type PaginationResult } from "convex/server";
 import { v, type Infer } from "convex/values";
-import { isIdleKey, keyStatus, keyStatusValidator, type KeyStatus } from "../shared/idle.js";
-import { resolvePhase } from "../shared/layout.js";
+import { cleanupCursor, cleanupFlow, cleanupLimit, cleanupResult, type CleanupQuery, type CleanupRead, type CleanupResult } from "../shared/cleanup.js";
+import { keyStatus, keyStatusValidator, type KeyStatus } from "../shared/idle.js";
+import { runPlanAsync } from "../shared/rows.js";
 import { invalid, validateConfig, validateNameAndKey } from "../shared/validate.js";
 import { configValidator } from "../shared/validators.js";
 import { api } from "./_generated/api.js";
-import { rowOf, takeOf } from "./lib.js";
-import type { Doc } from "./_generated/dataModel.js";
+import { keyRows, pendingQuery, rowOf, takeOf } from "./store.js";
+import type { Doc, Id } from "./_generated/dataModel.js";
 import { mutation, query, type DatabaseReader } from "./_generated/server.js";
 
-/** CLEANUP_BATCH is how many rows `cleanup` reads per transaction by default (500). */
-export const CLEANUP_BATCH = 500;
-/** MAX_CLEANUP_BATCH is the most rows `cleanup` may be asked to read per transaction (4000). */
-export const MAX_CLEANUP_BATCH = 4000;
+export { CLEANUP_BATCH, MAX_CLEANUP_BATCH } from "../shared/cleanup.js";
 /** MAX_NAMES_PAGE is the most names one page of `listNames` may ask for (1000). */
 export const MAX_NAMES_PAGE = 1000;
 
-/** A limit the clean-up scans: its name and its current config. */
-const limitValidator = v.object({ name: v.string(), config: configValidator });
-
-/** Where a clean-up goes on: limit `limit` of its list, after key `after.key` (absent: from the first key). */
-const cleanupCursor = v.object({
-  limit: v.number(),
-  after: v.optional(v.object({ key: v.optional(v.string()) })),
-});
-type CleanupCursor = Infer<typeof cleanupCursor>;
-
-/** What one transaction of the clean-up did. */
-const cleanupResult = v.object({
-  /** Rows of the limits' state read. */
-  rowsRead: v.number(),
-  /** Keys whose rows were all read and judged. */
-  keysRead: v.number(),
-  /** Keys found idle, all of whose rows were deleted. */
-  keysDeleted: v.number(),
-  /** Rows deleted. */
-  rowsDeleted: v.number(),
-  /** Whether every limit has been scanned; otherwise the next batch is scheduled. */
-  done: v.boolean(),
-});
-type CleanupResult = Infer<typeof cleanupResult>;
-
-/** One key's rows, in index order. */
-type KeyDocs = { key: string | undefined; docs: Doc<"rateLimits">[] };
-
 /** Splits rows read in index order (one name) into their keys, in order. */
-function byKey(docs: readonly Doc<"rateLimits">[]): KeyDocs[] {
-  const groups: KeyDocs[] = [];
+function byKey(docs: readonly Doc<"rateLimits">[]): { key: string | undefined; docs: Doc<"rateLimits">[] }[] {
+  const groups: { key: string | undefined; docs: Doc<"rateLimits">[] }[] = [];
   for (const doc of docs) {
     const last = groups[groups.length - 1];
     if (last && last.key === doc.key) last.docs.push(doc);
@@ -58,12 +28,27 @@ function byKey(docs: readonly Doc<"rateLimits">[]): KeyDocs[] {
   return groups;
 }
 
-/** Every row of one name and key, in index order. */
-function keyRows(db: DatabaseReader, name: string, key: string | undefined): Promise<Doc<"rateLimits">[]> {
-  return db
-    .query("rateLimits")
-    .withIndex("name", (q) => q.eq("name", name).eq("key", key))
-    .collect();
+/** Answers the clean-up's reads (see `CleanupQuery`) from the `name` index and the takes waiting. */
+async function cleanupRead(db: DatabaseReader, q: CleanupQuery): Promise<CleanupRead<Id<"rateLimits">>> {
+  switch (q.read) {
+    case "page": {
+      const { name, after, take } = q;
+      const docs = await db
+        .query("rateLimits")
+        .withIndex("name", (i) => (after ? i.eq("name", name).gt("key", after.key) : i.eq("name", name)))
+        .take(take);
+      return { rows: docs.map((d) => ({ ...rowOf(d), ...(d.key === undefined ? {} : { key: d.key }) })), pending: [] };
+    }
+    case "key": {
+      const rows = q.rows ? (await keyRows(db, q)).map(rowOf) : [];
+      const waiting = await pendingQuery(db, q).first();
+      return { rows, pending: waiting ? [takeOf(waiting)] : [] };
+    }
+    default: {
+      const never: never = q;
+      throw new Error(`unknown read ${JSON.stringify(never)}`);
+    }
+  }
 }
 
 /**
@@ -85,59 +70,17 @@ function keyRows(db: DatabaseReader, name: string, key: string | undefined): Pro
  */
 export const cleanup = mutation({
   args: {
-    limits: v.array(limitValidator),
+    limits: v.array(cleanupLimit),
     batchSize: v.optional(v.number()),
     cursor: v.optional(cleanupCursor),
   },
   returns: cleanupResult,
   handler: async (ctx, args): Promise<CleanupResult> => {
-    const batchSize = args.batchSize ?? CLEANUP_BATCH;
-    if (!(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= MAX_CLEANUP_BATCH)) {
-      throw invalid("batchSize", batchSize, `must be a whole number from 1 to ${MAX_CLEANUP_BATCH}`);
-    }
-    for (const limit of args.limits) {
-      validateNameAndKey(limit.name, undefined);
-      validateConfig(limit.config);
-    }
-    const now = Date.now();
-    const out = { rowsRead: 0, keysRead: 0, keysDeleted: 0, rowsDeleted: 0 };
-    let cursor: CleanupCursor = args.cursor ?? { limit: 0 };
-    while (cursor.limit < args.limits.length) {
-      const budget = batchSize - out.rowsRead;
-      if (budget <= 0) {
-        await ctx.scheduler.runAfter(0, api.admin.cleanup, { limits: args.limits, batchSize, cursor });
-        return { ...out, done: false };
-      }
-      const { name, config } = args.limits[cursor.limit]!;
-      const after = cursor.after;
-      const docs = await ctx.db
-        .query("rateLimits")
-        .withIndex("name", (q) => (after ? q.eq("name", name).gt("key", after.key) : q.eq("name", name)))
-        .take(budget);
-      const keys = byKey(docs);
-      const more = docs.length === budget;
-      const last = keys[keys.length - 1];
-      // A full batch may have stopped inside its last key: judge that key on all its rows.
-      if (more && last) last.docs = await keyRows(ctx.db, name, last.key);
-      for (const { key, docs: rows } of keys) {
-        out.rowsRead += rows.length;
-        out.keysRead += 1;
-        const waiting = await ctx.db
-          .query("pendingTakes")
-          .withIndex("key", (q) => q.eq("name", name).eq("key", key))
-          .first();
-        const read = {
-          rows: rows.map(rowOf),
-          pending: waiting ? [takeOf(waiting)] : [],
-        };
-        if (!isIdleKey(read, config, resolvePhase(config, name, key), now)) continue;
-        for (const row of rows) await ctx.db.delete(row._id);
-        out.keysDeleted += 1;
-        out.rowsDeleted += rows.length;
-      }
-      cursor = more && last ? { limit: cursor.limit, after: last.key === undefined ? {} : { key: last.key } } : { limit: cursor.limit + 1 };
-    }
-    return { ...out, done: true };
+    const flow = cleanupFlow<Id<"rateLimits">>(args.limits, args.batchSize, args.cursor, Date.now());
+    const { deletes, result, next } = await runPlanAsync(flow, (q) => cleanupRead(ctx.db, q));
+    for (const id of deletes) await ctx.db.delete(id);
+    if (next) await ctx.scheduler.runAfter(0, api.admin.cleanup, { ...args, cursor: next });
+    return result;
   },
 });
 
@@ -175,14 +118,11 @@ export const listKeys = query({
       if (start && start._id !== first.docs[0]!._id) keys.shift();
     }
     const last = keys[keys.length - 1];
-    if (last && !result.isDone) last.docs = await keyRows(ctx.db, name, last.key);
+    if (last && !result.isDone) last.docs = await keyRows(ctx.db, { name, key: last.key });
     const now = Date.now();
     const page: KeyStatus[] = [];
     for (const { key, docs } of keys) {
-      const takes = await ctx.db
-        .query("pendingTakes")
-        .withIndex("key", (q) => q.eq("name", name).eq("key", key))
-        .collect();
+      const takes = await pendingQuery(ctx.db, { name, key }).collect();
       const read = { rows: docs.map(rowOf), pending: takes.map(takeOf) };
       page.push(keyStatus(name, key, read, config, now));
     }

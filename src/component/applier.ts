@@ -3,35 +3,23 @@
 // the batch read on a snapshot (so recording takes never conflicts with reading them), restarted
 // if it dies. Each batch is applied and its takes deleted in one transaction, so every take is
 // applied exactly once, however often the loop restarts.
-import { defineBatchWorkerValidators, ping } from "@convex-dev/batch-worker";
+import { defineBatchWorkerValidators } from "@convex-dev/batch-worker";
 import { v } from "convex/values";
-import { applyFlow, keyIdOf } from "../shared/flow.js";
-import { runPlanAsync } from "../shared/plan.js";
+import { applyFlow } from "../shared/apply.js";
+import { keyIdOf, runPlanAsync } from "../shared/rows.js";
 import { pendingTakeFields } from "../shared/validators.js";
-import { components, internal } from "./_generated/api.js";
 import type { Id } from "./_generated/dataModel.js";
-import { internalMutation, internalQuery, type MutationCtx } from "./_generated/server.js";
-import { read, write } from "./lib.js";
+import { internalMutation, internalQuery } from "./_generated/server.js";
+import { readKey, writeKey } from "./store.js";
 
 /** The most takes one batch applies: well inside a transaction's limits on reads and writes. */
 export const APPLY_BATCH = 256;
-
-const WORKER = "applier";
 
 const { vQueryArgs, vQueryReturns, vMutationArgs, vMutationReturns } = defineBatchWorkerValidators({
   batch: {
     takes: v.array(v.object({ id: v.id("pendingTakes"), ...pendingTakeFields })),
   },
 });
-
-/** Makes sure the applier's loop is running; a no-op read while it is. */
-export async function wakeApplier(ctx: Pick<MutationCtx, "runQuery" | "runMutation">): Promise<void> {
-  await ping(ctx, components.batchWorker, {
-    name: WORKER,
-    workQuery: internal.applier.getBatch,
-    workerMutation: internal.applier.applyBatch,
-  });
-}
 
 /** Returns the next takes to apply, in commit order from the cursor, or `idle`. */
 export const getBatch = internalQuery({
@@ -81,8 +69,8 @@ export const applyBatch = internalMutation({
       // The latest take's config is the key's current one.
       const latest = group.reduce((a, b) => (b.ts >= a.ts ? b : a));
       const args = { name: latest.name, ...(latest.key === undefined ? {} : { key: latest.key }), config: latest.config };
-      const ops = await runPlanAsync(applyFlow<Id<"rateLimits">>(args, group, now), (q) => read(ctx.db, args, q));
-      await write(ctx, args, ops);
+      const ops = await runPlanAsync(applyFlow<Id<"rateLimits">>(args, group, now), (q) => readKey(ctx.db, args, q));
+      await writeKey(ctx, args, ops);
       for (const take of group) await ctx.db.delete(take.id);
     }
     return null;

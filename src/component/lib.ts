@@ -1,190 +1,92 @@
-// The component's registered functions: thin read/write loops. Every decision (validation, which
-// rows to read, what to write, what to report) is a pure flow in src/shared/flow.ts; a handler
-// answers the flow's reads from the database and executes the writes it returns.
-import { v, type Infer } from "convex/values";
-import {
-  combineResults,
-  creditFlow,
-  getValueFlow,
-  isAsync,
-  mergeRequests,
-  requestFlow,
-  throwIfLimited,
-  type KeyRead,
-  type KeyRow,
-  type RowOp,
-  type RowQuery,
-  type Take,
-} from "../shared/flow.js";
-import { outcomeOf, recordsMetrics } from "../shared/metrics.js";
-import { runPlanAsync } from "../shared/plan.js";
+// The component's registered functions: thin loops over the store (src/component/store.ts).
+// Every decision (validation, which rows to read, what to write, what to record, whether to
+// throw, whether a stale decision stands) is a pure flow in src/shared; a handler answers the
+// flow's reads from the database and executes the verdict it returns.
+import { ConvexError, v, type Infer } from "convex/values";
+import { creditFlow } from "../shared/credit.js";
+import { limitAllOutcome, mergeRequests, type LimitAllOutcome } from "../shared/limit-all.js";
+import { requestFlow, standsOnStale, type MetricEventOf, type Raise, type RequestOutcome } from "../shared/request.js";
+import { runPlanAsync } from "../shared/rows.js";
 import { validateNameAndKey } from "../shared/validate.js";
+import { getValueFlow } from "../shared/value.js";
+import { isAsync } from "../shared/view.js";
 import {
-  configValidator,
+  creditArgs,
   getValueArgs,
   getValueResult,
   limitAllArgs,
+  limitAllCallResult,
   limitAllResult,
   rateLimitArgs,
+  rateLimitCallResult,
+  rateLimitErrorValidator,
   rateLimitResult,
   takeValidator,
   type LimitAllArgs,
+  type LimitAllCallResult,
   type RateLimitArgs,
-  type RateLimitConfig,
-  type RateLimitResult,
+  type RateLimitCallResult,
+  type RateLimitError,
 } from "../shared/validators.js";
+import { metricOutcome } from "../shared/metrics.js";
 import { api, internal } from "./_generated/api.js";
-import type { Doc, Id } from "./_generated/dataModel.js";
-import {
-  internalQuery,
-  mutation,
-  query,
-  type DatabaseReader,
-  type DatabaseWriter,
-  type MutationCtx,
-} from "./_generated/server.js";
-import { wakeApplier } from "./applier.js";
+import type { Id } from "./_generated/dataModel.js";
+import { internalQuery, mutation, query, type DatabaseReader, type DatabaseWriter } from "./_generated/server.js";
 import { recordMetric } from "./metrics.js";
+import { deleteKey, readKey, writeKey, type KeyAddress } from "./store.js";
 
 /** How many rows `clearAll` deletes per transaction before rescheduling itself. */
 const CLEAR_BATCH = 500;
 
-type Key = { name: string; key?: string };
-type Row = KeyRow<Id<"rateLimits">>;
-type Read = KeyRead<Id<"rateLimits">>;
-type Op = RowOp<Id<"rateLimits">>;
-
-/**
- * The longest a snapshot may lag the caller's own (ms) for an asynchronous limit to decide on it;
- * an older one is not trusted, and the request is decided on the current state instead.
- */
-export const MAX_STALENESS_MS = 1000;
-
-/**
- * Answers a flow's read within one name and key, with the takes recorded but not yet applied when
- * asked. Every document read joins the transaction's read set (unless the caller reads a stale
- * snapshot).
- */
-export async function read(db: DatabaseReader, { name, key }: Key, q: RowQuery): Promise<Read> {
-  const prefix = () => db.query("rateLimits").withIndex("name", (i) => i.eq("name", name).eq("key", key));
-  const pendingOf = (shard?: number) =>
-    db
-      .query("pendingTakes")
-      .withIndex("key", (i) => (shard === undefined ? i.eq("name", name).eq("key", key) : i.eq("name", name).eq("key", key).eq("shard", shard)))
-      .collect();
-  let docs: Doc<"rateLimits">[];
-  let takes: Doc<"pendingTakes">[] = [];
-  switch (q.read) {
-    case "shard": {
-      const doc = await db
-        .query("rateLimits")
-        .withIndex("name", (i) => i.eq("name", name).eq("key", key).eq("shard", q.shard))
-        .first();
-      docs = doc ? [doc] : [];
-      if (q.pending) takes = await pendingOf(q.shard);
-      break;
-    }
-    case "any": {
-      const doc = await prefix().first();
-      docs = doc ? [doc] : [];
-      break;
-    }
-    case "all":
-      docs = await prefix().collect();
-      if (q.pending) takes = await pendingOf();
-      break;
-    default: {
-      const never: never = q;
-      throw new Error(`unknown read ${JSON.stringify(never)}`);
-    }
-  }
-  return { rows: docs.map(rowOf), pending: takes.map(takeOf) };
-}
-
-/**
- * A stored row as the shared decisions see it: its id and every field the row stores (state,
- * layout and terms), whatever the schema adds, without the document's own bookkeeping.
- */
-export function rowOf(doc: Doc<"rateLimits">): Row {
-  const { _id, _creationTime: _created, name: _name, key: _key, ...fields } = doc;
-  return { ...fields, id: _id };
-}
-
-/** A take recorded for the applier as the shared decisions see it: its shard, count and instant (ms). */
-export function takeOf(doc: Doc<"pendingTakes">): Take {
-  return { shard: doc.shard, count: doc.count, ts: doc.ts };
-}
-
-/** Executes a flow's writes, in order; a recorded take wakes the applier. */
-export async function write(
-  ctx: { db: DatabaseWriter } & Pick<MutationCtx, "runQuery" | "runMutation">,
-  { name, key, config }: Key & { config?: RateLimitConfig },
-  ops: readonly Op[],
-): Promise<void> {
-  const keyField = key === undefined ? {} : { key };
-  let recorded = false;
-  for (const op of ops) {
-    switch (op.op) {
-      case "insert":
-        await ctx.db.insert("rateLimits", { name, ...keyField, shard: op.shard, ...op.fields });
-        break;
-      case "patch":
-        await ctx.db.patch(op.id, op.fields);
-        break;
-      case "delete":
-        await ctx.db.delete(op.id);
-        break;
-      case "record":
-        if (!config) throw new Error("a take is recorded with its config");
-        await ctx.db.insert("pendingTakes", { name, ...keyField, ...op.take, config, committedAt: ctx.db.vars.commitTs });
-        recorded = true;
-        break;
-      default: {
-        const never: never = op;
-        throw new Error(`unknown write ${JSON.stringify(never)}`);
-      }
-    }
-  }
-  if (recorded) await wakeApplier(ctx);
-}
-
-const snapshotDecision = v.object({
-  result: rateLimitResult,
-  takes: v.array(takeValidator),
-  safeOnStale: v.boolean(),
-  snapshotTs: v.int64(),
-});
-type SnapshotDecision = Infer<typeof snapshotDecision>;
-
 /** Decides a request at `now` (default this instant) on the transaction's own snapshot: every read counts. */
 function decide(db: DatabaseReader, args: RateLimitArgs, now = Date.now()) {
-  return runPlanAsync(requestFlow<Id<"rateLimits">>(args, now, Math.random), (q) => read(db, args, q));
+  return runPlanAsync(requestFlow<Id<"rateLimits">>(args, now, Math.random), (q) => readKey(db, args, q));
 }
 
-/**
- * Records a decision's metric event when the limit has `metrics: true` (a peek, `count: 0`,
- * records nothing): one insert, no read. `decision` is what the limit decided; for a dry run, what
- * it would have decided.
- */
-async function recordDecision(
-  db: DatabaseWriter,
-  args: Pick<RateLimitArgs, "name" | "key" | "count" | "config">,
-  decision: { ok: boolean; retryAfter?: number | undefined },
-  now: number,
-): Promise<void> {
-  const count = args.count ?? 1;
-  if (!recordsMetrics(args.config) || count === 0) return;
-  await recordMetric(db, args, outcomeOf(decision), count, now);
+/** Records a verdict's metric event, if it has one: one insert, no read. */
+async function record(db: DatabaseWriter, at: KeyAddress, event: MetricEventOf | undefined, now: number): Promise<void> {
+  if (event) await recordMetric(db, at, event.outcome, event.count, now);
 }
 
 /**
  * Logs a dry-run limit's would-be refusal as one JSON line, from the mutations that take tokens
  * (`check` and the stale first look of an asynchronous limit stay quiet, so each is logged once).
  */
-function logDryRun(args: Pick<RateLimitArgs, "name" | "key" | "count">, outcome: { wouldRefuse?: { retryAfter: number } }) {
-  if (!outcome.wouldRefuse) return;
+function logDryRun(args: Pick<RateLimitArgs, "name" | "key" | "count">, wouldRefuse: { retryAfter: number } | undefined) {
+  if (!wouldRefuse) return;
   const { name, key, count } = args;
-  console.log(JSON.stringify({ event: "rateLimit.dryRun", name, key, count: count ?? 1, ...outcome.wouldRefuse }));
+  console.log(JSON.stringify({ event: "rateLimit.dryRun", name, key, count: count ?? 1, ...wouldRefuse }));
+}
+
+/** Throws a verdict's error here, unless it is for the caller to throw (then it is returned). */
+function raiseHere<E extends RateLimitError>(raise: Raise<E> | undefined): { error?: E } {
+  if (!raise) return {};
+  if (!raise.inCaller) throw new ConvexError(raise.error);
+  return { error: raise.error };
+}
+
+/** A request's verdict as a stale-snapshot query returns it: no row ids, only takes to record. */
+const snapshotDecision = v.object({
+  result: rateLimitResult,
+  takes: v.array(takeValidator),
+  event: v.optional(v.object({ outcome: metricOutcome, count: v.number() })),
+  raise: v.optional(v.object({ error: rateLimitErrorValidator, inCaller: v.boolean() })),
+  maxLag: v.number(),
+  snapshotTs: v.int64(),
+});
+type SnapshotDecision = Infer<typeof snapshotDecision>;
+
+/** Executes a request's verdict: throws or writes, records its event, returns its result. */
+async function execute(
+  ctx: Parameters<typeof writeKey>[0],
+  args: RateLimitArgs,
+  outcome: Pick<RequestOutcome<Id<"rateLimits">>, "result" | "ops" | "event" | "raise">,
+  now: number,
+): Promise<RateLimitCallResult> {
+  const error = raiseHere(outcome.raise);
+  await writeKey(ctx, args, outcome.ops);
+  await record(ctx.db, args, outcome.event, now);
+  return { ...outcome.result, ...error };
 }
 
 /**
@@ -199,24 +101,19 @@ function logDryRun(args: Pick<RateLimitArgs, "name" | "key" | "count">, outcome:
  */
 export const rateLimit = mutation({
   args: rateLimitArgs,
-  returns: rateLimitResult,
-  handler: async (ctx, args): Promise<RateLimitResult> => {
+  returns: rateLimitCallResult,
+  handler: async (ctx, args): Promise<RateLimitCallResult> => {
     const now = Date.now();
     if (isAsync(args.config) && !args.exact) {
-      const stale: SnapshotDecision = await ctx.runQuery(internal.lib.decideOnSnapshot, { ...args, throws: false }, { useStaleSnapshot: true });
+      const stale: SnapshotDecision = await ctx.runQuery(internal.lib.decideOnSnapshot, args, { useStaleSnapshot: true });
       const lag = Number(ctx.meta.getSnapshotTs() - stale.snapshotTs) / 1e6;
-      if (stale.safeOnStale && lag <= MAX_STALENESS_MS) {
-        throwIfLimited(args, stale.result);
-        await write(ctx, args, stale.takes.map((take) => ({ op: "record", take })));
-        await recordDecision(ctx.db, args, stale.result, now);
-        return stale.result;
+      if (standsOnStale(stale, lag)) {
+        return await execute(ctx, args, { ...stale, ops: stale.takes.map((take) => ({ op: "record", take })) }, now);
       }
     }
     const outcome = await decide(ctx.db, args, now);
-    logDryRun(args, outcome);
-    await write(ctx, args, outcome.ops);
-    await recordDecision(ctx.db, args, outcome.plan, now);
-    return outcome.result;
+    logDryRun(args, outcome.wouldRefuse);
+    return await execute(ctx, args, outcome, now);
   },
 });
 
@@ -229,11 +126,13 @@ export const decideOnSnapshot = internalQuery({
   args: rateLimitArgs,
   returns: snapshotDecision,
   handler: async (ctx, args): Promise<SnapshotDecision> => {
-    const outcome = await decide(ctx.db, args);
+    const { result, ops, event, raise, maxLag } = await decide(ctx.db, args);
     return {
-      result: outcome.result,
-      takes: outcome.ops.flatMap((op) => (op.op === "record" ? [op.take] : [])),
-      safeOnStale: outcome.safeOnStale,
+      result,
+      takes: ops.flatMap((op) => (op.op === "record" ? [op.take] : [])),
+      ...(event ? { event } : {}),
+      ...(raise ? { raise } : {}),
+      maxLag,
       snapshotTs: ctx.meta.getSnapshotTs(),
     };
   },
@@ -243,7 +142,11 @@ export const decideOnSnapshot = internalQuery({
 export const checkRateLimit = query({
   args: rateLimitArgs,
   returns: rateLimitResult,
-  handler: async (ctx, args) => (await decide(ctx.db, args)).result,
+  handler: async (ctx, args) => {
+    const { result, raise } = await decide(ctx.db, args);
+    if (raise) throw new ConvexError(raise.error);
+    return result;
+  },
 });
 
 /**
@@ -251,12 +154,11 @@ export const checkRateLimit = query({
  * same name and key twice is one request with the counts summed; each is decided by its own flow,
  * exactly (an asynchronous limit's recorded takes count too).
  */
-async function decideAll(db: DatabaseReader, args: LimitAllArgs, now = Date.now()) {
+async function decideAll(db: DatabaseReader, args: LimitAllArgs, now = Date.now()): Promise<LimitAllOutcome<Id<"rateLimits">>> {
   const { merged, of } = mergeRequests(args);
   const outcomes = [];
   for (const request of merged) outcomes.push(await decide(db, { ...request, throws: false }, now));
-  const result = combineResults(args, merged, outcomes.map((o) => o.result), of);
-  return { merged, outcomes, result };
+  return limitAllOutcome(args, merged, outcomes, of);
 }
 
 /**
@@ -265,22 +167,15 @@ async function decideAll(db: DatabaseReader, args: LimitAllArgs, now = Date.now(
  */
 export const limitAll = mutation({
   args: limitAllArgs,
-  returns: limitAllResult,
-  handler: async (ctx, args) => {
+  returns: limitAllCallResult,
+  handler: async (ctx, args): Promise<LimitAllCallResult> => {
     const now = Date.now();
-    const { merged, outcomes, result } = await decideAll(ctx.db, args, now);
-    outcomes.forEach((outcome, i) => logDryRun(merged[i]!, outcome));
-    if (result.ok) {
-      for (const [i, outcome] of outcomes.entries()) await write(ctx, merged[i]!, outcome.ops);
-    }
-    // Metrics: what each limit decided (a dry run: would have). When all admit, each was taken
-    // from; otherwise a limit that refused records a refusal, and one that would have admitted
-    // records nothing: nothing was taken from it, as when an app skips a second limit after the
-    // first refuses.
-    for (const [i, outcome] of outcomes.entries()) {
-      if (result.ok || !outcome.plan.ok) await recordDecision(ctx.db, merged[i]!, outcome.plan, now);
-    }
-    return result;
+    const outcome = await decideAll(ctx.db, args, now);
+    for (const { request, retryAfter } of outcome.wouldRefuse) logDryRun(request, { retryAfter });
+    const error = raiseHere(outcome.raise);
+    for (const { request, ops } of outcome.writes) await writeKey(ctx, request, ops);
+    for (const { request, event } of outcome.events) await record(ctx.db, request, event, now);
+    return { ...outcome.result, ...error };
   },
 });
 
@@ -288,7 +183,11 @@ export const limitAll = mutation({
 export const checkAll = query({
   args: limitAllArgs,
   returns: limitAllResult,
-  handler: async (ctx, args) => (await decideAll(ctx.db, args)).result,
+  handler: async (ctx, args) => {
+    const { result, raise } = await decideAll(ctx.db, args);
+    if (raise) throw new ConvexError(raise.error);
+    return result;
+  },
 });
 
 /**
@@ -296,21 +195,11 @@ export const checkAll = query({
  * a shard's capacity). Returns the tokens actually credited.
  */
 export const credit = mutation({
-  args: {
-    name: v.string(),
-    key: v.optional(v.string()),
-    /** Tokens to give back, > 0. */
-    count: v.number(),
-    /** The shards to credit: the `details.shards` of the `limit` result the tokens came from. */
-    shards: v.optional(v.array(v.number())),
-    config: configValidator,
-  },
+  args: creditArgs,
   returns: v.object({ credited: v.number() }),
   handler: async (ctx, args) => {
-    const { credited, ops } = await runPlanAsync(creditFlow<Id<"rateLimits">>(args, Date.now()), (q) =>
-      read(ctx.db, args, q),
-    );
-    await write(ctx, args, ops);
+    const { credited, ops } = await runPlanAsync(creditFlow<Id<"rateLimits">>(args, Date.now()), (q) => readKey(ctx.db, args, q));
+    await writeKey(ctx, args, ops);
     return { credited };
   },
 });
@@ -324,7 +213,7 @@ export const getValue = query({
   args: getValueArgs,
   returns: getValueResult,
   handler: async (ctx, args) =>
-    runPlanAsync(getValueFlow<Id<"rateLimits">>(args, Date.now(), Math.random), (q) => read(ctx.db, args, q)),
+    runPlanAsync(getValueFlow<Id<"rateLimits">>(args, Date.now(), Math.random), (q) => readKey(ctx.db, args, q)),
 });
 
 /**
@@ -336,13 +225,7 @@ export const resetRateLimit = mutation({
   returns: v.null(),
   handler: async (ctx, args) => {
     validateNameAndKey(args.name, args.key);
-    const { rows } = await read(ctx.db, args, { read: "all" });
-    await write(ctx, args, rows.map((r) => ({ op: "delete", id: r.id, shard: r.shard })));
-    const takes = await ctx.db
-      .query("pendingTakes")
-      .withIndex("key", (i) => i.eq("name", args.name).eq("key", args.key))
-      .collect();
-    for (const take of takes) await ctx.db.delete(take._id);
+    await deleteKey(ctx.db, args);
     return null;
   },
 });

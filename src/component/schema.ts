@@ -1,7 +1,7 @@
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
 import { metricCountFields, metricEventFields } from "../shared/metrics.js";
-import { kindValidator, pendingTakeFields } from "../shared/validators.js";
+import { pendingTakeFields, storedRowFields } from "../shared/validators.js";
 
 export default defineSchema({
   /**
@@ -16,33 +16,8 @@ export default defineSchema({
   rateLimits: defineTable({
     name: v.string(),
     key: v.optional(v.string()),
-    /** Which shard of a sharded limit; 0 when unsharded. */
-    shard: v.number(),
-    /** Tokens available at `ts`; negative while tokens are reserved ahead. */
-    value: v.number(),
-    /** Token bucket: when `value` was evaluated. Fixed window: the start of its window. (ms) */
-    ts: v.number(),
-    /** The shard count the row was written under, so a layout change is never a refill. */
-    shards: v.optional(v.number()),
-    /** The kind the row was written under: `ts` means something else for each kind. */
-    kind: v.optional(kindValidator),
-    /**
-     * The shard's own `rate`, `period` (ms) and `capacity` when the row was written, so a change of
-     * config is carried over from the terms the row was written under, never granting tokens.
-     */
-    rate: v.optional(v.number()),
-    period: v.optional(v.number()),
-    capacity: v.optional(v.number()),
-    /**
-     * Sliding window only: the tokens taken in the window before the one containing `ts`, whose
-     * weight in the sliding window shrinks as it slides past.
-     */
-    prev: v.optional(v.number()),
-    /**
-     * The whole limit's terms when the row was written (kind, rate, period, capacity, shards,
-     * phase), so a change of config shows on every row, even one whose own share stayed the same.
-     */
-    terms: v.optional(v.string()),
+    /** A shard's state and the layout it was written under: see `storedRowFields`. */
+    ...storedRowFields,
   }).index("name", ["name", "key", "shard"]),
 
   /**

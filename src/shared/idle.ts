@@ -3,10 +3,10 @@
 // caller reads a key's rows and takes and passes the clock.
 import { v, type Infer } from "convex/values";
 import { evaluate, stateOf } from "./algebra.js";
-import { requestFlow, type KeyRead, type RowQuery, type Take } from "./flow.js";
-import { resolvePhase, sameClock, shardParams, type StoredRow } from "./layout.js";
-import { runPlan } from "./plan.js";
-import type { RateLimitConfig } from "./validators.js";
+import { resolvePhase, sameClock, shardParams } from "./layout.js";
+import { requestFlow } from "./request.js";
+import { answerRead, runPlan, type KeyRead } from "./rows.js";
+import type { RateLimitConfig, StoredRow, Take } from "./validators.js";
 
 /**
  * isIdleKey reports whether deleting every row of one key (one name and key) changes no decision
@@ -56,31 +56,6 @@ export function isIdleKey(
   });
 }
 
-/**
- * keyReader answers a flow's reads from one key's rows and pending takes held in memory, as the
- * component's `read` answers them from the database: `rows` in index order (by shard), so `any`
- * is the first and `shard` the first of that shard.
- */
-export function keyReader<Id>(read: KeyRead<Id>): (q: RowQuery) => KeyRead<Id> {
-  return (q) => {
-    switch (q.read) {
-      case "shard":
-        return {
-          rows: read.rows.filter((r) => r.shard === q.shard).slice(0, 1),
-          pending: q.pending ? read.pending.filter((t) => t.shard === q.shard) : [],
-        };
-      case "any":
-        return { rows: read.rows.slice(0, 1), pending: [] };
-      case "all":
-        return { rows: [...read.rows], pending: q.pending ? [...read.pending] : [] };
-      default: {
-        const never: never = q;
-        throw new Error(`unknown read ${JSON.stringify(never)}`);
-      }
-    }
-  };
-}
-
 /** One key of a limit as the admin listing reports it, evaluated at the query's time. */
 export const keyStatusValidator = v.object({
   /** The key; absent for the limit's global (keyless) bucket. */
@@ -114,7 +89,7 @@ export function keyStatus<Id>(
 ): KeyStatus {
   const args = { name, ...(key === undefined ? {} : { key }), config, count: 0, details: true };
   // A peek reads every shard of a sharded limit, so its draws never matter.
-  const outcome = runPlan(requestFlow<Id>(args, now, () => 0), keyReader(read));
+  const outcome = runPlan(requestFlow<Id>(args, now, () => 0), (q) => answerRead(read, q));
   const details = outcome.result.details;
   if (!details) throw new Error("a peek with details: true returns details");
   return {

@@ -3,7 +3,7 @@
 // carried over to the current one without gaining a token. Pure: no clock, no randomness.
 import { evaluate, paramsOf, phaseOf, stateOf, windowIndex, windowStart, type Params, type State } from "./algebra.js";
 import { splitTotal } from "./split.js";
-import type { RateLimitConfig } from "./validators.js";
+import type { RateLimitConfig, StoredRow } from "./validators.js";
 
 /** The FNV-1a hash of a string, as a fraction in [0, 1). */
 function hashFraction(s: string): number {
@@ -71,27 +71,6 @@ export function shardConfig(config: RateLimitConfig, phase: number, i: number): 
   };
   return config.kind === "token bucket" ? { kind: "token bucket", ...common } : { kind: config.kind, ...common, start: phase };
 }
-
-/**
- * StoredRow is a stored row as {@link relayout} sees it: `value` tokens at `ts` (ms); `shards` and
- * `kind` are the layout it was written under, when recorded (rows written by
- * @convex-dev/rate-limiter have neither).
- */
-export type StoredRow = {
-  shard: number;
-  value: number;
-  ts: number;
-  shards?: number;
-  kind?: RateLimitConfig["kind"];
-  /** The shard's own `rate`, `period` (ms) and `capacity` when written, if recorded. */
-  rate?: number;
-  period?: number;
-  capacity?: number;
-  /** A sliding window row's count in the window before its `ts`'s (see `State`). */
-  prev?: number;
-  /** The whole limit's terms when written (see `shardParams`), if recorded. */
-  terms?: string;
-};
 
 /** The params a row records it was written under, when it records them all. */
 function recordedParams(row: StoredRow): Params | undefined {

@@ -181,24 +181,6 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
 
 
 /**
- * runPlan runs a planning generator to its end, answering each read it yields with `answer`, and
- * returns its result. In-memory models (tests, the benchmark) use it; the component drives the
- * same generators with database reads (see `runPlanAsync`).
- */
-export function runPlan<Q, A, R>(flow: Generator<Q, R, A>, answer: (query: Q) => A): R {
-  let step = flow.next();
-  while (!step.done) step = flow.next(answer(step.value));
-  return step.value;
-}
-
-/** runPlanAsync is {@link runPlan} for an asynchronous reader, such as the database. */
-export async function runPlanAsync<Q, A, R>(flow: Generator<Q, R, A>, answer: (query: Q) => Promise<A>): Promise<R> {
-  let step = flow.next();
-  while (!step.done) step = flow.next(await answer(step.value));
-  return step.value;
-}
-
-/**
  * sampleDistinct picks `k` distinct shards out of `n` uniformly, with a partial Fisher-Yates
  * shuffle driven by `random` (k draws in [0, 1)). `k` above `n` picks every shard.
  */

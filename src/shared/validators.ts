@@ -147,6 +147,13 @@ export const rateLimitArgs = {
    * asynchronously; an app calling the component's `lib.rateLimit` itself should too.
    */
   exact: v.optional(v.boolean()),
+  /**
+   * With `throws`: the caller throws the `RateLimited` error itself when the component returns it
+   * as `error` (`RateLimiter` does), which it does for a refusal of a limit with `metrics: true`,
+   * so the refusal's metric event is kept when the caller catches the error. Default false: the
+   * component throws, rolling back everything it wrote in the call.
+   */
+  raiseInCaller: v.optional(v.boolean()),
   config: configValidator,
 };
 
@@ -190,6 +197,19 @@ export const rateLimitReturnsWithDetails = addFieldsToValidator(rateLimitReturns
 /** What `lib.rateLimit` and `lib.checkRateLimit` return: `details` only when asked for. */
 export const rateLimitResult = addFieldsToValidator(rateLimitReturns, { details: v.optional(rateLimitDetails) });
 
+/** The fields of a take: `count` tokens (negative: given back) from `shard` at `ts` (ms). */
+export const takeFields = {
+  /** The shard the tokens were taken from, under the layout of the config they were taken under. */
+  shard: v.number(),
+  /** Tokens taken (negative: given back, by a credit or a take balanced over two shards). */
+  count: v.number(),
+  /** When the tokens were taken (ms). */
+  ts: v.number(),
+};
+
+/** A take recorded but not yet applied to its row (asynchronous mode); see {@link takeFields}. */
+export const takeValidator = v.object(takeFields);
+
 /**
  * The fields of a take recorded for the applier (asynchronous mode): the table `pendingTakes`
  * stores them (plus its commit-time cursor) and the applier's batches carry them (plus the id).
@@ -197,18 +217,64 @@ export const rateLimitResult = addFieldsToValidator(rateLimitReturns, { details:
 export const pendingTakeFields = {
   name: v.string(),
   key: v.optional(v.string()),
-  /** The shard the tokens were taken from, under the layout of `config`. */
-  shard: v.number(),
-  /** Tokens taken (negative: given back, by a credit or a take balanced over two shards). */
-  count: v.number(),
-  /** When the tokens were taken (ms). */
-  ts: v.number(),
+  ...takeFields,
   /** The config the take was decided under; the applier evaluates the rows with it. */
   config: configValidator,
 };
 
-/** A take recorded for the applier (asynchronous mode): `count` tokens from `shard` at `ts` (ms). */
-export const takeValidator = v.object({ shard: v.number(), count: v.number(), ts: v.number() });
+/**
+ * The state a row stores: `value` tokens available at `ts` (ms), negative while reserved ahead;
+ * a sliding window also stores `prev`, the tokens taken in the aligned window before the one
+ * containing `ts`. Token bucket: `ts` is when `value` was evaluated; fixed window: the start of
+ * its window.
+ */
+export const rowStateFields = {
+  value: v.number(),
+  ts: v.number(),
+  prev: v.optional(v.number()),
+};
+
+/**
+ * The layout and terms a row is written under, so a change of config is recognised and carried
+ * over without granting tokens: the shard count, the kind (`ts` means something else for each),
+ * the shard's own `rate`, `period` (ms) and `capacity`, and `terms`, the whole limit's terms (see
+ * `shardParams`), so a change that leaves this shard's own share as it was still shows.
+ */
+export const rowLayoutFields = {
+  shards: v.number(),
+  kind: kindValidator,
+  rate: v.number(),
+  period: v.number(),
+  capacity: v.number(),
+  terms: v.optional(v.string()),
+};
+
+/** What a flow writes to a row: its state and the layout it was written under. */
+export const rowFieldsValidator = v.object({ ...rowStateFields, ...rowLayoutFields });
+
+/**
+ * A stored row of one name and key: its shard (0 when unsharded), its state and, when recorded,
+ * its layout. Rows written by `@convex-dev/rate-limiter` have no layout fields.
+ */
+export const storedRowFields = { shard: v.number(), ...rowStateFields, ...partial(rowLayoutFields) };
+const storedRowValidator = v.object(storedRowFields);
+
+export type Take = Infer<typeof takeValidator>;
+export type RowFields = Infer<typeof rowFieldsValidator>;
+export type StoredRow = Infer<typeof storedRowValidator>;
+
+/** The arguments of `lib.credit`. */
+export const creditArgs = {
+  name: v.string(),
+  key: v.optional(v.string()),
+  /** Tokens to give back, > 0. */
+  count: v.number(),
+  /** The shards to credit: the `details.shards` of the `limit` result the tokens came from. */
+  shards: v.optional(v.array(v.number())),
+  config: configValidator,
+};
+const creditArgsObject = v.object(creditArgs);
+export type CreditArgs = Infer<typeof creditArgsObject>;
 
 /** The arguments of `lib.getValue`. */
 export const getValueArgs = {
@@ -325,7 +391,8 @@ export const limitAllArgs = {
   /** Throw `RateLimited` naming every limit that refused (or would make reserved work wait). Default false. */
   throws: v.optional(v.boolean()),
   /** Return each limit's `details` in `results`. Default false. */
-  details: v.optional(v.boolean()),
+  details: v.optional(v.boolean()),  /** With `throws`: the caller throws the returned `error` itself (see `rateLimitArgs.raiseInCaller`). */
+  raiseInCaller: v.optional(v.boolean()),
 };
 
 /**
@@ -343,6 +410,21 @@ export type LimitAllItem = Infer<typeof limitAllItem>;
 const limitAllArgsObject = v.object(limitAllArgs);
 export type LimitAllArgs = Infer<typeof limitAllArgsObject>;
 export type LimitAllResult = Infer<typeof limitAllResult>;
+
+/**
+ * What `lib.rateLimit` returns: its result and, when the call is rate limited with `throws` and
+ * the limit records metrics, the `RateLimited` error for the caller to throw (`RateLimiter` does),
+ * so the call's metric event is kept when the caller catches it (see `Raise` in request.ts).
+ */
+export const rateLimitCallResult = addFieldsToValidator(rateLimitReturns, {
+  details: v.optional(rateLimitDetails),
+  error: v.optional(rateLimitErrorValidator),
+});
+export type RateLimitCallResult = Infer<typeof rateLimitCallResult>;
+
+/** What `lib.limitAll` returns: its result and, as for {@link rateLimitCallResult}, an error to throw. */
+export const limitAllCallResult = addFieldsToValidator(limitAllResult, { error: v.optional(rateLimitAllErrorValidator) });
+export type LimitAllCallResult = Infer<typeof limitAllCallResult>;
 
 /** The data of the `ConvexError` thrown for a malformed config or request. */
 export const invalidRateLimitErrorValidator = v.object({

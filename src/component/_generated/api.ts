@@ -12,6 +12,8 @@ import type * as admin from "../admin.js";
 import type * as applier from "../applier.js";
 import type * as lib from "../lib.js";
 import type * as metrics from "../metrics.js";
+import type * as store from "../store.js";
+import type * as wake from "../wake.js";
 
 import type {
   ApiFromModules,
@@ -25,6 +27,8 @@ const fullApi: ApiFromModules<{
   applier: typeof applier;
   lib: typeof lib;
   metrics: typeof metrics;
+  store: typeof store;
+  wake: typeof wake;
 }> = anyApi as any;
 
 /**

@@ -177,6 +177,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         "internal",
         {
           details?: boolean;
+          raiseInCaller?: boolean;
           requests: Array<{
             config:
               | {
@@ -326,6 +327,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           exact?: boolean;
           key?: string;
           name: string;
+          raiseInCaller?: boolean;
           reserve?: boolean;
           throws?: boolean;
         },
@@ -513,6 +515,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         "internal",
         {
           details?: boolean;
+          raiseInCaller?: boolean;
           requests: Array<{
             config:
               | {
@@ -559,6 +562,12 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           throws?: boolean;
         },
         | {
+            error?: {
+              kind: "RateLimited";
+              name: string;
+              names: Array<string>;
+              retryAfter: number;
+            };
             ok: true;
             results: Array<
               | {
@@ -587,6 +596,12 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             retryAfter?: number;
           }
         | {
+            error?: {
+              kind: "RateLimited";
+              name: string;
+              names: Array<string>;
+              retryAfter: number;
+            };
             ok: false;
             results: Array<
               | {
@@ -662,6 +677,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           exact?: boolean;
           key?: string;
           name: string;
+          raiseInCaller?: boolean;
           reserve?: boolean;
           throws?: boolean;
         },
@@ -673,6 +689,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               resetAfter: number;
               shards: Array<number>;
             };
+            error?: { kind: "RateLimited"; name: string; retryAfter: number };
             ok: true;
             retryAfter?: number;
           }
@@ -684,6 +701,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               resetAfter: number;
               shards: Array<number>;
             };
+            error?: { kind: "RateLimited"; name: string; retryAfter: number };
             ok: false;
             retryAfter: number;
           },

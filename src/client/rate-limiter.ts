@@ -1,0 +1,403 @@
+// RateLimiter, the typed client: it names limits, resolves their configs and calls the component,
+// then executes what the component's verdict says (return, or throw). It decides nothing itself.
+import type { GenericDataModel, PaginationOptions, PaginationResult } from "convex/server";
+import { ConvexError } from "convex/values";
+import type { ComponentApi } from "../component/_generated/component.js";
+import type { KeyStatus } from "../shared/idle.js";
+import type { FoldResult, MetricsResult } from "../shared/metrics.js";
+import { invalid, validateConfig } from "../shared/validate.js";
+import type { LimitAllResult, RateLimitArgs, RateLimitConfig, RateLimitDetails } from "../shared/validators.js";
+import { hookAPI } from "./hook-api.js";
+import { exactFor, noteAsyncTake } from "./transaction-takes.js";
+import type {
+  CleanupResult,
+  GetValueOptions,
+  GetValueResult,
+  HookOptions,
+  InstalledComponent,
+  LimitAllOptions,
+  LimitAllRequest,
+  Options,
+  OptionsFor,
+  RequestOptions,
+  RequestResult,
+  RunMutationCtx,
+  RunQueryCtx,
+} from "./types.js";
+
+/**
+ * RateLimiter limits how often things happen in a Convex app, using the rate limiter component.
+ *
+ * ```ts
+ * const rateLimiter = new RateLimiter(components.rateLimiter, {
+ *   sendMessage: { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 },
+ *   freeTrialSignUp: { kind: "fixed window", rate: 100, period: HOUR },
+ * });
+ * await rateLimiter.limit(ctx, "sendMessage", { key: userId, throws: true });
+ * ```
+ *
+ * Names given here are type-checked at every call; any other name needs an inline `config`.
+ * Every config is validated here, so a malformed one fails when the module loads.
+ */
+export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record<never, never>> {
+  /**
+   * @param component The installed component: `components.rateLimiter`.
+   * @param limits The named limits and their configs.
+   */
+  constructor(
+    public component: InstalledComponent,
+    public limits?: Limits,
+  ) {
+    for (const config of Object.values(limits ?? {})) validateConfig(config);
+  }
+
+  /**
+   * limit decides a request and, when it's allowed, takes its tokens. Call it from a mutation
+   * (or an action) before doing the work: when the caller's mutation throws later, the tokens
+   * are given back with the rest of the transaction.
+   *
+   * Options (all optional for a named limit): `key` (whose bucket; default the global one),
+   * `count` (tokens, default 1; 0 peeks), `reserve` (take tokens not there yet and run the work
+   * after `retryAfter`; default false; a sliding window can't reserve: an `InvalidRateLimit`
+   * error), `throws` (throw a `RateLimited` `ConvexError` instead of returning `ok: false`, and
+   * with `reserve` whenever the work would have to wait; default false),
+   * `details` (also return which shards were used, the tokens remaining and when the limit is
+   * full again, e.g. for HTTP headers; default false), `exact` (decide an asynchronous limit on
+   * the current state, never on a stale snapshot; default false, and set here by itself for every
+   * call on a key after the first take from it in the same mutation, which a stale snapshot
+   * can't see), `config` (required for names not given to the constructor).
+   *
+   * @returns `{ ok: true }` to go ahead now; `{ ok: true, retryAfter }` when tokens were reserved
+   * and the work should run in `retryAfter` ms; `{ ok: false, retryAfter }` when refused, where
+   * retrying after exactly `retryAfter` ms (a whole number) succeeds if nothing else consumed
+   * tokens meanwhile. By default exactly the shape `@convex-dev/rate-limiter` returns; with
+   * `details: true`, also `details` (see {@link RateLimitDetails}).
+   */
+  async limit<Name extends string = keyof Limits & string, O extends RequestOptions = RequestOptions>(
+    ctx: RunMutationCtx,
+    name: Name,
+    ...options: Options<Limits, Name, O>
+  ): Promise<RequestResult<O>> {
+    const args = this.request(name, options[0]);
+    // From the second take on an asynchronous key in one transaction, decide exactly (see
+    // transaction-takes.ts); a peek too, since it must see those takes.
+    if (exactFor(ctx, args)) args.exact = true;
+    if (args.throws) args.raiseInCaller = true;
+    const { error, ...result } = await ctx.runMutation(this.component.lib.rateLimit, args);
+    // The component returns the error instead of throwing when that keeps the call's metric event.
+    if (error) throw new ConvexError(error);
+    if (result.ok) noteAsyncTake(ctx, args);
+    return result as RequestResult<O>;
+  }
+
+  /**
+   * check decides a request exactly as {@link limit} would at this instant, without taking any
+   * tokens (for a sharded limit: as `limit` would with the same shards drawn; each call draws its
+   * own). Use it in queries, or before several `limit` calls that must succeed together.
+   * Takes the same options and returns the same result as `limit`.
+   */
+  async check<Name extends string = keyof Limits & string, O extends RequestOptions = RequestOptions>(
+    ctx: RunQueryCtx,
+    name: Name,
+    ...options: Options<Limits, Name, O>
+  ): Promise<RequestResult<O>> {
+    const result = await ctx.runQuery(this.component.lib.checkRateLimit, this.request(name, options[0]));
+    return result as RequestResult<O>;
+  }
+
+  /**
+   * limitAll decides several limits at once (per user, per team and global, say) and takes from
+   * all of them or none: nothing is taken unless every limit admits, so a request never spends one
+   * limit's tokens and is then refused by another. One component call, one transaction.
+   *
+   * Each request names a limit (type-checked like `limit`'s; any other name needs its own
+   * `config`) with an optional `key` and `count` (default 1). The same name and key twice is one
+   * request with the counts summed. Options: `reserve` (in every limit), `throws` (a `RateLimited`
+   * `ConvexError` whose data also lists `names`, every limit that refused), `details` (each
+   * result's `details`). Asynchronous limits are decided on the current state, exactly.
+   *
+   * @returns `{ ok, retryAfter, results }`: `ok` when every limit admitted (and all were taken
+   * from); when refused, `retryAfter` is the least whole ms after which all of them could succeed
+   * together with no other traffic, not just the first refusal's; when reserved, when every
+   * reservation is repaid. `results` holds each request's own answer, in order.
+   */
+  async limitAll(
+    ctx: RunMutationCtx,
+    requests: readonly LimitAllRequest<Limits>[],
+    options: LimitAllOptions = {},
+  ): Promise<LimitAllResult> {
+    const args = { ...this.requestAll(requests, options), ...(options.throws ? { raiseInCaller: true } : {}) };
+    const { error, ...result } = await ctx.runMutation(this.generated(this.component.lib.limitAll), args);
+    if (error) throw new ConvexError(error);
+    // Decided exactly, but a later `limit` on one of these keys must see what this took.
+    if (result.ok) for (const r of args.requests) noteAsyncTake(ctx, r);
+    return result;
+  }
+
+  /**
+   * checkAll decides several limits at once exactly as {@link limitAll} would at this instant,
+   * without taking anything. Use it in queries. Takes the same requests and options.
+   */
+  async checkAll(
+    ctx: RunQueryCtx,
+    requests: readonly LimitAllRequest<Limits>[],
+    options: LimitAllOptions = {},
+  ): Promise<LimitAllResult> {
+    return ctx.runQuery(this.generated(this.component.lib.checkAll), this.requestAll(requests, options));
+  }
+
+  /**
+   * credit gives `count` tokens back to a limit's key: the unused part of an estimate reserved
+   * up front (LLM tokens), or a request that failed downstream. The rule: a credit never lifts a
+   * shard above its capacity, so crediting what you took can't create a token (the key ends where
+   * it would be had those tokens never been taken, or lower). Credit only what you took: the
+   * limiter can't tell. Options: `key` (default the global bucket), `count` (tokens, > 0;
+   * required), `shards` (pass `result.details.shards` from a `limit(..., { details: true })` to
+   * credit the shards the tokens came from; required on a sharded limit, since a credit to another
+   * shard could outlast the take once the shard it came from refills), `config` (for
+   * names not given to the constructor). A negative `count` passed to `limit` stays an error:
+   * credits are explicit.
+   *
+   * @returns the tokens actually credited (less than `count` when shards were already full).
+   */
+  async credit<Name extends string = keyof Limits & string>(
+    ctx: RunMutationCtx,
+    name: Name,
+    options: OptionsFor<Limits, Name, { key?: string; count: number; shards?: readonly number[] }>,
+  ): Promise<{ credited: number }> {
+    const { key, count, shards } = options;
+    return ctx.runMutation(this.generated(this.component.lib.credit), {
+      name,
+      count,
+      config: this.configFor(name, options),
+      ...(key === undefined ? {} : { key }),
+      ...(shards === undefined ? {} : { shards: [...shards] }),
+    });
+  }
+
+  /**
+   * reset removes a limit's state for one key (every shard): the next request finds it full.
+   * E.g. after a successful login, reset the failed-logins limit. The name must be one given to
+   * the constructor, or come with an inline `config` (only used to check the name).
+   */
+  async reset<Name extends string = keyof Limits & string>(
+    ctx: RunMutationCtx,
+    name: Name,
+    ...options: Options<Limits, Name, { key?: string }>
+  ): Promise<void> {
+    const key = options[0]?.key;
+    await ctx.runMutation(this.component.lib.resetRateLimit, {
+      name,
+      ...(key === undefined ? {} : { key }),
+    });
+  }
+
+  /**
+   * getValue reads a limit's state without taking tokens: `{ value, ts, shard, config }` of one
+   * shard (the emptiest of `sampleShards` read, default 1), evaluated now (`ts` in ms), where
+   * `config` is that shard's share (`shards: 1`), so `calculateRateLimit(value, config, t)`
+   * predicts it: exactly the shape `@convex-dev/rate-limiter` returns. With `details: true`, also
+   * `total`, the whole limit's tokens. Read every shard (`sampleShards: shards`) for a promise
+   * that holds whichever shards a request then draws.
+   */
+  async getValue<Name extends string = keyof Limits & string, O extends GetValueOptions = GetValueOptions>(
+    ctx: RunQueryCtx,
+    name: Name,
+    ...options: Options<Limits, Name, O>
+  ): Promise<GetValueResult<O>> {
+    const { key, sampleShards, details } = options[0] ?? {};
+    const result = await ctx.runQuery(this.component.lib.getValue, {
+      name,
+      config: this.configFor(name, options[0]),
+      ...(key === undefined ? {} : { key }),
+      ...(sampleShards === undefined ? {} : { sampleShards }),
+      ...(details === undefined ? {} : { details }),
+    });
+    return result as GetValueResult<O>;
+  }
+
+  /**
+   * cleanup deletes the state of keys that hold no information: full, owing nothing, no takes
+   * waiting for the applier, and written under the limit's current config. Deleting them changes
+   * no decision, since a missing row is a full one; it keeps storage to the keys in use instead of
+   * every key ever seen. Call it from a mutation that your own cron runs, e.g. daily
+   * (`crons.interval`; see example/convex/crons.ts).
+   *
+   * It scans the limits named in the constructor, plus `limits` (default none): the names you use
+   * with an inline config, each with that config. Names it isn't given are left alone, and so are
+   * keys last written under another config (shard count, kind or terms) until their next request
+   * rewrites them. It reads `batchSize` rows per transaction (default 500, at most 4000): the
+   * first batch in the caller's transaction, the rest in mutations it schedules one after another
+   * until every limit is scanned. Cost: one document read per row and one index query per key,
+   * and one write per row deleted.
+   *
+   * @returns what the first batch did; `done: false` when the rest was scheduled.
+   */
+  async cleanup(
+    ctx: RunMutationCtx,
+    options: { limits?: Record<string, RateLimitConfig>; batchSize?: number } = {},
+  ): Promise<CleanupResult> {
+    const all = { ...this.limits, ...options.limits };
+    const limits = Object.entries(all).map(([name, config]) => {
+      validateConfig(config);
+      return { name, config };
+    });
+    return await ctx.runMutation(this.admin().cleanup, {
+      limits,
+      ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    });
+  }
+
+  /**
+   * listKeys lists the keys of limit `name` for an admin page, with Convex's pagination: pass
+   * `paginationOpts` and get `{ page, isDone, continueCursor }`. Each key comes with its state
+   * evaluated now (see {@link KeyStatus}): tokens available across its shards, capacity, ms until
+   * full again, and whether `cleanup` would delete it. `numItems` counts rows, so a page of a
+   * limit with N shards lists about `numItems / N` keys. Keys come in index order, the global key
+   * first. Call it from your own query, behind an admin check: it lists every key.
+   */
+  async listKeys<Name extends string = keyof Limits & string>(
+    ctx: RunQueryCtx,
+    name: Name,
+    options: OptionsFor<Limits, Name, { paginationOpts: PaginationOptions }>,
+  ): Promise<PaginationResult<KeyStatus>> {
+    return await ctx.runQuery(this.admin().listKeys, {
+      name,
+      config: this.configFor(name, options),
+      paginationOpts: options.paginationOpts,
+    });
+  }
+
+  /**
+   * listNames lists the names of the limits that have state (any name, named in the constructor
+   * or not), with Convex's pagination (`numItems` names a page, at most 1000). It reads one row
+   * per name, however many keys each has. Call it from your own query, behind an admin check.
+   */
+  async listNames(
+    ctx: RunQueryCtx,
+    options: { paginationOpts: PaginationOptions },
+  ): Promise<PaginationResult<{ name: string }>> {
+    return await ctx.runQuery(this.admin().listNames, { paginationOpts: options.paginationOpts });
+  }
+
+  /**
+   * metrics reads what limit `name` decided over [`from`, `to`) (ms), a minute at a time, for a
+   * dashboard. Only limits with `metrics: true` in their config record anything: each `limit`
+   * (and each limit of a `limitAll`) inserts one event; `check`, `getValue` and peeks (`count: 0`)
+   * record nothing. A name not given to the constructor needs an inline `config` (only used to
+   * check the name).
+   *
+   * The span is taken in whole UTC minutes (`from` rounded down, `to` rounded up), at most a day
+   * long. The result lists each minute that saw requests (`buckets`, oldest first) with the
+   * requests and tokens admitted, reserved and refused, the span's `total`, and the `topKeys` keys
+   * refused most (default 0, at most 100). It counts the events not yet folded too, so it is
+   * current whether or not {@link foldMetrics} has run; `complete` is false when more than 4,000
+   * were waiting (fold more often) or, with `topKeys`, the span had more than 4,000 per-key
+   * summaries (ask for a shorter span). A call that threw and rolled back is not counted: see
+   * docs/reference.md, "Metrics". Call it from your own query, behind an admin check.
+   */
+  async metrics<Name extends string = keyof Limits & string>(
+    ctx: RunQueryCtx,
+    name: Name,
+    options: OptionsFor<Limits, Name, { from: number; to: number; topKeys?: number }>,
+  ): Promise<MetricsResult> {
+    const { from, to, topKeys } = options;
+    this.configFor(name, options);
+    return await ctx.runQuery(this.metricsApi().get, { name, from, to, ...(topKeys === undefined ? {} : { topKeys }) });
+  }
+
+  /**
+   * foldMetrics sums the metric events recorded since the last fold into per-minute summaries (and
+   * per-key refusals), each event exactly once, and deletes summaries older than `retainFor` (ms,
+   * default 7 days; 0 deletes every folded minute before the current one). Events younger than a
+   * second are left for the next fold. Call it from a mutation your own cron runs, e.g. every
+   * minute (see example/convex/crons.ts): until it runs, events pile up, and `metrics` reads them
+   * one by one.
+   *
+   * It folds `batchSize` events per transaction (default 500, at most 2,000): the first batch in
+   * the caller's transaction, the rest in mutations it schedules one after another. Cost: one read
+   * and one delete per event, and one read and one write per (name, minute) and per (name,
+   * minute, key) with refusals in a batch. Running it while another fold runs is harmless:
+   * overlapping folds conflict and are retried, and nothing is counted twice.
+   *
+   * @returns what the first batch did; `done: false` when the rest was scheduled.
+   */
+  async foldMetrics(
+    ctx: RunMutationCtx,
+    options: { batchSize?: number; retainFor?: number } = {},
+  ): Promise<FoldResult> {
+    const { batchSize, retainFor } = options;
+    return await ctx.runMutation(this.metricsApi().fold, {
+      ...(batchSize === undefined ? {} : { batchSize }),
+      ...(retainFor === undefined ? {} : { retainFor }),
+    });
+  }
+
+  /**
+   * hookAPI makes the functions `useRateLimit` needs; export them from a Convex module:
+   *
+   * ```ts
+   * export const { getRateLimit, getServerTime } = rateLimiter.hookAPI("sendMessage", {
+   *   key: async (ctx) => (await ctx.auth.getUserIdentity())?.subject ?? "anonymous",
+   * });
+   * ```
+   *
+   * `getRateLimit` is a public query returning `getValue`'s result with `total` for the limit and
+   * the key the server chooses (see {@link HookOptions}); `getServerTime` is a public mutation returning the
+   * server's `Date.now()`, for the hook's clock offset.
+   */
+  hookAPI<DataModel extends GenericDataModel, Name extends string = keyof Limits & string>(
+    name: Name,
+    ...options: Options<Limits, Name, HookOptions<DataModel>>
+  ) {
+    const opts = options[0];
+    return hookAPI<DataModel>(this.component, name, this.configFor(name, opts), opts);
+  }
+
+  /** A component function an app generated for `@convex-dev/rate-limiter` lacks, or an error saying so. */
+  private generated<F>(fn: F | undefined): F {
+    if (fn === undefined) {
+      throw invalid(
+        "component",
+        "components.rateLimiter",
+        "lacks this function: it was generated for @convex-dev/rate-limiter; run `npx convex codegen` again",
+      );
+    }
+    return fn;
+  }
+
+  private admin(): ComponentApi["admin"] {
+    return this.generated(this.component.admin);
+  }
+
+  private metricsApi(): ComponentApi["metrics"] {
+    return this.generated(this.component.metrics);
+  }
+
+  private configFor(name: string, options: object | undefined): RateLimitConfig {
+    const inline = options && "config" in options ? (options.config as RateLimitConfig) : undefined;
+    const config = inline ?? this.limits?.[name];
+    if (!config) {
+      // Reachable only by bypassing the types (e.g. from JavaScript).
+      throw invalid("name", name, "no such limit; name it in the RateLimiter or pass a config");
+    }
+    return config;
+  }
+
+  private requestAll(requests: readonly LimitAllRequest<Limits>[], options: LimitAllOptions) {
+    return {
+      requests: requests.map((r) => ({
+        name: r.name,
+        config: this.configFor(r.name, r),
+        ...(r.key === undefined ? {} : { key: r.key }),
+        ...(r.count === undefined ? {} : { count: r.count }),
+      })),
+      ...options,
+    };
+  }
+
+  private request(name: string, options: (RequestOptions & { config?: RateLimitConfig }) | undefined): RateLimitArgs {
+    const { config: _inline, ...rest } = options ?? {};
+    return { ...rest, name, config: this.configFor(name, options) };
+  }
+}

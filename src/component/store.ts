@@ -1,0 +1,117 @@
+// The component's database adapter: the one place that queries and writes `rateLimits` and
+// `pendingTakes`. It answers the flows' reads (src/shared/rows.ts) and executes their writes; every
+// query on those tables is written once, here. Handlers import it; it imports no handler.
+import type { KeyRead, KeyRow, RowOp, RowQuery } from "../shared/rows.js";
+import type { RateLimitConfig, Take } from "../shared/validators.js";
+import type { Doc, Id } from "./_generated/dataModel.js";
+import type { DatabaseReader, DatabaseWriter, MutationCtx } from "./_generated/server.js";
+import { wakeApplier } from "./wake.js";
+
+/** A limit's name and key: the prefix of every read and write here. */
+export type KeyAddress = { name: string; key?: string | undefined };
+/** A stored row as the flows see it, with its document id. */
+export type Row = KeyRow<Id<"rateLimits">>;
+/** A flow's write, against documents of `rateLimits`. */
+export type Op = RowOp<Id<"rateLimits">>;
+
+/**
+ * rowOf returns a stored row as the flows see it: its id and every field the row stores (state,
+ * layout and terms), without the document's name, key and bookkeeping.
+ */
+export function rowOf(doc: Doc<"rateLimits">): Row {
+  const { _id, _creationTime: _created, name: _name, key: _key, ...fields } = doc;
+  return { ...fields, id: _id };
+}
+
+/** takeOf returns a recorded take as the flows see it: its shard, count and instant (ms). */
+export function takeOf(doc: Doc<"pendingTakes">): Take {
+  return { shard: doc.shard, count: doc.count, ts: doc.ts };
+}
+
+/** The rows of one key in index order (by shard), or of one of its shards. */
+function rowsQuery(db: DatabaseReader, { name, key }: KeyAddress, shard?: number) {
+  return db
+    .query("rateLimits")
+    .withIndex("name", (i) => (shard === undefined ? i.eq("name", name).eq("key", key) : i.eq("name", name).eq("key", key).eq("shard", shard)));
+}
+
+/** The takes recorded for one key (or one of its shards) and not yet applied, in index order. */
+export function pendingQuery(db: DatabaseReader, { name, key }: KeyAddress, shard?: number) {
+  return db
+    .query("pendingTakes")
+    .withIndex("key", (i) => (shard === undefined ? i.eq("name", name).eq("key", key) : i.eq("name", name).eq("key", key).eq("shard", shard)));
+}
+
+/** keyRows returns every row of one key, in index order (by shard). */
+export function keyRows(db: DatabaseReader, at: KeyAddress): Promise<Doc<"rateLimits">[]> {
+  return rowsQuery(db, at).collect();
+}
+
+/**
+ * readKey answers a flow's read within one name and key, with the takes recorded but not yet
+ * applied when asked. Every document read joins the transaction's read set (unless the caller
+ * reads a stale snapshot).
+ */
+export async function readKey(db: DatabaseReader, at: KeyAddress, q: RowQuery): Promise<KeyRead<Id<"rateLimits">>> {
+  switch (q.read) {
+    case "shard": {
+      const doc = await rowsQuery(db, at, q.shard).first();
+      const takes = q.pending ? await pendingQuery(db, at, q.shard).collect() : [];
+      return { rows: doc ? [rowOf(doc)] : [], pending: takes.map(takeOf) };
+    }
+    case "any": {
+      const doc = await rowsQuery(db, at).first();
+      return { rows: doc ? [rowOf(doc)] : [], pending: [] };
+    }
+    case "all": {
+      const docs = await rowsQuery(db, at).collect();
+      const takes = q.pending ? await pendingQuery(db, at).collect() : [];
+      return { rows: docs.map(rowOf), pending: takes.map(takeOf) };
+    }
+    default: {
+      const never: never = q;
+      throw new Error(`unknown read ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * writeKey executes a flow's writes to one key, in order. A recorded take is inserted with the
+ * config it was decided under and its commit time, and wakes the applier.
+ */
+export async function writeKey(
+  ctx: { db: DatabaseWriter } & Pick<MutationCtx, "runQuery" | "runMutation">,
+  { name, key, config }: KeyAddress & { config: RateLimitConfig },
+  ops: readonly Op[],
+): Promise<void> {
+  const keyField = key === undefined ? {} : { key };
+  let recorded = false;
+  for (const op of ops) {
+    switch (op.op) {
+      case "insert":
+        await ctx.db.insert("rateLimits", { name, ...keyField, shard: op.shard, ...op.fields });
+        break;
+      case "patch":
+        await ctx.db.patch(op.id, op.fields);
+        break;
+      case "delete":
+        await ctx.db.delete(op.id);
+        break;
+      case "record":
+        await ctx.db.insert("pendingTakes", { name, ...keyField, ...op.take, config, committedAt: ctx.db.vars.commitTs });
+        recorded = true;
+        break;
+      default: {
+        const never: never = op;
+        throw new Error(`unknown write ${JSON.stringify(never)}`);
+      }
+    }
+  }
+  if (recorded) await wakeApplier(ctx);
+}
+
+/** deleteKey removes every row of one key and every take recorded for it: it starts full again. */
+export async function deleteKey(db: DatabaseWriter, at: KeyAddress): Promise<void> {
+  for (const doc of await keyRows(db, at)) await db.delete(doc._id);
+  for (const take of await pendingQuery(db, at).collect()) await db.delete(take._id);
+}

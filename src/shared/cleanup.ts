@@ -1,0 +1,117 @@
+// The clean-up's plan: which keys of which limits to judge in one transaction, within a budget of
+// rows read, which rows to delete, and where the next transaction goes on. Pure: the component
+// (admin.cleanup) answers its reads from the `name` index and executes the deletes it returns.
+import { v, type Infer } from "convex/values";
+import { isIdleKey } from "./idle.js";
+import { resolvePhase } from "./layout.js";
+import type { KeyRow } from "./rows.js";
+import { invalid, validateConfig, validateNameAndKey } from "./validate.js";
+import { configValidator, type RateLimitConfig, type Take } from "./validators.js";
+
+/** CLEANUP_BATCH is how many rows `cleanup` reads per transaction by default (500). */
+export const CLEANUP_BATCH = 500;
+/** MAX_CLEANUP_BATCH is the most rows `cleanup` may be asked to read per transaction (4000). */
+export const MAX_CLEANUP_BATCH = 4000;
+
+/** A limit the clean-up scans: its name and its current config. */
+export const cleanupLimit = v.object({ name: v.string(), config: configValidator });
+
+/** Where a clean-up goes on: limit `limit` of its list, after key `after.key` (absent: from the first key). */
+export const cleanupCursor = v.object({
+  limit: v.number(),
+  after: v.optional(v.object({ key: v.optional(v.string()) })),
+});
+export type CleanupCursor = Infer<typeof cleanupCursor>;
+
+/** What one transaction of the clean-up did. */
+export const cleanupResult = v.object({
+  /** Rows of the limits' state read. */
+  rowsRead: v.number(),
+  /** Keys whose rows were all read and judged. */
+  keysRead: v.number(),
+  /** Keys found idle, all of whose rows were deleted. */
+  keysDeleted: v.number(),
+  /** Rows deleted. */
+  rowsDeleted: v.number(),
+  /** Whether every limit has been scanned; otherwise the next batch is scheduled. */
+  done: v.boolean(),
+});
+export type CleanupResult = Infer<typeof cleanupResult>;
+
+/** A stored row with the key it belongs to. */
+export type AddressedRow<Id> = KeyRow<Id> & { key?: string | undefined };
+
+/**
+ * A read the clean-up asks for: `page`, up to `take` rows of limit `name` in index order, after
+ * key `after.key` when given; `key`, every row of one key (when `rows`) and whether it has a take
+ * waiting for the applier (at most one is read).
+ */
+export type CleanupQuery =
+  | { read: "page"; name: string; after?: { key?: string | undefined }; take: number }
+  | { read: "key"; name: string; key?: string | undefined; rows: boolean };
+
+/** The answer to a {@link CleanupQuery}: rows in index order, and the takes found (at most one). */
+export type CleanupRead<Id> = { rows: AddressedRow<Id>[]; pending: Take[] };
+
+/** What a transaction of the clean-up does: the rows to delete, what it did, and where to go on. */
+export type CleanupPlan<Id> = { deletes: Id[]; result: CleanupResult; next?: CleanupCursor };
+
+/** Splits rows read in index order (one name) into their keys, in order. */
+function byKey<Id>(rows: readonly AddressedRow<Id>[]): { key: string | undefined; rows: AddressedRow<Id>[] }[] {
+  const groups: { key: string | undefined; rows: AddressedRow<Id>[] }[] = [];
+  for (const row of rows) {
+    const last = groups[groups.length - 1];
+    if (last && last.key === row.key) last.rows.push(row);
+    else groups.push({ key: row.key, rows: [row] });
+  }
+  return groups;
+}
+
+/**
+ * cleanupFlow plans one transaction of the clean-up at `now` (ms): validates its arguments (an
+ * `InvalidRateLimit` error naming the field, before any read), then walks the limits from `cursor`
+ * a key at a time, reading up to `batchSize` rows (plus the rest of the last key it reaches, which
+ * it judges on all its rows), and deletes every key `isIdleKey` finds idle, whole. When the budget
+ * runs out first, `next` is where the next transaction goes on.
+ */
+export function* cleanupFlow<Id>(
+  limits: readonly { name: string; config: RateLimitConfig }[],
+  batchSize: number | undefined,
+  cursor: CleanupCursor | undefined,
+  now: number,
+): Generator<CleanupQuery, CleanupPlan<Id>, CleanupRead<Id>> {
+  const budgetRows = batchSize ?? CLEANUP_BATCH;
+  if (!(Number.isInteger(budgetRows) && budgetRows >= 1 && budgetRows <= MAX_CLEANUP_BATCH)) {
+    throw invalid("batchSize", budgetRows, `must be a whole number from 1 to ${MAX_CLEANUP_BATCH}`);
+  }
+  for (const limit of limits) {
+    validateNameAndKey(limit.name, undefined);
+    validateConfig(limit.config);
+  }
+  const deletes: Id[] = [];
+  const out = { rowsRead: 0, keysRead: 0, keysDeleted: 0, rowsDeleted: 0 };
+  let at: CleanupCursor = cursor ?? { limit: 0 };
+  while (at.limit < limits.length) {
+    const budget = budgetRows - out.rowsRead;
+    if (budget <= 0) return { deletes, result: { ...out, done: false }, next: at };
+    const { name, config } = limits[at.limit]!;
+    const page = (yield { read: "page", name, ...(at.after ? { after: at.after } : {}), take: budget }).rows;
+    const keys = byKey(page);
+    const more = page.length === budget;
+    const last = keys[keys.length - 1];
+    for (const group of keys) {
+      // A full batch may have stopped inside its last key: judge that key on all its rows.
+      const whole = more && group === last;
+      const read = yield { read: "key", name, key: group.key, rows: whole };
+      const rows = whole ? read.rows : group.rows;
+      out.rowsRead += rows.length;
+      out.keysRead += 1;
+      if (!isIdleKey({ rows, pending: read.pending }, config, resolvePhase(config, name, group.key), now)) continue;
+      deletes.push(...rows.map((r) => r.id));
+      out.keysDeleted += 1;
+      out.rowsDeleted += rows.length;
+    }
+    at = more && last ? { limit: at.limit, after: last.key === undefined ? {} : { key: last.key } } : { limit: at.limit + 1 };
+  }
+  return { deletes, result: { ...out, done: true } };
+}

@@ -1,0 +1,61 @@
+// Giving tokens back to a key: never above a shard's capacity.
+import { evaluate } from "./algebra.js";
+import { resolvePhase } from "./layout.js";
+import type { Plan, ShardRead, ShardWrite } from "./plan.js";
+import type { KeyFlow, RowOp } from "./rows.js";
+import { minus } from "./split.js";
+import { invalid, validateConfig, validateNameAndKey } from "./validate.js";
+import type { CreditArgs } from "./validators.js";
+import { newView, opsOf, shardOf } from "./view.js";
+
+/**
+ * creditFlow gives `count` tokens back to a key at `now` and says exactly how to write it. The
+ * rule: a credit never lifts a shard above its capacity, and so never makes a key hold more than
+ * it could hold; it can't know how many tokens the caller took, so crediting only what was taken
+ * is the caller's part, and then no token is created (the key ends where it would be had the
+ * request never taken them, or lower where a full shard can't take them back). On a sharded limit
+ * `shards` (the `details.shards` of the `limit` result the tokens came from) is required, and the
+ * credit goes to those shards, emptiest first: a credit to another shard could outlast the take
+ * once the shard it came from refills. An asynchronous limit records the credit as a negative take
+ * for the applier. Returns the tokens actually credited.
+ */
+export function* creditFlow<Id>(
+  args: CreditArgs,
+  now: number,
+): KeyFlow<Id, { credited: number; ops: RowOp<Id>[] }> {
+  validateNameAndKey(args.name, args.key);
+  validateConfig(args.config);
+  if (!(Number.isFinite(args.count) && args.count > 0)) throw invalid("count", args.count, "must be a finite number > 0");
+  const view = newView<Id>(args.config, resolvePhase(args.config, args.name, args.key), now);
+  for (const shard of args.shards ?? []) {
+    if (!(Number.isInteger(shard) && shard >= 0 && shard < view.n)) throw invalid("shards", shard, `must be a shard of the limit's ${view.n}`);
+  }
+  // Without knowing which shards the tokens came from, a credit to another shard could outlast
+  // the take once the shard it came from refills: on a sharded limit, say which.
+  if (view.n > 1 && !(args.shards && args.shards.length > 0)) {
+    throw invalid("shards", "(none)", "a credit to a sharded limit needs the shards the tokens came from: pass the limit result's details.shards");
+  }
+  const targets = args.shards && args.shards.length > 0 ? [...new Set(args.shards)] : [0];
+  const reads: ShardRead[] = [];
+  for (const shard of targets) reads.push((yield* shardOf(view, shard)).read);
+  // Re-asked: a later read may have switched the view to a migrated layout.
+  for (let i = 0; i < reads.length; i++) reads[i] = (yield* shardOf(view, targets[i]!)).read;
+  const room = reads
+    .map((read) => ({ read, cur: evaluate(read.state, read.p, now) }))
+    .sort((a, b) => a.cur.value / Math.max(a.read.p.capacity, 1e-300) - b.cur.value / Math.max(b.read.p.capacity, 1e-300));
+  let left = args.count;
+  const writes: ShardWrite[] = [];
+  for (const { read, cur } of room) {
+    if (!(left > 0)) break;
+    const gave = Math.min(left, Math.max(0, minus(read.p.capacity, cur.value)));
+    if (gave > 0) {
+      writes.push({ shard: read.shard, state: { ...cur, value: cur.value + gave } });
+      left = minus(left, gave);
+    }
+  }
+  const credited = minus(args.count, Math.max(0, left));
+  const plan: Plan = { ok: true, writes, shards: writes.map((w) => w.shard) };
+  // An asynchronous limit records the credit as negative takes (see takesOf).
+  return { credited, ops: opsOf(view, plan, 1) };
+}
+

@@ -1,0 +1,176 @@
+// Deciding one request: which shards to read, the result, and the exact writes that apply it.
+import { evaluate } from "./algebra.js";
+import { resolvePhase } from "./layout.js";
+import { planRequest, type Plan } from "./plan.js";
+import type { KeyFlow, RowOp } from "./rows.js";
+import { validateConfig, validateCount, validateNameAndKey } from "./validate.js";
+import { outcomeOf, recordsMetrics, type MetricOutcome } from "./metrics.js";
+import type { RateLimitArgs, RateLimitConfig, RateLimitDetails, RateLimitError, RateLimitResult, RateLimitReturns } from "./validators.js";
+import { fullAfter, newView, opsOf, readOf, scaledTotal, migrated, shardOf, type View } from "./view.js";
+
+/**
+ * A metric event to record (a limit with `metrics: true`): what the limit decided, or for a dry
+ * run what it would have decided, and the tokens asked for.
+ */
+export type MetricEventOf = { outcome: MetricOutcome; count: number };
+
+/**
+ * How a call that is rate limited throws (`throws: true`, and the work can't run now): the
+ * `RateLimited` error's data, and whether the component returns it for the caller to throw
+ * (`inCaller`) instead of throwing it itself. A throw inside the component rolls back everything
+ * the component wrote in that call; returned, it keeps the call's metric event when the caller
+ * catches the error. So when the caller says it throws a returned error (`raiseInCaller`), a
+ * refusal that records a metric event (and writes nothing else) is thrown by the caller; anything
+ * that took tokens (a reservation) is thrown by the component.
+ */
+export type Raise<E> = { error: E; inCaller: boolean };
+
+/**
+ * What a request's flow decided, executed as it stands by the component: the result to return,
+ * the exact writes that apply it, the metric event to record, the error to throw, and how stale a
+ * snapshot the decision may stand on.
+ */
+export type RequestOutcome<Id> = {
+  plan: Plan;
+  result: RateLimitResult;
+  /** The writes that apply the decision; none when it throws. */
+  ops: RowOp<Id>[];
+  /** The metric event to record with it, if the limit records metrics (a peek records none). */
+  event?: MetricEventOf;
+  /** Set when the call throws `RateLimited`; see {@link Raise}. */
+  raise?: Raise<RateLimitError>;
+  /**
+   * The most (ms) the snapshot it was decided on may lag the current state for the decision to
+   * stand (asynchronous mode; see {@link standsOnStale}); -1: it stands only on the current state.
+   */
+  maxLag: number;
+  /** Set when a dry-run limit would have refused or made the work wait: that wait (ms). */
+  wouldRefuse?: { retryAfter: number };
+};
+
+/**
+ * MAX_STALENESS_MS is the longest (ms) a snapshot may lag the caller's own for an asynchronous
+ * limit's decision on it to stand; an older one is not trusted, and the request is decided again
+ * on the current state.
+ */
+export const MAX_STALENESS_MS = 1000;
+
+/**
+ * standsOnStale reports whether a decision made on a snapshot `lagMs` ms older than the current
+ * state may stand (asynchronous mode): only one that admits with the margin to spare (see
+ * {@link ASYNC_MARGIN}) on a snapshot at most {@link MAX_STALENESS_MS} old.
+ */
+export function standsOnStale(outcome: Pick<RequestOutcome<unknown>, "maxLag">, lagMs: number): boolean {
+  return lagMs <= outcome.maxLag;
+}
+
+/**
+ * ASYNC_MARGIN is the fraction of each shard's capacity that a decision on a stale snapshot must
+ * leave untouched (asynchronous mode): takes committed after the snapshot, which it can't see, are
+ * covered by it. Closer to the limit than that, the decision is made again on the current state,
+ * exactly. See docs/hot-limits.md, "Asynchronous mode", for the bound it gives.
+ */
+export const ASYNC_MARGIN = 0.25;
+
+
+/** Whether `plan` admits and leaves every shard it used at least {@link ASYNC_MARGIN} of its capacity. */
+function keepsMargin<Id>(view: View<Id>, plan: Plan): boolean {
+  if (!plan.ok) return false;
+  return plan.shards.every((shard) => {
+    const read = readOf(view, shard);
+    const after = plan.writes.find((w) => w.shard === shard)?.state.value ?? evaluate(read.state, read.p, view.now).value;
+    return after >= ASYNC_MARGIN * read.p.capacity;
+  });
+}
+
+/** The result a plan returns to the caller: exactly `@convex-dev/rate-limiter`'s shape. */
+export function resultOf(plan: Plan): RateLimitReturns {
+  return plan.ok
+    ? plan.retryAfter === undefined
+      ? { ok: true }
+      : { ok: true, retryAfter: plan.retryAfter }
+    : { ok: false, retryAfter: plan.retryAfter };
+}
+
+
+/**
+ * The details of a decision (see `rateLimitDetails`): the shards it used, and the tokens left and
+ * the wait until full over the shards the view read, scaled to the whole limit unless it read
+ * every shard.
+ */
+function detailsOf<Id>(view: View<Id>, plan: Plan): RateLimitDetails {
+  const reads = view.migration
+    ? view.migration.states.map((_, shard) => migrated(view, shard).read)
+    : [...view.rows.values()].map((r) => r.read);
+  const after = reads.map((r) => ({
+    p: r.p,
+    state: plan.writes.find((w) => w.shard === r.shard)?.state ?? evaluate(r.state, r.p, view.now),
+  }));
+  const sum = after.reduce((total, a) => total + a.state.value, 0);
+  const readCapacity = after.reduce((total, a) => total + a.p.capacity, 0);
+  const capacity = view.config.capacity ?? view.config.rate;
+  const exact = reads.length === view.n;
+  return {
+    shards: plan.shards,
+    remaining: scaledTotal(sum, readCapacity, capacity, exact),
+    capacity,
+    resetAfter: Math.max(0, ...after.map((a) => fullAfter(a.state, a.p, view.now))),
+    exact,
+  };
+}
+
+/**
+ * raiseOf returns how a call throws `RateLimited` (see {@link Raise}), or undefined when it
+ * doesn't: only when `throws` asks for it and the work can't run now (refused, or with `reserve`
+ * reserved for later), so "no throw" means "run now". `writes` says whether the decision takes
+ * tokens, `event` whether it records a metric event.
+ */
+export function raiseOf(
+  args: Pick<RateLimitArgs, "name" | "throws" | "raiseInCaller">,
+  result: RateLimitReturns,
+  writes: boolean,
+  event: boolean,
+): Raise<RateLimitError> | undefined {
+  if (!args.throws || result.retryAfter === undefined) return undefined;
+  return { error: { kind: "RateLimited", name: args.name, retryAfter: result.retryAfter }, inCaller: args.raiseInCaller === true && event && !writes };
+}
+
+/** The metric event a limit records for a decision (`metrics: true`; a peek records none). */
+export function eventOf(config: RateLimitConfig, count: number, decided: Pick<Plan, "ok" | "retryAfter">): MetricEventOf | undefined {
+  return recordsMetrics(config) && count > 0 ? { outcome: outcomeOf(decided), count } : undefined;
+}
+
+/**
+ * requestFlow decides a request at `now` and says exactly how to apply it. It validates first
+ * (an `InvalidRateLimit` `ConvexError` before any read), reads one shard and a second only when
+ * the first can't serve comfortably (`planRequest`), and returns the whole verdict (see
+ * {@link RequestOutcome}). `lib.rateLimit` executes it; `lib.checkRateLimit` returns its result.
+ */
+export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () => number): KeyFlow<Id, RequestOutcome<Id>> {
+  validateNameAndKey(args.name, args.key);
+  validateConfig(args.config);
+  const count = args.count ?? 1;
+  const reserve = args.reserve ?? false;
+  validateCount(count, args.config, reserve);
+  const view = newView<Id>(args.config, resolvePhase(args.config, args.name, args.key), now);
+  const flow = planRequest(view.n, now, count, reserve, random);
+  let step = flow.next();
+  while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
+  const plan = step.value;
+  const details = args.details ? { details: detailsOf(view, plan) } : {};
+  // A dry run admits, now, what it would refuse or make wait (a refusal writes nothing), and says so.
+  const shadow = args.config.dryRun === true && plan.retryAfter !== undefined;
+  const result: RateLimitResult = shadow ? { ok: true, ...details } : { ...resultOf(plan), ...details };
+  const event = eventOf(args.config, count, plan);
+  const ops = opsOf(view, plan, count);
+  const raise = raiseOf(args, result, ops.length > 0, event !== undefined);
+  return {
+    plan,
+    result,
+    ops: raise ? [] : ops,
+    ...(event ? { event } : {}),
+    ...(raise ? { raise } : {}),
+    maxLag: keepsMargin(view, plan) ? MAX_STALENESS_MS : -1,
+    ...(shadow ? { wouldRefuse: { retryAfter: plan.retryAfter! } } : {}),
+  };
+}

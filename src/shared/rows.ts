@@ -1,0 +1,83 @@
+// The protocol between a flow over one key and the store that answers it: the reads a flow
+// yields, the rows and takes it is sent back, and the writes it returns. The component answers it
+// from the database (src/component/store.ts), tests and models from memory (`answerRead`).
+import type { StoredRow, Take } from "./validators.js";
+import type { RowFields } from "./validators.js";
+
+/** A stored row of one key as a flow sees it: the layout fields and the component's own `id`. */
+export type KeyRow<Id> = StoredRow & { id: Id };
+
+
+/**
+ * A read a flow asks for, always within the request's name and key. Each is answered with the
+ * rows found, in shard order: `shard`, the row of one shard (none or one); `any`, the key's first
+ * row (none or one); `all`, every row of the key. With `pending`, also the takes recorded but not
+ * yet applied in the same range (a limit with `applyUpdates: "asynchronously"`).
+ */
+export type RowQuery = { read: "shard"; shard: number; pending?: true } | { read: "any" } | { read: "all"; pending?: true };
+
+/** The answer to a {@link RowQuery}: the rows found, and the takes asked for (else none). */
+export type KeyRead<Id> = { rows: KeyRow<Id>[]; pending: Take[] };
+
+
+/**
+ * A write a flow asks for, within the request's name and key: a row to insert, patch or delete,
+ * or (asynchronous mode) a take to record for the applier.
+ */
+export type RowOp<Id> =
+  | { op: "insert"; shard: number; fields: RowFields }
+  | { op: "patch"; id: Id; shard: number; fields: RowFields }
+  | { op: "delete"; id: Id; shard: number }
+  | { op: "record"; take: Take };
+
+/** A flow over one key: yields reads, is sent the rows found, returns `R`. */
+export type KeyFlow<Id, R> = Generator<RowQuery, R, KeyRead<Id>>;
+
+/**
+ * runPlan drives a flow (a generator that yields reads and is sent their answers) to its end and
+ * returns its result. In-memory models (tests, the benchmark) use it; the component drives the
+ * same generators with database reads (see `runPlanAsync`).
+ */
+export function runPlan<Q, A, R>(flow: Generator<Q, R, A>, answer: (query: Q) => A): R {
+  let step = flow.next();
+  while (!step.done) step = flow.next(answer(step.value));
+  return step.value;
+}
+
+/** runPlanAsync is {@link runPlan} for an asynchronous reader, such as the database. */
+export async function runPlanAsync<Q, A, R>(flow: Generator<Q, R, A>, answer: (query: Q) => Promise<A>): Promise<R> {
+  let step = flow.next();
+  while (!step.done) step = flow.next(await answer(step.value));
+  return step.value;
+}
+
+/**
+ * answerRead answers a flow's read from one key's rows and pending takes held in memory, exactly
+ * as the component's store answers it from the database: `read.rows` in index order (by shard),
+ * so `any` is the first row and `shard` the first of that shard.
+ */
+export function answerRead<Id>(read: KeyRead<Id>, q: RowQuery): KeyRead<Id> {
+  switch (q.read) {
+    case "shard":
+      return {
+        rows: read.rows.filter((r) => r.shard === q.shard).slice(0, 1),
+        pending: q.pending ? read.pending.filter((t) => t.shard === q.shard) : [],
+      };
+    case "any":
+      return { rows: read.rows.slice(0, 1), pending: [] };
+    case "all":
+      return { rows: [...read.rows], pending: q.pending ? [...read.pending] : [] };
+    default: {
+      const never: never = q;
+      throw new Error(`unknown read ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * keyIdOf returns one string per limit name and key (no key is its own, distinct from every
+ * string key), for grouping requests, takes and events by the key they are for.
+ */
+export function keyIdOf({ name, key }: { name: string; key?: string | undefined }): string {
+  return JSON.stringify([name, key ?? null]);
+}

@@ -1,0 +1,204 @@
+// A key's shards as of the current layout: what one request knows of its rows (reading as little
+// as possible, carrying rows of another layout over), and the exact writes that apply a plan.
+// Pure: the clock comes in as an argument.
+import { delayUntil, evaluate, stateOf, type Params, type State } from "./algebra.js";
+import { relayout, sameClock, shardParams } from "./layout.js";
+import type { Plan, ShardRead } from "./plan.js";
+import type { KeyFlow, KeyRow, RowOp } from "./rows.js";
+import { invalid } from "./validate.js";
+import type { RateLimitConfig, RowFields, StoredRow, Take } from "./validators.js";
+
+/** The fields of a row holding `state`, written under shard params `p`, `shards` and `kind`. */
+export function fieldsOf(state: State, p: Params, shards: number, kind: RateLimitConfig["kind"]): RowFields {
+  const fields = {
+    value: state.value,
+    ts: state.ts,
+    shards,
+    kind,
+    rate: p.rate,
+    period: p.period,
+    capacity: p.capacity,
+    ...(p.terms === undefined ? {} : { terms: p.terms }),
+  };
+  return kind === "sliding window" ? { ...fields, prev: state.prev ?? 0 } : fields;
+}
+
+
+/** Whether a config records its consumption for the applier instead of writing its rows. */
+export function isAsync(config: RateLimitConfig): boolean {
+  return config.applyUpdates === "asynchronously";
+}
+
+/**
+ * fold applies takes recorded but not yet applied to a row's state, in order of time, as the
+ * applier will: each at its own instant (no earlier than the row's `ts`), never above capacity.
+ * Applying a take later than it happened can only leave fewer tokens, never more.
+ */
+export function fold(state: State | null, takes: readonly Take[], p: Params): State | null {
+  let out = state;
+  for (const take of [...takes].sort((a, b) => a.ts - b.ts)) {
+    const cur = evaluate(out, p, take.ts);
+    out = { ...cur, value: Math.min(cur.value - take.count, p.capacity) };
+  }
+  return out;
+}
+
+/** The shard of the current `n`-shard layout a take recorded under another layout counts against. */
+export function shardFor(take: Take, n: number): number {
+  return Number.isInteger(take.shard) && take.shard >= 0 ? take.shard % n : 0;
+}
+
+/**
+ * What one request knows of its key's rows. A missing row is a full shard (never used under this
+ * layout). When a row turns out to have been written under another layout (shard count, kind, or
+ * fixed-window phase or period; see `sameClock`), the whole key is read and its state
+ * redistributed over the current layout (`relayout`); `migration` then holds every shard's state
+ * and the rows it replaces.
+ */
+export type View<Id> = {
+  config: RateLimitConfig;
+  phase: number;
+  now: number;
+  n: number;
+  rows: Map<number, { row: KeyRow<Id> | null; read: ShardRead }>;
+  migration?: { rows: KeyRow<Id>[]; states: State[] };
+  /** Whether the key has no rows at all (learned when a missing shard made us look). */
+  fresh: boolean;
+};
+
+/**
+ * Fails closed on a corrupt stored row (a value or time that isn't a finite number, which no
+ * write of ours produces): an `InvalidRateLimit` error naming `state`, never a decision from it.
+ */
+export function checkStored(row: StoredRow): void {
+  if (!(Number.isFinite(row.value) && Number.isFinite(row.ts))) {
+    throw invalid(
+      "state",
+      Number.isFinite(row.value) ? row.ts : row.value,
+      `shard ${row.shard}'s stored row (value ${row.value} at ${row.ts}) is corrupt; reset the key to clear it`,
+    );
+  }
+}
+
+export function newView<Id>(config: RateLimitConfig, phase: number, now: number): View<Id> {
+  return { config, phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false };
+}
+
+export function migrated<Id>(view: View<Id>, shard: number): { row: KeyRow<Id> | null; read: ShardRead } {
+  const { rows, states } = view.migration!;
+  return {
+    row: rows.find((r) => r.shard === shard) ?? null,
+    read: { shard, state: states[shard]!, p: shardParams(view.config, view.phase, shard) },
+  };
+}
+
+/**
+ * Shard `shard`'s stored row and state as of the current layout, reading as little as possible:
+ * one index lookup; a look at the key's first row only when the shard's row is missing (is the key
+ * new, or laid out differently?); the whole key only when a row of another layout turns up.
+ */
+export function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: KeyRow<Id> | null; read: ShardRead }> {
+  if (view.migration) return migrated(view, shard);
+  const cached = view.rows.get(shard);
+  if (cached) return cached;
+  const pending = isAsync(view.config);
+  let row: KeyRow<Id> | null;
+  let other: KeyRow<Id> | null = null;
+  let takes: Take[] = [];
+  if (view.n === 1 && !pending) {
+    // One read finds the row, or a row left by an earlier, sharded layout.
+    const first = (yield { read: "any" }).rows[0] ?? null;
+    row = first?.shard === shard ? first : null;
+    other = row ? null : first;
+  } else {
+    const found = yield pending ? { read: "shard", shard, pending } : { read: "shard", shard };
+    row = found.rows[0] ?? null;
+    takes = found.pending;
+    // Only a missing row needs a look at its siblings. Once a key has rows it has all of them
+    // (a key's first write creates every shard), so this is off the hot path.
+    if (!row) other = (yield { read: "any" }).rows[0] ?? null;
+  }
+  if (!row && !other) view.fresh = true;
+  const seen = row ?? other;
+  if (seen) checkStored(seen);
+  const p = shardParams(view.config, view.phase, shard);
+  if (seen && (seen.shards !== view.n || !sameClock(seen, p))) {
+    const all = yield pending ? { read: "all", pending } : { read: "all" };
+    all.rows.forEach(checkStored);
+    const states = relayout(all.rows, view.config, view.phase, view.now).map((state, i) =>
+      fold(state, all.pending.filter((t) => shardFor(t, view.n) === i), shardParams(view.config, view.phase, i))!,
+    );
+    view.migration = { rows: all.rows, states };
+    return migrated(view, shard);
+  }
+  const state = fold(row && stateOf(row), takes, p);
+  const found = { row, read: { shard, state, p } };
+  view.rows.set(shard, found);
+  return found;
+}
+
+/**
+ * The writes that apply `plan`, recording the layout they were written under. After a layout
+ * change (unless the request is a peek, which never writes) every shard of the new layout is
+ * written and rows the new layout doesn't have are deleted; a refused request writes the
+ * migration too, since a row whose clock changed is carried over "as it stands, now" and would
+ * otherwise restart that clock on every read and never refill. A key's first write creates all its
+ * shards (full ones for those not taken from), so later requests never find a missing row.
+ */
+export function opsOf<Id>(view: View<Id>, plan: Plan, count: number): RowOp<Id>[] {
+  if (isAsync(view.config)) return takesOf(view, plan);
+  const ops: RowOp<Id>[] = [];
+  const writes = new Map(plan.writes.map((w) => [w.shard, w.state]));
+  if (view.migration && count > 0) {
+    view.migration.states.forEach((state, shard) => {
+      if (!writes.has(shard)) writes.set(shard, state);
+    });
+    for (const row of view.migration.rows) {
+      if (row.shard >= view.n || !Number.isInteger(row.shard)) ops.push({ op: "delete", id: row.id, shard: row.shard });
+    }
+  }
+  if (writes.size > 0 && view.fresh) {
+    for (let shard = 0; shard < view.n; shard++) {
+      if (!writes.has(shard)) writes.set(shard, evaluate(null, shardParams(view.config, view.phase, shard), view.now));
+    }
+  }
+  for (const [shard, state] of writes) {
+    const row = view.migration ? migrated(view, shard).row : (view.rows.get(shard)?.row ?? null);
+    const fields = fieldsOf(state, shardParams(view.config, view.phase, shard), view.n, view.config.kind);
+    ops.push(row ? { op: "patch", id: row.id, shard, fields } : { op: "insert", shard, fields });
+  }
+  return ops;
+}
+
+/** The state of a shard the view has read, as of the current layout. */
+export function readOf<Id>(view: View<Id>, shard: number): ShardRead {
+  return view.migration ? migrated(view, shard).read : view.rows.get(shard)!.read;
+}
+
+/**
+ * Asynchronous mode: the takes to record for `plan`, one per shard it changed, each the tokens
+ * the shard held at `now` less what it holds after the plan (negative when a balanced take over
+ * two shards gave one of them tokens). Rows are written only by the applier.
+ */
+export function takesOf<Id>(view: View<Id>, plan: Plan): RowOp<Id>[] {
+  return plan.writes.flatMap((w) => {
+    const read = readOf(view, w.shard);
+    const count = evaluate(read.state, read.p, view.now).value - w.state.value;
+    return count === 0 ? [] : [{ op: "record" as const, take: { shard: w.shard, count, ts: view.now } }];
+  });
+}
+
+
+/**
+ * The whole limit's tokens from the shards read: their sum when every shard was read (`exact`),
+ * otherwise scaled by capacity to the whole limit (a sample of zero capacity can't be scaled).
+ */
+export function scaledTotal(sum: number, readCapacity: number, capacity: number, exact: boolean): number {
+  return exact || readCapacity === 0 ? sum : (sum * capacity) / readCapacity;
+}
+
+/** Whole ms until `state` is full (0 when it is now), with no other traffic. */
+export function fullAfter(state: State, p: Params, now: number): number {
+  return state.value >= p.capacity ? 0 : delayUntil(state, p, now, p.capacity);
+}
+
