@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { applyFlow, fold, getValueFlow, MAX_STALENESS_MS, requestFlow, standsOnStale, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow.js";
 import { shardParams } from "../src/shared/layout.js";
 import { sampleDistinct } from "../src/shared/plan.js";
-import { runPlan } from "../src/shared/rows.js";
+import { answerRead, runPlan } from "../src/shared/rows.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
 
 /** The whole limit's terms a row of `config` records (a token bucket's phase is 0). */
@@ -14,20 +14,13 @@ const termsOf = (config: RateLimitConfig) => shardParams(config, 0, 0).terms;
 const TB = "token bucket" as const;
 const T0 = 1_000_000;
 
-/** Answers a flow's reads from `rows` and the takes not yet applied, and records the reads. */
+/** Answers a flow's reads from `rows` and the takes not yet applied, as the store does, and records the reads. */
 function reader(rows: KeyRow<string>[], takes: Take[] = []) {
   const reads: RowQuery[] = [];
-  const sorted = [...rows].sort((a, b) => a.shard - b.shard);
+  const key = { rows: [...rows].sort((a, b) => a.shard - b.shard), pending: takes };
   const answer = (q: RowQuery): KeyRead<string> => {
     reads.push(q);
-    if (q.read === "shard") {
-      return {
-        rows: sorted.filter((r) => r.shard === q.shard).slice(0, 1),
-        pending: q.pending ? takes.filter((t) => t.shard === q.shard) : [],
-      };
-    }
-    if (q.read === "any") return { rows: sorted.slice(0, 1), pending: [] };
-    return { rows: sorted, pending: q.pending ? takes : [] };
+    return answerRead(key, q);
   };
   return { reads, answer };
 }

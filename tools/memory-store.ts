@@ -3,7 +3,7 @@
 // answered by `keyReader`, writes applied exactly as `lib.write` applies them. Tests and the
 // benchmark use it where convex-test would be too slow (its index reads scan the whole table).
 import { applyFlow, getValueFlow, requestFlow, type KeyRead, type KeyRow, type RowOp, type Take } from "../src/shared/flow.js";
-import { answerRead } from "../src/shared/rows.js";
+import { answerRead, keyIdOf } from "../src/shared/rows.js";
 import { ConvexError } from "convex/values";
 import { isIdleKey } from "../src/shared/idle.js";
 import { resolvePhase } from "../src/shared/layout.js";
@@ -17,11 +17,6 @@ type Address = { name: string; key?: string };
 /** A take waiting for the applier, with the config it was decided under. */
 type Waiting = Take & { config: RateLimitConfig };
 
-/** The store's id for a name and key. */
-function idOf({ name, key }: Address): string {
-  return JSON.stringify([name, key ?? null]);
-}
-
 /** MemoryStore holds every key's rows and waiting takes, as the `rateLimits` and `pendingTakes` tables do. */
 export class MemoryStore {
   private rows = new Map<string, KeyRow<number>[]>();
@@ -31,13 +26,13 @@ export class MemoryStore {
 
   /** The rows of a key in index order (shard, then insertion), and its waiting takes. */
   read(at: Address): KeyRead<number> {
-    const rows = [...(this.rows.get(idOf(at)) ?? [])].sort((a, b) => a.shard - b.shard || a.id - b.id);
-    return { rows, pending: (this.takes.get(idOf(at)) ?? []).map(({ shard, count, ts }) => ({ shard, count, ts })) };
+    const rows = [...(this.rows.get(keyIdOf(at)) ?? [])].sort((a, b) => a.shard - b.shard || a.id - b.id);
+    return { rows, pending: (this.takes.get(keyIdOf(at)) ?? []).map(({ shard, count, ts }) => ({ shard, count, ts })) };
   }
 
   /** Applies a flow's writes to a key, as `lib.write` does; a recorded take waits for {@link apply}. */
   write(at: Address, ops: readonly RowOp<number>[], config: RateLimitConfig): void {
-    const id = idOf(at);
+    const id = keyIdOf(at);
     this.addresses.set(id, { name: at.name, ...(at.key === undefined ? {} : { key: at.key }) });
     let rows = this.rows.get(id) ?? [];
     for (const op of ops) {

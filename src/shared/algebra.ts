@@ -2,7 +2,7 @@
 // time as an argument and draws no random numbers; only the two public conveniences,
 // `calculateRateLimit` and `decideRateLimit`, default `now` to `Date.now()`. The server and the
 // React hook call the same code.
-import type { RateLimitConfig } from "./validators.js";
+import type { RateLimitConfig, RowFields } from "./validators.js";
 import { minus } from "./split.js";
 import { invalid, validateConfig, validateCount } from "./validate.js";
 
@@ -39,20 +39,12 @@ export function stateOf(row: Pick<State, "value" | "ts" | "prev">): State {
  * Params holds the numbers that govern one row: a whole unsharded limit, or one shard's share of a
  * sharded one. `rate` is tokens per `period` (ms); `capacity` and `maxReserved` are tokens, and
  * `maxReserved` is `Infinity` when unlimited. `phase` (ms) is where fixed windows (and a sliding
- * window's two counting windows) start (mod `period`); it is unused by token buckets.
+ * window's two counting windows) start (mod `period`); it is unused by token buckets. `terms`,
+ * for a shard of a stored limit, are the whole limit's terms its rows record (see `shardParams`).
  */
-export type Params = {
-  kind: RateLimitConfig["kind"];
-  rate: number;
-  period: number;
-  capacity: number;
+export type Params = Pick<RowFields, "kind" | "rate" | "period" | "capacity" | "terms"> & {
   maxReserved: number;
   phase: number;
-  /**
-   * The whole limit's terms, for a shard of a stored limit (see `shardParams`): rows record them,
-   * so a change of config shows on every row, even one whose own share stayed the same.
-   */
-  terms?: string;
 };
 
 /** phaseOf normalizes an instant `start` (ms) into a phase in [0, `period`) (ms). */
@@ -349,28 +341,14 @@ export type CalculatedRateLimit = {
 };
 
 /**
- * calculateRateLimit calculates what a rate-limit row holds at `now` (ms) after taking `count`
- * tokens.
- *
- * Returns the `value` left (negative means `count` isn't there yet), the `ts` to store (and, for a
- * sliding window, `prev`: the previous window's count, to store with them), and, when
- * `value` is negative, `retryAfter`: the least whole number of ms after which the same `count`
- * would be there with no other traffic (so a retry at exactly `now + retryAfter` succeeds).
- * For a fixed window, `windowStart` is the start of the window containing `now`.
- *
- * It models one row: pass a sharded limit's per-shard config, as `getValue` returns it. A fixed
- * window's phase comes from `config.start`; without it, from the existing row's `ts` (a window
- * start), or 0 for a missing row. A sliding window's comes from `config.start` (which `getValue`'s
- * config carries), else 0, and `existing` must carry the row's `prev`. `now` defaults to
- * `Date.now()` (ms) and `count` to 0 (a peek).
- *
- * With `options.reserve` it models a reservation, as the server grants it with `reserve: true`:
- * `count` may exceed `capacity` by up to `maxReserved`, `value` is what the row holds after taking
- * it (negative: debt), and `retryAfter` is when that debt is repaid, i.e. when the reserved work
- * may run (for a count within capacity, the same instant as without `reserve`). The server grants
- * it when `value >= -maxReserved`; `decideRateLimit` gives that verdict directly. Throws an
- * `InvalidRateLimit` `ConvexError` for a malformed config or a count that could never fit (above
- * `capacity`, or above `capacity + maxReserved` with `reserve`).
+ * calculateRateLimit calculates what one row (a whole limit, or one shard's config as `getValue`
+ * returns it) holds at `now` (ms, default `Date.now()`) after taking `count` tokens (default 0, a
+ * peek): the `value` left, negative when `count` isn't there yet (then `retryAfter`, the least
+ * whole ms after which it is), and the `ts` (and a sliding window's `prev`) to store. A fixed
+ * window's phase is `config.start`, else the row's `ts`; a sliding window's is `config.start`,
+ * else 0. With `reserve`, `value` may go into debt up to `maxReserved` and `retryAfter` is when it
+ * is repaid; `decideRateLimit` gives the server's verdict directly. Throws `InvalidRateLimit` for a
+ * malformed config or a count that could never fit.
  */
 export function calculateRateLimit(
   existing: State | null,
