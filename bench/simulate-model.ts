@@ -249,7 +249,7 @@ export type ReadCount = { queries: number; dependent: number };
 
 /**
  * flowReader answers our flows' reads (`RowQuery`) from `store` at `snapshot`, as
- * `lib.read` does from the database, adding what it reads to `readSet` (pass null for a stale
+ * `store.readKey` does from the database, adding what it reads to `readSet` (pass null for a stale
  * snapshot, whose reads join no read set). Each index query issued counts once in `count`: a
  * shard's row, and its pending takes when asked, are two.
  */
@@ -314,7 +314,7 @@ function fieldsOf(f: RowFields): RowDocFields {
   return { value: f.value, ts: f.ts, shards: f.shards, kind: f.kind, ...(f.prev === undefined ? {} : { prev: f.prev }) };
 }
 
-/** storeOps turns a flow's writes into the model's, as `lib.write` executes them. */
+/** storeOps turns a flow's writes into the model's, as `store.writeKey` executes them. */
 export function storeOps(ops: readonly RowOp<number>[]): StoreOp[] {
   return ops.map((op): StoreOp => {
     switch (op.op) {

@@ -1,6 +1,6 @@
 // An in-memory stand-in for the component's tables, driven by the component's own flows
 // (src/shared/flow.ts) and clean-up decision (src/shared/idle.ts): rows kept in index order, reads
-// answered by `keyReader`, writes applied exactly as `lib.write` applies them. Tests and the
+// answered by `answerRead`, writes applied exactly as `store.writeKey` applies them. Tests and the
 // benchmark use it where convex-test would be too slow (its index reads scan the whole table).
 import { applyFlow, getValueFlow, requestFlow, type KeyRead, type KeyRow, type RowOp, type Take } from "../src/shared/flow.js";
 import { answerRead, keyIdOf } from "../src/shared/rows.js";
@@ -30,7 +30,7 @@ export class MemoryStore {
     return { rows, pending: (this.takes.get(keyIdOf(at)) ?? []).map(({ shard, count, ts }) => ({ shard, count, ts })) };
   }
 
-  /** Applies a flow's writes to a key, as `lib.write` does; a recorded take waits for {@link apply}. */
+  /** Applies a flow's writes to a key, as `store.writeKey` does; a recorded take waits for {@link apply}. */
   write(at: Address, ops: readonly RowOp<number>[], config: RateLimitConfig): void {
     const id = keyIdOf(at);
     this.addresses.set(id, { name: at.name, ...(at.key === undefined ? {} : { key: at.key }) });
