@@ -1,22 +1,5 @@
 // The typed client: what apps import. `RateLimiter` (rate-limiter.ts) names limits, resolves their
 // configs and calls the component; the decisions themselves happen in the component.
-import type { FoldResult, MetricsResult } from "../shared/metrics.js";
-import type { KeyStatus } from "../shared/idle.js";
-import type { ComponentApi } from "../component/_generated/component.js";
-import type {
-  GetValueReturns,
-  GetValueReturnsWithDetails,
-  InvalidRateLimitError,
-  LimitAllResult,
-  RateLimitAllError,
-  RateLimitArgs,
-  RateLimitConfig,
-  RateLimitDetails,
-  RateLimitError,
-  RateLimitReturns,
-  RateLimitReturnsWithDetails,
-} from "../shared/validators.js";
-
 export { RateLimiter } from "./rate-limiter.js";
 export { isInvalidRateLimitError, isRateLimitError } from "./errors.js";
 export type { ActionCtx, CleanupResult, HookOptions, InstalledComponent, LimitAllOptions, LimitAllRequest, MutationCtx, QueryCtx } from "./types.js";
@@ -45,15 +28,14 @@ export type {
   RateLimitError,
   RateLimitReturns,
   RateLimitReturnsWithDetails,
-};
-export type { ComponentApi };
+} from "../shared/validators.js";
+export type { ComponentApi } from "../component/_generated/component.js";
 /** A key of a limit as `RateLimiter.listKeys` reports it, and its validator (see src/shared/idle.ts). */
-export type { KeyStatus };
+export type { KeyStatus } from "../shared/idle.js";
 export { keyStatusValidator } from "../shared/idle.js";
 
 /** Metrics (see {@link RateLimiter.metrics}): the result of `metrics`, of `foldMetrics`, and their parts. */
-export type { FoldResult, MetricsResult };
-export type { MetricBucket, MetricCounts, MetricOutcome, MetricTopKey } from "../shared/metrics.js";
+export type { FoldResult, MetricBucket, MetricCounts, MetricOutcome, MetricTopKey, MetricsResult } from "../shared/metrics.js";
 export { METRICS_BUCKET_MS, metricsResult } from "../shared/metrics.js";
 /** HTTP: rate-limit header fields and a 429 response for httpActions (see ./http.ts). */
 export { QUOTA_EXCEEDED_PROBLEM_TYPE, rateLimitHeaders, tooManyRequests } from "./http.js";
