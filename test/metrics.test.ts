@@ -372,6 +372,29 @@ describe("thrown refusals", () => {
     });
     expect((await read(t, "chat")).total).toMatchObject({ admitted: 3, refused: 0 });
   });
+
+  test("the component called with throws and raiseInCaller returns a refusal's error, and keeps its event", async () => {
+    const t = makeT();
+    const config = limits.chat;
+    const out = await t.run(async (ctx) => {
+      for (let i = 0; i < 3; i++) await ctx.runMutation(api.rateLimiter.lib.rateLimit, { name: "chat", key: "k", config });
+      return await ctx.runMutation(api.rateLimiter.lib.rateLimit, { name: "chat", key: "k", config, throws: true, raiseInCaller: true });
+    });
+    expect(out.ok).toBe(false);
+    expect(out.error).toEqual({ kind: "RateLimited", name: "chat", retryAfter: out.retryAfter });
+    expect((await read(t, "chat")).total).toMatchObject({ admitted: 3, refused: 1 });
+  });
+
+  test("raiseInCaller without metrics: nothing to keep, so the component throws", async () => {
+    const t = makeT();
+    const config: RateLimitConfig = { ...limits.chat, metrics: false };
+    const data = await t.run(async (ctx) => {
+      for (let i = 0; i < 3; i++) await ctx.runMutation(api.rateLimiter.lib.rateLimit, { name: "plain", key: "k", config });
+      const error = await errorOf(ctx.runMutation(api.rateLimiter.lib.rateLimit, { name: "plain", key: "k", config, throws: true, raiseInCaller: true }));
+      return error instanceof ConvexError ? (error.data as Value) : null;
+    });
+    expect(data).toEqual({ kind: "RateLimited", name: "plain", retryAfter: 20_000 });
+  });
 });
 
 describe("validation", () => {
