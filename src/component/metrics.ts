@@ -3,7 +3,6 @@
 // anything. `fold` later sums the events into per-minute summaries and deletes them, in the same
 // transaction, so every event counts exactly once: either still as an event or already in a
 // summary, never both. `get` reads both, so its counts are current whether or not the fold ran.
-import { DAY } from "../shared/algebra.js";
 import {
   addCounts,
   addEvent,
@@ -25,24 +24,24 @@ import {
   type MetricsResult,
   type MetricTopKey,
 } from "../shared/metrics.js";
+import {
+  DEFAULT_RETAIN_MS,
+  FOLD_BATCH,
+  FOLD_SETTLE_MS,
+  foldFlow,
+  MAX_FOLD_BATCH,
+  pruneFlow,
+  type FoldQuery,
+  type FoldRead,
+  type FoldWrite,
+} from "../shared/metrics-fold.js";
+import { runPlanAsync } from "../shared/rows.js";
 import { invalid, validateNameAndKey } from "../shared/validate.js";
 import { api } from "./_generated/api.js";
-import type { Doc } from "./_generated/dataModel.js";
-import { mutation, query, type DatabaseWriter } from "./_generated/server.js";
+import type { Doc, Id } from "./_generated/dataModel.js";
+import { mutation, query, type DatabaseReader, type DatabaseWriter } from "./_generated/server.js";
 
-/** FOLD_BATCH is how many events `fold` sums per transaction by default (500). */
-export const FOLD_BATCH = 500;
-/** MAX_FOLD_BATCH is the most events `fold` may be asked to sum per transaction (2,000). */
-export const MAX_FOLD_BATCH = 2000;
-/** DEFAULT_RETAIN_MS is how long `fold` keeps folded minutes by default: 7 days (ms). */
-export const DEFAULT_RETAIN_MS = 7 * DAY;
-/**
- * FOLD_SETTLE_MS: `fold` leaves events younger than this (ms) for its next run. Its read of the
- * events then ends at a fixed instant instead of the end of the table, so requests inserting new
- * events meanwhile don't conflict with it (only a request still running from before that instant
- * can, and then the fold is retried, never the request).
- */
-export const FOLD_SETTLE_MS = 1000;
+export { DEFAULT_RETAIN_MS, FOLD_BATCH, FOLD_SETTLE_MS, MAX_FOLD_BATCH };
 /** MAX_UNFOLDED_READ is the most events not yet folded that one `get` reads (4,000). */
 export const MAX_UNFOLDED_READ = 4000;
 /** MAX_KEY_ROWS_READ is the most per-key summaries one `get` reads for its top offenders (4,000). */
@@ -63,10 +62,77 @@ export async function recordMetric(
   await db.insert("metricEvents", { name, ...(key === undefined ? {} : { key }), outcome, count, ts });
 }
 
-/** A minute's summary being folded into: its stored row, if any, and its counts so far. */
-type BucketSum = { name: string; bucket: number; doc: Doc<"metricBuckets"> | null; counts: MetricCounts };
-/** A key's refusals in a minute being folded into: its stored row, if any, and its counts so far. */
-type KeySum = { name: string; bucket: number; doc: Doc<"metricKeys"> | null; counts: MetricTopKey };
+/** The ids of the metrics tables, for the fold's plan. */
+type Ids = { event: Id<"metricEvents">; bucket: Id<"metricBuckets">; key: Id<"metricKeys"> };
+
+/** Answers the fold's reads (see `FoldQuery`) from the metrics tables. */
+async function foldRead(db: DatabaseReader, q: FoldQuery): Promise<FoldRead<Ids>> {
+  const none: FoldRead<Ids> = { events: [], buckets: [], keys: [] };
+  const bucketRowOf = ({ _id, _creationTime: _c, ...fields }: Doc<"metricBuckets">) => ({ ...fields, id: _id });
+  const keyRowOf = ({ _id, _creationTime: _c, ...fields }: Doc<"metricKeys">) => ({ ...fields, id: _id });
+  switch (q.read) {
+    case "events": {
+      const docs = await db
+        .query("metricEvents")
+        .withIndex("by_creation_time", (i) => i.lt("_creationTime", q.createdBefore))
+        .take(q.take);
+      return { ...none, events: docs.map(({ _id, _creationTime: _c, ...fields }) => ({ ...fields, id: _id })) };
+    }
+    case "bucket": {
+      const { name, bucket } = q;
+      const doc = await db
+        .query("metricBuckets")
+        .withIndex("name", (i) => i.eq("name", name).eq("bucket", bucket))
+        .unique();
+      return { ...none, buckets: doc ? [bucketRowOf(doc)] : [] };
+    }
+    case "key": {
+      const { name, bucket, key } = q;
+      const doc = await db
+        .query("metricKeys")
+        .withIndex("name", (i) => i.eq("name", name).eq("bucket", bucket).eq("key", key))
+        .unique();
+      return { ...none, keys: doc ? [keyRowOf(doc)] : [] };
+    }
+    case "aged": {
+      const { before, take } = q;
+      if (q.table === "metricBuckets") {
+        const docs = await db.query("metricBuckets").withIndex("bucket", (i) => i.lt("bucket", before)).take(take);
+        return { ...none, buckets: docs.map(bucketRowOf) };
+      }
+      const docs = await db.query("metricKeys").withIndex("bucket", (i) => i.lt("bucket", before)).take(take);
+      return { ...none, keys: docs.map(keyRowOf) };
+    }
+    default: {
+      const never: never = q;
+      throw new Error(`unknown read ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** Executes one of the fold's writes. */
+async function foldWrite(db: DatabaseWriter, w: FoldWrite<Ids>): Promise<void> {
+  switch (w.op) {
+    case "delete event":
+    case "delete bucket":
+    case "delete key":
+      return db.delete(w.id);
+    case "patch bucket":
+      return db.patch(w.id, w.counts);
+    case "patch key":
+      return db.patch(w.id, w.counts);
+    case "insert bucket":
+      await db.insert("metricBuckets", w.fields);
+      return;
+    case "insert key":
+      await db.insert("metricKeys", w.fields);
+      return;
+    default: {
+      const never: never = w;
+      throw new Error(`unknown write ${JSON.stringify(never)}`);
+    }
+  }
+}
 
 /**
  * Sums the events recorded by limits with `metrics: true` into per-minute summaries per name
@@ -79,92 +145,21 @@ type KeySum = { name: string; bucket: number; doc: Doc<"metricKeys"> | null; cou
  * Reads at most `batchSize` events per transaction (default {@link FOLD_BATCH}, at most
  * {@link MAX_FOLD_BATCH}) and schedules itself until everything is folded and pruned. Cost per
  * transaction: the events read and deleted, plus one index lookup and one write per (name,
- * minute) and per (name, minute, key) with refusals in the batch.
+ * minute) and per (name, minute, key) with refusals in the batch. What it reads, writes and
+ * whether it goes on are planned by `foldFlow` and `pruneFlow` (src/shared/metrics-fold.ts).
  */
 export const fold = mutation({
   args: foldArgs,
   returns: foldResult,
   handler: async (ctx, args): Promise<FoldResult> => {
-    const batchSize = args.batchSize ?? FOLD_BATCH;
-    if (!(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= MAX_FOLD_BATCH)) {
-      throw invalid("batchSize", batchSize, `must be a whole number from 1 to ${MAX_FOLD_BATCH}`);
-    }
-    const retainFor = args.retainFor ?? DEFAULT_RETAIN_MS;
-    if (!(Number.isFinite(retainFor) && retainFor >= 0)) {
-      throw invalid("retainFor", retainFor, "must be a finite number of ms ≥ 0");
-    }
-    const now = Date.now();
-    const events = await ctx.db
-      .query("metricEvents")
-      .withIndex("by_creation_time", (q) => q.lt("_creationTime", now - FOLD_SETTLE_MS))
-      .take(batchSize);
-    const buckets = new Map<string, BucketSum>();
-    const keys = new Map<string, KeySum>();
-    for (const event of events) {
-      const bucket = bucketOf(event.ts);
-      const id = JSON.stringify([event.name, bucket]);
-      let summary = buckets.get(id);
-      if (summary === undefined) {
-        const doc = await ctx.db
-          .query("metricBuckets")
-          .withIndex("name", (q) => q.eq("name", event.name).eq("bucket", bucket))
-          .unique();
-        summary = { name: event.name, bucket, doc, counts: doc ? countsOf(doc) : zeroCounts() };
-        buckets.set(id, summary);
-      }
-      summary.counts = addEvent(summary.counts, event.outcome, event.count);
-      if (event.outcome === "refused") {
-        const keyId = JSON.stringify([event.name, bucket, event.key ?? null]);
-        let offender = keys.get(keyId);
-        if (offender === undefined) {
-          const doc = await ctx.db
-            .query("metricKeys")
-            .withIndex("name", (q) => q.eq("name", event.name).eq("bucket", bucket).eq("key", event.key))
-            .unique();
-          const key = event.key === undefined ? {} : { key: event.key };
-          offender = {
-            name: event.name,
-            bucket,
-            doc,
-            counts: { ...key, refused: doc?.refused ?? 0, refusedTokens: doc?.refusedTokens ?? 0 },
-          };
-          keys.set(keyId, offender);
-        }
-        offender.counts = {
-          ...offender.counts,
-          refused: offender.counts.refused + 1,
-          refusedTokens: offender.counts.refusedTokens + event.count,
-        };
-      }
-      await ctx.db.delete(event._id);
-    }
-    for (const { name, bucket, doc, counts } of buckets.values()) {
-      if (doc) await ctx.db.patch(doc._id, counts);
-      else await ctx.db.insert("metricBuckets", { name, bucket, ...counts });
-    }
-    for (const { name, bucket, doc, counts } of keys.values()) {
-      if (doc) await ctx.db.patch(doc._id, { refused: counts.refused, refusedTokens: counts.refusedTokens });
-      else await ctx.db.insert("metricKeys", { name, bucket, ...counts });
-    }
-    let pruned = 0;
-    if (events.length < batchSize) {
-      // Every event old enough is folded: delete what has aged out, in what is left of the batch.
-      const before = now - retainFor;
-      const budget = batchSize - events.length;
-      const old = await ctx.db
-        .query("metricBuckets")
-        .withIndex("bucket", (q) => q.lt("bucket", bucketOf(before)))
-        .take(budget);
-      const oldKeys = await ctx.db
-        .query("metricKeys")
-        .withIndex("bucket", (q) => q.lt("bucket", bucketOf(before)))
-        .take(budget - old.length);
-      for (const doc of [...old, ...oldKeys]) await ctx.db.delete(doc._id);
-      pruned = old.length + oldKeys.length;
-      if (pruned < budget) return { folded: events.length, pruned, done: true };
-    }
-    await ctx.scheduler.runAfter(0, api.metrics.fold, { batchSize, retainFor });
-    return { folded: events.length, pruned, done: false };
+    const read = (q: FoldQuery) => foldRead(ctx.db, q);
+    const fold = await runPlanAsync(foldFlow<Ids>(args, Date.now()), read);
+    for (const w of fold.writes) await foldWrite(ctx.db, w);
+    // The prune's reads come after the fold's writes: it must see the summaries just written.
+    const prune = await runPlanAsync(pruneFlow<Ids>(fold), read);
+    for (const w of prune.writes) await foldWrite(ctx.db, w);
+    if (prune.next) await ctx.scheduler.runAfter(0, api.metrics.fold, prune.next);
+    return prune.result;
   },
 });
 
