@@ -16,6 +16,11 @@ export default defineConfig({
         test: {
           name: "default",
           environment: "edge-runtime",
+          // No test may depend on the machine's speed: budgets far above any test's run time (the
+          // slowest take 1-2 s alone, several times that on a busy machine or under Stryker's
+          // instrumentation). Tests that need longer say so themselves.
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           include: ["test/**/*.test.ts", "test/**/*.test.tsx", "example/**/*.test.ts", "example/**/*.test.tsx", "bench/**/*.test.ts"],
           server: { deps: { inline: ["convex-test"] } },
           typecheck: {

@@ -1,0 +1,167 @@
+// Cases only the whole request flow reaches (requestFlow and applyFlow over the in-memory store,
+// with their lookups, writes and layout migration), as tables of explicit instants and draws; each
+// names the one-line change in src/shared it catches, which the planner-level tests let through.
+import { describe, expect, test } from "vitest";
+import { MINUTE, SECOND } from "../src/shared/algebra.js";
+import { requestFlow, type KeyRead, type KeyRow, type RowQuery } from "../src/shared/flow.js";
+import { runPlan } from "../src/shared/plan.js";
+import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
+import { MemoryStore } from "../tools/memory-store.js";
+
+const TB = "token bucket" as const;
+const FW = "fixed window" as const;
+const ASYNC = "asynchronously" as const;
+const T0 = Date.UTC(2025, 0, 1, 12);
+const NAME = "limit";
+
+/** Draws that replay `values` in order, and fail the test if the flow asks for more. */
+function draws(...values: number[]): () => number {
+  let i = 0;
+  return () => {
+    const r = values[i++];
+    if (r === undefined) throw new Error("the flow drew more numbers than the test gave it");
+    return r;
+  };
+}
+
+/** Draws whose first pick (of two) is shard `shard` of `n`; the second is the next shard. */
+const pick = (shard: number, n: number) => draws((shard + 0.5) / n, 0);
+
+/** The whole limit's tokens at `now` as a peek with details reports them (every shard read). */
+function remaining(store: MemoryStore, config: RateLimitConfig, now: number): number {
+  const r = store.check({ name: NAME, config, count: 0, details: true }, now, draws(0, 0));
+  if (!r.details?.exact) throw new Error("a peek with details reads every shard");
+  return r.details.remaining;
+}
+
+describe("a fixed window's stored window start maps back to its own window", () => {
+  // Period 1000/3 ms from start 0: the window [2333.3…, 2666.6…) starts at 7 × (1000/3), which
+  // float division puts just below 7 periods (6.999…), one window early; `windowIndex` corrects
+  // it only while its boundary test is `<=`. Near 0 the quotient is coarse enough for that; at
+  // today's clock these window starts map back exactly. The row is written at 2400 with the
+  // window's start as its `ts`, and read back at 2500, in the same window.
+  const config: RateLimitConfig = { kind: FW, rate: 1, period: SECOND / 3, start: 0 };
+
+  test("the one token of a window is spent, so a second request in the same window is refused until the next", () => {
+    const store = new MemoryStore();
+    expect(store.limit({ name: NAME, config }, 2400, draws(0, 0))).toEqual({ ok: true });
+    // Read back mid-window: no boundary was crossed, so no refill (a `<` there refilled it).
+    expect(store.limit({ name: NAME, config }, 2500, draws(0, 0))).toEqual({ ok: false, retryAfter: 167 });
+    // The next window opens at 2666.6…: the first whole ms in it is 2667.
+    expect(store.limit({ name: NAME, config }, 2666, draws(0, 0))).toEqual({ ok: false, retryAfter: 1 });
+    expect(store.limit({ name: NAME, config }, 2667, draws(0, 0))).toEqual({ ok: true });
+  });
+});
+
+describe("asynchronous mode: takes pending on shards a smaller layout drops still count", () => {
+  // Four shards of one token each; a take is pending on shard 3 when the limit shrinks to two
+  // shards. The request flow's migration and the applier both map it onto shard 3 mod 2 = 1
+  // (`shardFor`); without the modulo it matched no shard of the new layout and was lost.
+  const four: RateLimitConfig = { kind: TB, rate: 4, period: MINUTE, shards: 4, applyUpdates: ASYNC };
+  const two: RateLimitConfig = { ...four, shards: 2 };
+
+  /** A key laid out over four shards (applied), with one take from shard 0 applied and one from shard 3 pending. */
+  function keyWithPendingTakeOnShard3(): MemoryStore {
+    const store = new MemoryStore();
+    expect(store.limit({ name: NAME, config: four }, T0, pick(0, 4))).toEqual({ ok: true });
+    store.apply(T0);
+    expect(store.read({ name: NAME }).rows.map((r) => [r.shard, r.value])).toEqual([[0, 0], [1, 1], [2, 1], [3, 1]]);
+    expect(store.limit({ name: NAME, config: four }, T0, pick(3, 4))).toEqual({ ok: true });
+    expect(store.read({ name: NAME }).pending).toEqual([{ shard: 3, count: 1, ts: T0 }]);
+    return store;
+  }
+
+  test("after the shrink, requests see both takes: two tokens are left, not three", () => {
+    const store = keyWithPendingTakeOnShard3();
+    expect(remaining(store, four, T0)).toBe(2);
+    expect(remaining(store, two, T0)).toBe(2);
+    const admitted = [0, 1, 0].map((shard) => store.limit({ name: NAME, config: two }, T0, pick(shard, 2)).ok);
+    expect(admitted).toEqual([true, true, false]);
+  });
+
+  test("the applier, run under the smaller layout, folds the take on shard 3 into shard 1", () => {
+    const store = keyWithPendingTakeOnShard3();
+    // A take under the new config makes it the one the applier runs under.
+    expect(store.limit({ name: NAME, config: two }, T0, pick(0, 2))).toEqual({ ok: true });
+    store.apply(T0);
+    const { rows, pending } = store.read({ name: NAME });
+    expect(pending).toEqual([]);
+    // 4 − 1 (applied) − 1 (shard 3, pending) − 1 (now) = 1 token left over the two new shards.
+    expect(rows.map((r) => r.shards)).toEqual([2, 2]);
+    expect(rows.reduce((sum, r) => sum + r.value, 0)).toBe(1);
+    expect(remaining(store, two, T0)).toBe(1);
+  });
+  // Known bug, found writing these tests: on a key with no rows yet (the applier hasn't run),
+  // the request flow reads each shard's takes by its own number and has no row that shows the
+  // layout changed, so a take pending on a shard the new layout drops is never seen: 1 + 4 tokens
+  // pass at one instant on a limit of 4, and the applier then leaves shard 1 at -1 without any
+  // reservation. `test.fails` until requestFlow maps such takes as applyFlow does; then make it
+  // a plain test.
+  test.fails("a take pending on a dropped shard of a key with no rows yet counts too", () => {
+    const store = new MemoryStore();
+    expect(store.limit({ name: NAME, config: four }, T0, pick(3, 4))).toEqual({ ok: true });
+    expect(store.read({ name: NAME }).rows).toEqual([]);
+    expect(remaining(store, two, T0)).toBe(3);
+    const admitted = [0, 1, 0, 1].map((shard) => store.limit({ name: NAME, config: two }, T0, pick(shard, 2)).ok);
+    expect(admitted.filter(Boolean)).toHaveLength(3);
+  });
+});
+
+/**
+ * A key holding rows written by @convex-dev/rate-limiter: `value` at `ts` per shard, and no
+ * layout, kind or terms recorded. Answers a flow's reads as the component's `read` does, and
+ * keeps the rows a flow writes.
+ */
+class UpstreamKey {
+  rows: KeyRow<number>[];
+  private nextId: number;
+  constructor(rows: { shard: number; value: number; ts: number }[]) {
+    this.rows = rows.map((r, id) => ({ ...r, id }));
+    this.nextId = rows.length;
+  }
+  answer = (q: RowQuery): KeyRead<number> => {
+    const sorted = [...this.rows].sort((a, b) => a.shard - b.shard || a.id - b.id);
+    if (q.read === "shard") return { rows: sorted.filter((r) => r.shard === q.shard).slice(0, 1), pending: [] };
+    if (q.read === "any") return { rows: sorted.slice(0, 1), pending: [] };
+    return { rows: sorted, pending: [] };
+  };
+  limit(args: RateLimitArgs, now: number, random: () => number) {
+    const out = runPlan(requestFlow<number>(args, now, random), this.answer);
+    for (const op of out.ops) {
+      if (op.op === "insert") this.rows.push({ ...op.fields, shard: op.shard, id: this.nextId++ });
+      else if (op.op === "patch") this.rows = this.rows.map((r) => (r.id === op.id ? { ...r, ...op.fields } : r));
+      else if (op.op === "delete") this.rows = this.rows.filter((r) => r.id !== op.id);
+      else throw new Error("a transactional limit records no takes");
+    }
+    return out.result;
+  }
+}
+
+describe("rows written by @convex-dev/rate-limiter are carried over as the layout that has them", () => {
+  // Such rows record no shard count: the key is taken to have as many shards as its highest shard
+  // number + 1. Without the `+ 1` an unsharded key had no shards at all (a full key, whatever it
+  // held), and a sharded key lost its last shard.
+  test("an unsharded row drained at T0 stays drained: the first token is back after 6 s, not at once", () => {
+    const config: RateLimitConfig = { kind: TB, rate: 10, period: MINUTE };
+    const key = new UpstreamKey([{ shard: 0, value: 0, ts: T0 }]);
+    expect(key.limit({ name: NAME, config }, T0 + SECOND, draws(0, 0))).toEqual({ ok: false, retryAfter: 5 * SECOND });
+    expect(key.limit({ name: NAME, config }, T0 + 6 * SECOND, draws(0, 0))).toEqual({ ok: true });
+    // Carried over and rewritten under our layout, with nothing gained.
+    expect(key.rows).toMatchObject([{ shard: 0, shards: 1, value: 0, ts: T0 + 6 * SECOND }]);
+  });
+
+  test("three shards holding 4, 0 and 6 hold 10 together, the last shard's 6 included", () => {
+    const config: RateLimitConfig = { kind: TB, rate: 30, period: MINUTE, shards: 3 };
+    const key = new UpstreamKey([
+      { shard: 0, value: 4, ts: T0 },
+      { shard: 1, value: 0, ts: T0 },
+      { shard: 2, value: 6, ts: T0 },
+    ]);
+    const r = key.limit({ name: NAME, config, count: 0, details: true }, T0, draws(0, 0));
+    expect(r).toMatchObject({ ok: true, details: { remaining: 10, exact: true } });
+    // A take writes the carried-over key under our layout (the 10 split 4, 3, 3), less the token.
+    expect(key.limit({ name: NAME, config }, T0, draws(0.1, 0.9))).toEqual({ ok: true });
+    expect(key.rows.map((row) => row.shards)).toEqual([3, 3, 3]);
+    expect(key.rows.reduce((sum, row) => sum + row.value, 0)).toBe(9);
+  });
+});
