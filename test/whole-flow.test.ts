@@ -4,7 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { MINUTE, SECOND } from "../src/shared/algebra.js";
 import { requestFlow, type KeyRead, type KeyRow, type RowQuery } from "../src/shared/flow.js";
-import { runPlan } from "../src/shared/plan.js";
+import { runPlan } from "../src/shared/rows.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
 import { MemoryStore } from "../tools/memory-store.js";
 
