@@ -23,6 +23,7 @@ import { components, freshApp, timePerCall, type RateLimitCall } from "./app.js"
 import { cleanupSection, rowCounter } from "./cleanup.js";
 import { poissonArrivals, simulate, type Policy, type SimResult } from "./sim.js";
 import { metricsSection } from "./metrics.js";
+import { bytesSection } from "./bytes.js";
 import { slidingSection } from "./sliding.js";
 import { num, pct, table } from "./table.js";
 
@@ -46,7 +47,7 @@ type Options = {
   sections: Set<string>;
 };
 
-const SECTIONS = ["util", "refusals", "reads", "speed", "cleanup", "sliding", "metrics"];
+const SECTIONS = ["util", "refusals", "reads", "speed", "cleanup", "sliding", "metrics", "bytes"];
 const USAGE = `usage: npm run bench -- [--quick | --full] [--seed N] [--minutes N] [--only LIST]
   (default)    5 simulated minutes of saturating demand in section 1 (60 000 calls)
   --full       20 simulated minutes in section 1 (240 000 calls: several minutes)
@@ -441,6 +442,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     if (opts.sections.has("cleanup")) await cleanupSection({ seed: opts.seed, users: opts.users, checkUsers: opts.quick ? 100 : 300, days: 30 }, clock, T0);
     if (opts.sections.has("sliding")) await slidingSection({ seed: opts.seed, quick: opts.quick }, clock, T0);
     if (opts.sections.has("metrics")) await metricsSection({ seed: opts.seed, calls: opts.quick ? 100 : 400 }, clock, T0);
+    if (opts.sections.has("bytes")) await bytesSection({ calls: opts.quick ? 20 : 100 }, clock, T0);
   } finally {
     clock.uninstall();
   }

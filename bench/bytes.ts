@@ -1,0 +1,79 @@
+// Bytes per steady call (npm run bench -- --only bytes): the documents' bytes a `rateLimit` call
+// reads and writes, ours beside @convex-dev/rate-limiter's, measured with convex-test's
+// ctx.meta.getTransactionMetrics() around the call, after a warm-up that creates the rows.
+import type { Clock } from "@sinonjs/fake-timers";
+import batchWorker from "@convex-dev/batch-worker/test";
+import { preload } from "../tools/clock.js";
+import { MINUTE } from "../src/shared/algebra.js";
+import type { RateLimitConfig } from "../src/shared/validators.js";
+import { components, freshApp } from "./app.js";
+
+/** One contender: how its call is made, and the config it runs. */
+type Case = { label: string; impl: "ours" | "upstream"; config: RateLimitConfig; details?: boolean };
+
+/** Mean bytes read and written per call over `calls` calls spaced `every` ms, after `warmup`. */
+async function bytesPerCall(clock: Clock, t0: number, c: Case, calls: number, warmup: number) {
+  const t = freshApp();
+  let now = t0;
+  const total = { read: 0, written: 0 };
+  for (let i = 0; i < warmup + calls; i++) {
+    now += (2 * c.config.period) / c.config.rate;
+    clock.setSystemTime(now);
+    const m = await t.run(async (ctx) => {
+      const before = await ctx.meta.getTransactionMetrics();
+      if (c.impl === "ours") {
+        await ctx.runMutation(components.rateLimiter.lib.rateLimit, { name: "bytes", config: c.config, ...(c.details ? { details: true } : {}) });
+      } else {
+        await ctx.runMutation(components.upstream.lib.rateLimit, { name: "bytes", config: c.config as never });
+      }
+      const after = await ctx.meta.getTransactionMetrics();
+      return { read: after.bytesRead.used - before.bytesRead.used, written: after.bytesWritten.used - before.bytesWritten.used };
+    });
+    if (i < warmup) continue;
+    total.read += m.read;
+    total.written += m.written;
+  }
+  return { read: total.read / calls, written: total.written / calls };
+}
+
+/** The cases: each kind, unsharded and 10 shards, and ours with asynchronous mode, metrics and details. */
+export function bytesCases(): Case[] {
+  const tb: RateLimitConfig = { kind: "token bucket", rate: 600, period: MINUTE };
+  const fw: RateLimitConfig = { kind: "fixed window", rate: 600, period: MINUTE };
+  const sw: RateLimitConfig = { kind: "sliding window", rate: 600, period: MINUTE };
+  const cases: Case[] = [];
+  for (const [name, config] of [["token bucket", tb], ["fixed window", fw]] as const) {
+    for (const shards of [1, 10]) {
+      const c = { ...config, shards };
+      cases.push({ label: `${name}, ${shards} shard${shards > 1 ? "s" : ""}`, impl: "upstream", config: c });
+      cases.push({ label: `${name}, ${shards} shard${shards > 1 ? "s" : ""}`, impl: "ours", config: c });
+    }
+  }
+  cases.push({ label: "sliding window, 1 shard", impl: "ours", config: sw });
+  cases.push({ label: "sliding window, 10 shards", impl: "ours", config: { ...sw, shards: 10 } });
+  cases.push({ label: "token bucket, metrics", impl: "ours", config: { ...tb, metrics: true } });
+  cases.push({ label: "token bucket, details", impl: "ours", config: tb, details: true });
+  cases.push({ label: "token bucket, asynchronous", impl: "ours", config: { ...tb, applyUpdates: "asynchronously" } });
+  return cases;
+}
+
+/** Prints the bytes table. */
+export async function bytesSection(opts: { calls: number }, clock: Clock, t0: number): Promise<void> {
+  console.log(`\nBYTES READ AND WRITTEN per steady call (convex-test's getTransactionMetrics)`);
+  console.log(`   ${opts.calls} calls at half the rate after 20 to warm up, one key, through an app mutation.`);
+  // Loaded before any call: a module first fetched inside a mutation would arm a timer there.
+  await preload(batchWorker.modules);
+  const rows: string[] = [];
+  const up = new Map<string, { read: number; written: number }>();
+  for (const c of bytesCases()) {
+    const b = await bytesPerCall(clock, t0, c, opts.calls, 20);
+    if (c.impl === "upstream") up.set(c.label, b);
+    const base = c.impl === "ours" ? up.get(c.label) : undefined;
+    const ratio = (x: number, y: number | undefined) => (y === undefined ? "" : ` (${(x / y).toFixed(2)}x)`);
+    rows.push(
+      `   ${c.label.padEnd(28)} ${c.impl.padEnd(9)} read ${b.read.toFixed(0).padStart(5)}${ratio(b.read, base?.read).padEnd(9)} written ${b.written.toFixed(0).padStart(5)}${ratio(b.written, base?.written)}`,
+    );
+  }
+  console.log(rows.join("\n"));
+}
+
