@@ -9,6 +9,7 @@
 //      (bench/sliding.ts);
 //   7. documents read and written per call with and without `metrics: true`, and the fold's
 //      cost (bench/metrics.ts).
+//   8. bytes read and written per steady call, ours beside upstream's (bench/bytes.ts).
 // Run through tools/run.mjs (vite provides `import.meta.glob`); time is simulated, randomness seeded.
 import upstream from "@convex-dev/rate-limiter/test";
 import { MINUTE, SECOND } from "../src/shared/algebra.js";
