@@ -17,6 +17,7 @@ import type { KeyStatus } from "../shared/idle.js";
 import { recordsMetrics, type FoldResult, type MetricsResult } from "../shared/metrics.js";
 import { isAsync, keyIdOf, throwIfLimited } from "../shared/flow.js";
 import { invalid, validateConfig } from "../shared/validate.js";
+import type { CheckedRequests, ConfigOption, LimitName, NamesOf } from "./names.js";
 import {
   getValueReturnsWithDetails,
   hookQueryArgs,
@@ -168,22 +169,6 @@ type RequestResult<O> = O extends { details: true } ? RateLimitReturnsWithDetail
 /** What `getValue` returns for options `O`: with `total` exactly when asked for. */
 type GetValueResult<O> = O extends { details: true } ? GetValueReturnsWithDetails : GetValueReturns;
 
-/**
- * The options a call takes for limit `Name`: as given for a named limit, plus a required inline
- * `config` for any other name. A misspelled name therefore fails to compile (no `config`).
- */
-type OptionsFor<Limits, Name extends string, Args> = Name extends keyof Limits
-  ? Args
-  : Args & {
-      /** The config of a limit that wasn't named in the `RateLimiter` constructor. */
-      config: RateLimitConfig;
-    };
-
-/** The rest parameter of a call: optional for named limits, required (for `config`) otherwise. */
-type Options<Limits, Name extends string, Args> = Name extends keyof Limits
-  ? [options?: OptionsFor<Limits, Name, Args>]
-  : [options: OptionsFor<Limits, Name, Args>];
-
 /** Options of {@link RateLimiter.hookAPI}. */
 export type HookOptions<DataModel extends GenericDataModel> = {
   /**
@@ -254,12 +239,12 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * tokens meanwhile. By default exactly the shape `@convex-dev/rate-limiter` returns; with
    * `details: true`, also `details` (see {@link RateLimitDetails}).
    */
-  async limit<Name extends string = keyof Limits & string, O extends RequestOptions = RequestOptions>(
+  async limit<Name extends string = NamesOf<Limits>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig = never>(
     ctx: RunMutationCtx,
-    name: Name,
-    ...options: Options<Limits, Name, O>
+    name: LimitName<Limits, Name, C>,
+    options?: O & ConfigOption<Limits, Name, C>,
   ): Promise<RequestResult<O>> {
-    const args = this.request(name, options[0]);
+    const args = this.request(name, options);
     // An asynchronous limit decides on a stale snapshot, which can't see what this same
     // transaction took before: from the second take on a key (here or in a `limitAll`), the
     // component decides exactly (a peek, `count: 0`, too: it must see those takes).
@@ -287,12 +272,12 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * own). Use it in queries, or before several `limit` calls that must succeed together.
    * Takes the same options and returns the same result as `limit`.
    */
-  async check<Name extends string = keyof Limits & string, O extends RequestOptions = RequestOptions>(
+  async check<Name extends string = NamesOf<Limits>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
-    name: Name,
-    ...options: Options<Limits, Name, O>
+    name: LimitName<Limits, Name, C>,
+    options?: O & ConfigOption<Limits, Name, C>,
   ): Promise<RequestResult<O>> {
-    const result = await ctx.runQuery(this.component.lib.checkRateLimit, this.request(name, options[0]));
+    const result = await ctx.runQuery(this.component.lib.checkRateLimit, this.request(name, options));
     return result as RequestResult<O>;
   }
 
@@ -312,12 +297,12 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * together with no other traffic, not just the first refusal's; when reserved, when every
    * reservation is repaid. `results` holds each request's own answer, in order.
    */
-  async limitAll(
+  async limitAll<const R extends readonly { name: string }[]>(
     ctx: RunMutationCtx,
-    requests: readonly LimitAllRequest<Limits>[],
+    requests: CheckedRequests<Limits, R>,
     options: LimitAllOptions = {},
   ): Promise<LimitAllResult> {
-    const args = this.requestAll(requests, options);
+    const args = this.requestAll(requests as readonly LimitAllRequest<Limits>[], options);
     const result = await this.takeAll(ctx, args);
     // Decided exactly, but a later `limit` on one of these keys must see what this took.
     if (result.ok) for (const r of args.requests) noteAsyncTake(ctx, r);
@@ -339,12 +324,15 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * checkAll decides several limits at once exactly as {@link limitAll} would at this instant,
    * without taking anything. Use it in queries. Takes the same requests and options.
    */
-  async checkAll(
+  async checkAll<const R extends readonly { name: string }[]>(
     ctx: RunQueryCtx,
-    requests: readonly LimitAllRequest<Limits>[],
+    requests: CheckedRequests<Limits, R>,
     options: LimitAllOptions = {},
   ): Promise<LimitAllResult> {
-    return ctx.runQuery(this.generated(this.component.lib.checkAll), this.requestAll(requests, options));
+    return ctx.runQuery(
+      this.generated(this.component.lib.checkAll),
+      this.requestAll(requests as readonly LimitAllRequest<Limits>[], options),
+    );
   }
 
   /**
@@ -361,10 +349,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    *
    * @returns the tokens actually credited (less than `count` when shards were already full).
    */
-  async credit<Name extends string = keyof Limits & string>(
+  async credit<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
     ctx: RunMutationCtx,
-    name: Name,
-    options: OptionsFor<Limits, Name, { key?: string; count: number; shards?: readonly number[] }>,
+    name: LimitName<Limits, Name, C>,
+    options: { key?: string; count: number; shards?: readonly number[] } & ConfigOption<Limits, Name, C>,
   ): Promise<{ credited: number }> {
     const { key, count, shards } = options;
     return ctx.runMutation(this.generated(this.component.lib.credit), {
@@ -381,12 +369,12 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * E.g. after a successful login, reset the failed-logins limit. The name must be one given to
    * the constructor, or come with an inline `config` (only used to check the name).
    */
-  async reset<Name extends string = keyof Limits & string>(
+  async reset<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
     ctx: RunMutationCtx,
-    name: Name,
-    ...options: Options<Limits, Name, { key?: string }>
+    name: LimitName<Limits, Name, C>,
+    options?: { key?: string } & ConfigOption<Limits, Name, C>,
   ): Promise<void> {
-    const key = options[0]?.key;
+    const key = options?.key;
     await ctx.runMutation(this.component.lib.resetRateLimit, {
       name,
       ...(key === undefined ? {} : { key }),
@@ -401,15 +389,15 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * `total`, the whole limit's tokens. Read every shard (`sampleShards: shards`) for a promise
    * that holds whichever shards a request then draws.
    */
-  async getValue<Name extends string = keyof Limits & string, O extends GetValueOptions = GetValueOptions>(
+  async getValue<Name extends string = NamesOf<Limits>, O extends GetValueOptions = GetValueOptions, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
-    name: Name,
-    ...options: Options<Limits, Name, O>
+    name: LimitName<Limits, Name, C>,
+    options?: O & ConfigOption<Limits, Name, C>,
   ): Promise<GetValueResult<O>> {
-    const { key, sampleShards, details } = options[0] ?? {};
+    const { key, sampleShards, details } = options ?? {};
     const result = await ctx.runQuery(this.component.lib.getValue, {
       name,
-      config: this.configFor(name, options[0]),
+      config: this.configFor(name, options),
       ...(key === undefined ? {} : { key }),
       ...(sampleShards === undefined ? {} : { sampleShards }),
       ...(details === undefined ? {} : { details }),
@@ -457,10 +445,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * limit with N shards lists about `numItems / N` keys. Keys come in index order, the global key
    * first. Call it from your own query, behind an admin check: it lists every key.
    */
-  async listKeys<Name extends string = keyof Limits & string>(
+  async listKeys<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
-    name: Name,
-    options: OptionsFor<Limits, Name, { paginationOpts: PaginationOptions }>,
+    name: LimitName<Limits, Name, C>,
+    options: { paginationOpts: PaginationOptions } & ConfigOption<Limits, Name, C>,
   ): Promise<PaginationResult<KeyStatus>> {
     return await ctx.runQuery(this.admin().listKeys, {
       name,
@@ -497,10 +485,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * summaries (ask for a shorter span). A call that threw and rolled back is not counted: see
    * docs/reference.md, "Metrics". Call it from your own query, behind an admin check.
    */
-  async metrics<Name extends string = keyof Limits & string>(
+  async metrics<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
-    name: Name,
-    options: OptionsFor<Limits, Name, { from: number; to: number; topKeys?: number }>,
+    name: LimitName<Limits, Name, C>,
+    options: { from: number; to: number; topKeys?: number } & ConfigOption<Limits, Name, C>,
   ): Promise<MetricsResult> {
     const { from, to, topKeys } = options;
     this.configFor(name, options);
@@ -547,11 +535,11 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * the key the server chooses (see {@link HookOptions}); `getServerTime` is a public mutation returning the
    * server's `Date.now()`, for the hook's clock offset.
    */
-  hookAPI<DataModel extends GenericDataModel, Name extends string = keyof Limits & string>(
-    name: Name,
-    ...options: Options<Limits, Name, HookOptions<DataModel>>
+  hookAPI<DataModel extends GenericDataModel, Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
+    name: LimitName<Limits, Name, C>,
+    options?: HookOptions<DataModel> & ConfigOption<Limits, Name, C>,
   ) {
-    const opts = options[0];
+    const opts = options;
     const serverConfig = this.configFor(name, opts);
     return {
       getRateLimit: queryGeneric({
@@ -637,7 +625,7 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     };
   }
 
-  private request(name: string, options: (RequestOptions & { config?: RateLimitConfig }) | undefined): RateLimitArgs {
+  private request(name: string, options: (RequestOptions & { config?: unknown }) | undefined): RateLimitArgs {
     const { config: _inline, ...rest } = options ?? {};
     return { ...rest, name, config: this.configFor(name, options) };
   }
