@@ -17,6 +17,7 @@ import type { KeyStatus } from "../shared/idle.js";
 import { recordsMetrics, type FoldResult, type MetricsResult } from "../shared/metrics.js";
 import { isAsync, keyIdOf, throwIfLimited } from "../shared/flow.js";
 import { invalid, validateConfig } from "../shared/validate.js";
+import { validateLimits, validateOptionTypes } from "../shared/validate-config.js";
 import type { CheckedRequests, ConfigOption, LimitName, NamesOf } from "./names.js";
 import {
   getValueReturnsWithDetails,
@@ -214,7 +215,7 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     public component: InstalledComponent,
     public limits?: Limits,
   ) {
-    for (const config of Object.values(limits ?? {})) validateConfig(config);
+    validateLimits(limits);
   }
 
   /**
@@ -604,6 +605,7 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
 
 
   private configFor(name: string, options: object | undefined): RateLimitConfig {
+    validateOptionTypes(options);
     const inline = options && "config" in options ? (options.config as RateLimitConfig) : undefined;
     const config = inline ?? this.limits?.[name];
     if (!config) {
