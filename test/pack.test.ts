@@ -1,4 +1,4 @@
-// Packaging as a user meets it: `npm pack` a copy of this tree (building via `prepare`), install the tarball in a temporary app made from test/pack-fixture, and run that app's convex-test suite and tsc. No network: after `npm ci`, it runs with the registry unreachable.
+// Packaging as a user meets it: `npm pack` a copy of this tree (building via `prepare`), install the tarball in a temporary app made from test/pack-fixture, and run that app's convex-test suite and tsc; and paste the README's opening example into a second fresh app, generate its convex/_generated offline (tools/app-codegen.mjs) and typecheck it. No network: after `npm ci`, it runs with the registry unreachable.
 // @vitest-environment node
 import { execFile } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from "node:fs";
@@ -63,11 +63,11 @@ let app = "";
 let tarball = "";
 let installed = "";
 
-/** link makes this project's installed copy of package `name` the temporary app's. */
-function link(name: string): void {
+/** link makes this project's installed copy of package `name` the temporary app's (default: `app`). */
+function link(name: string, into = app): void {
   const from = join(root, "node_modules", name);
   if (!existsSync(from)) throw new Error(`${from} is missing: run npm ci in ${root}`);
-  const to = join(app, "node_modules", name);
+  const to = join(into, "node_modules", name);
   mkdirSync(dirname(to), { recursive: true });
   symlinkSync(from, to, "junction");
 }
@@ -103,9 +103,7 @@ beforeAll(async () => {
   //    tree's node_modules is only read. Peers (convex) are borrowed below rather than fetched,
   //    hence legacy-peer-deps. The package has no install scripts (`prepare` never runs for a
   //    tarball), so none are lost.
-  const manifest: unknown = JSON.parse(readFileSync(join(stage, "package.json"), "utf8"));
-  const runtime = isRecord(manifest) && isRecord(manifest.dependencies) ? Object.keys(manifest.dependencies) : [];
-  for (const name of runtime) link(name);
+  for (const name of runtimeDependencies()) link(name);
   await must(
     "npm",
     ["install", "--offline", "--legacy-peer-deps", "--no-package-lock", "--no-audit", "--no-fund", "--ignore-scripts"],
@@ -123,6 +121,12 @@ afterAll(() => {
   if (work !== "") rmSync(work, { recursive: true, force: true });
 });
 
+/** The package's runtime dependencies: its package.json `dependencies`. */
+function runtimeDependencies(): string[] {
+  const manifest: unknown = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  return isRecord(manifest) && isRecord(manifest.dependencies) ? Object.keys(manifest.dependencies) : [];
+}
+
 /** listFiles lists the files under dir, as /-separated paths relative to it. */
 function listFiles(dir: string, prefix = ""): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -133,6 +137,17 @@ function listFiles(dir: string, prefix = ""): string[] {
 /** isRecord narrows an unknown JSON value to an object. */
 function isRecord(x: unknown): x is Record<string, unknown> {
   return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+/** The files of the README's opening example ("At a glance"): where each goes in an app, and its code as shown. */
+function openingExample(): { path: string; code: string }[] {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const start = readme.indexOf("\n## At a glance");
+  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+  return [...section.matchAll(/<!-- snippet: example\/(\S+?)#\S+ -->\s*```tsx?\n([\s\S]*?)```/g)].map((m) => ({
+    path: m[1] ?? "",
+    code: m[2] ?? "",
+  }));
 }
 
 describe("the packed package, installed in a fresh app", () => {
@@ -198,6 +213,99 @@ describe("the packed package, installed in a fresh app", () => {
   test("typechecks the app against the installed package's types", async () => {
     const tsc = join(app, "node_modules", "typescript", "bin", "tsc");
     const r = await run(process.execPath, [tsc, "--project", "tsconfig.json"], app, 180_000);
+    expect(r.code, r.output).toBe(0);
+  }, 240_000);
+});
+
+describe("the README's opening example, pasted into a fresh app", () => {
+  const files = openingExample();
+  let paste = "";
+
+  beforeAll(async () => {
+    // What a new user has: an app with the tarball installed, the six files pasted as the README
+    // shows them, and convex/_generated as `npx convex dev` writes it (made offline, by
+    // tools/app-codegen.mjs, with Convex's own codegen and its default convex/tsconfig.json).
+    paste = join(work, "readme-app");
+    mkdirSync(paste);
+    writeFileSync(
+      join(paste, "package.json"),
+      JSON.stringify({ name: "readme-app", private: true, type: "module", dependencies: { "convex-rate-limiter": `file:${tarball}` } }, null, 2),
+    );
+    for (const name of runtimeDependencies()) link(name, paste);
+    await must(
+      "npm",
+      ["install", "--offline", "--legacy-peer-deps", "--no-package-lock", "--no-audit", "--no-fund", "--ignore-scripts"],
+      paste,
+      180_000,
+    );
+    for (const name of [...borrowed, "react", "@types/react"]) {
+      if (!existsSync(join(paste, "node_modules", name))) link(name, paste);
+    }
+    // The app's own dependencies, as a Convex + React app lists them (codegen looks for convex).
+    writeFileSync(
+      join(paste, "package.json"),
+      JSON.stringify(
+        {
+          name: "readme-app",
+          private: true,
+          type: "module",
+          dependencies: { convex: "^1.48.0", "convex-rate-limiter": `file:${tarball}`, react: "^19.0.0" },
+          devDependencies: { "@types/react": "^19.0.0", typescript: "^5.9.0" },
+        },
+        null,
+        2,
+      ),
+    );
+    for (const { path, code } of files) {
+      mkdirSync(dirname(join(paste, path)), { recursive: true });
+      writeFileSync(join(paste, path), code);
+    }
+    await must(process.execPath, [join(root, "tools", "app-codegen.mjs"), paste], paste, 60_000);
+    // The React side's config: strict, as a Vite + React app's is, unused names included.
+    writeFileSync(
+      join(paste, "tsconfig.json"),
+      JSON.stringify(
+        {
+          compilerOptions: {
+            target: "ES2022",
+            lib: ["ES2022", "DOM", "DOM.Iterable"],
+            module: "ESNext",
+            moduleResolution: "bundler",
+            jsx: "react-jsx",
+            strict: true,
+            noUnusedLocals: true,
+            noUnusedParameters: true,
+            verbatimModuleSyntax: true,
+            isolatedModules: true,
+            skipLibCheck: true,
+            noEmit: true,
+            types: [],
+          },
+          include: ["src"],
+        },
+        null,
+        2,
+      ),
+    );
+  }, 420_000);
+
+  test("is six files, from the component's install to a React button", () => {
+    expect(files.map((f) => f.path)).toEqual([
+      "convex/convex.config.ts",
+      "convex/limits.ts",
+      "convex/schema.ts",
+      "convex/signups.ts",
+      "src/useNow.ts",
+      "src/live/SignUpButton.tsx",
+    ]);
+  });
+
+  test.each([
+    ["the Convex functions, under the convex/tsconfig.json Convex writes", join("convex", "tsconfig.json")],
+    ["the React button and what it imports, under a strict app config", "tsconfig.json"],
+  ])("typechecks: %s", async (_, project) => {
+    const tsc = join(paste, "node_modules", "typescript", "bin", "tsc");
+    const r = await run(process.execPath, [tsc, "--project", project], paste, 180_000);
     expect(r.code, r.output).toBe(0);
   }, 240_000);
 });
