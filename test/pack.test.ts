@@ -1,4 +1,4 @@
-// Packaging as a user meets it: `npm pack` a copy of this tree (building via `prepare`), install the tarball in a temporary app made from test/pack-fixture, and run that app's convex-test suite and tsc; and paste the README's opening example into a second fresh app, generate its convex/_generated offline (tools/app-codegen.mjs) and typecheck it. No network: after `npm ci`, it runs with the registry unreachable.
+// Packaging as a user meets it: `npm pack` a copy of this tree (building via `prepack`), install the tarball in a temporary app made from test/pack-fixture, and run that app's convex-test suite and tsc; and paste the README's opening example into a second fresh app, generate its convex/_generated offline (tools/app-codegen.mjs) and typecheck it. No network: after `npm ci`, it runs with the registry unreachable.
 // @vitest-environment node
 import { execFile } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from "node:fs";
@@ -75,7 +75,7 @@ function link(name: string, into = app): void {
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "crl-pack-"));
 
-  // 1. Pack a copy of the working tree, so `prepare` (the build) runs without touching this
+  // 1. Pack a copy of the working tree, so `prepack` (the build) runs without touching this
   //    tree's dist/ while other tests read it. The copy borrows node_modules for tsc and types.
   const stage = join(work, "stage");
   cpSync(root, stage, {
@@ -101,8 +101,8 @@ beforeAll(async () => {
   // 3. Install it, offline. The package's runtime dependencies are linked in first (see the top
   //    of this file); npm never links a package's dependencies into anything but the app, so this
   //    tree's node_modules is only read. Peers (convex) are borrowed below rather than fetched,
-  //    hence legacy-peer-deps. The package has no install scripts (`prepare` never runs for a
-  //    tarball), so none are lost.
+  //    hence legacy-peer-deps. The package has no install scripts (see "runs nothing when
+  //    installed" below), so none are lost.
   for (const name of runtimeDependencies()) link(name);
   await must(
     "npm",
@@ -167,6 +167,17 @@ describe("the packed package, installed in a fresh app", () => {
     }
     // `files` ships dist and src only (npm adds package.json and any README or LICENSE).
     expect(files.filter((f) => !/^(dist|src)\/|^package\.json$|^(README|LICENSE)/i.test(f))).toEqual([]);
+  });
+
+  test("runs nothing when installed: no install scripts, and dist/ shipped built", () => {
+    const pkg: unknown = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
+    if (!isRecord(pkg)) throw new Error("package.json is not an object");
+    const scripts = isRecord(pkg.scripts) ? Object.keys(pkg.scripts) : [];
+    // npm runs these on install (prepare for git and folder installs, and warns of them for a
+    // tarball); the build is prepack's, which runs only when packing.
+    expect(scripts.filter((s) => ["preinstall", "install", "postinstall", "prepare"].includes(s))).toEqual([]);
+    expect(scripts).toContain("prepack");
+    expect(existsSync(join(installed, "dist", "client", "index.d.ts"))).toBe(true);
   });
 
   test("has every exports entry with types and default, each pointing at a shipped file", () => {
