@@ -201,9 +201,18 @@ describe("the packed package, installed in a fresh app", () => {
     expect(missing).toEqual([]);
   });
 
-  test("runs the app's convex-test suite through convex-rate-limiter/test", async () => {
+  // docs/testing.md's setup (vitest.config.mts) must work whatever the app's package type.
+  test.each([
+    ['with "type": "module"', "module"],
+    ['without "type" (CommonJS by default)', undefined],
+  ])("runs the app's convex-test suite through convex-rate-limiter/test, %s", async (_, type) => {
+    const manifest = join(app, "package.json");
+    const pkg: unknown = JSON.parse(readFileSync(manifest, "utf8"));
+    if (!isRecord(pkg)) throw new Error("the app's package.json is not an object");
+    writeFileSync(manifest, JSON.stringify({ ...pkg, type }, null, 2));
     const vitest = join(app, "node_modules", "vitest", "vitest.mjs");
     const report = join(work, "vitest-report.json");
+    rmSync(report, { force: true });
     const r = await run(
       process.execPath,
       [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
@@ -219,6 +228,8 @@ describe("the packed package, installed in a fresh app", () => {
       code: 0,
       counts: { passed: 3, failed: 0, suites: 0 },
     });
+    // No warning about the module type (Node's "Reparsing as ES module", or CommonJS/ESM mix-ups).
+    expect(r.output).not.toMatch(/warning|CommonJS|Reparsing/i);
   }, 240_000);
 
   test("typechecks the app against the installed package's types", async () => {
