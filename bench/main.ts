@@ -20,6 +20,7 @@ import { modules } from "../src/test.js";
 import { limitOf, maxInWindow, worstExcess } from "../tools/bounds.js";
 import { installClock, preload } from "../tools/clock.js";
 import { seededRandom, seedMathRandom, streamSeed } from "../tools/random.js";
+import { UsageError } from "../tools/usage.js";
 import { components, freshApp, timePerCall, type RateLimitCall } from "./app.js";
 import { cleanupSection, rowCounter } from "./cleanup.js";
 import { poissonArrivals, simulate, type Policy, type SimResult } from "./sim.js";
@@ -50,9 +51,10 @@ type Options = {
 
 const SECTIONS = ["util", "refusals", "reads", "speed", "cleanup", "sliding", "metrics", "bytes"];
 const USAGE = `usage: npm run bench -- [--quick | --full] [--seed N] [--minutes N] [--only LIST]
-  (default)    5 simulated minutes of saturating demand in section 1 (60 000 calls)
+  (default)    every section, about 3 minutes on one core; 5 simulated minutes of
+               saturating demand in section 1 (60 000 calls)
   --full       20 simulated minutes in section 1 (240 000 calls: several minutes)
-  --quick      scaled down: 2 simulated minutes in section 1, 300 in section 2,
+  --quick      scaled down, about 1 minute: 2 simulated minutes in section 1, 300 in section 2,
                400 calls per limit in section 3, 1 000 users (100 on convex-test)
                in section 5, 100 simulated minutes per traffic shape in section 6,
                100 calls per limit in section 7
@@ -76,13 +78,13 @@ function parseOptions(argv: readonly string[]): Options {
     const arg = argv[i];
     const value = () => {
       const v = argv[++i];
-      if (v === undefined) throw new Error(`${arg} needs a value\n${USAGE}`);
+      if (v === undefined) throw new UsageError(`${arg} needs a value\n${USAGE}`);
       return v;
     };
     const integer = (v: string) => {
       const n = Number(v);
       if (!Number.isSafeInteger(n) || n < 0)
-        throw new Error(`${arg} ${v}: expected a whole number\n${USAGE}`);
+        throw new UsageError(`${arg} ${v}: expected a whole number\n${USAGE}`);
       return n;
     };
     switch (arg) {
@@ -101,7 +103,7 @@ function parseOptions(argv: readonly string[]): Options {
       case "--only": {
         const list = value().split(",");
         const unknown = list.filter((s) => !SECTIONS.includes(s));
-        if (unknown.length > 0) throw new Error(`--only: unknown section ${unknown.join(",")}\n${USAGE}`);
+        if (unknown.length > 0) throw new UsageError(`--only: unknown section ${unknown.join(",")}\n${USAGE}`);
         opts.sections = new Set(list);
         break;
       }
@@ -111,7 +113,7 @@ function parseOptions(argv: readonly string[]): Options {
         opts.sections = new Set();
         return opts;
       default:
-        throw new Error(`unknown argument ${String(arg)}\n${USAGE}`);
+        throw new UsageError(`unknown argument ${String(arg)}\n${USAGE}`);
     }
   }
   if (opts.quick) Object.assign(opts, { minutes: 2, simMinutes: 300, warmup: 100, measured: 300, users: 1000 });
@@ -154,6 +156,7 @@ async function utilization(opts: Options, clock: Clock): Promise<void> {
       clock.setSystemTime(now);
       const r = await t.mutation(components.rateLimiter.lib.rateLimit, { name: "util", config });
       if (r.ok) admitted.push(now);
+      if ((i + 1) % 10_000 === 0 && i + 1 < calls) progress(`${kind}: ${num(i + 1)} of ${num(calls)} calls, ${secondsSince(started)}`);
     }
     progress(`${kind}: ${num(calls)} calls in ${secondsSince(started)}`);
     const ideal = capacity + rate * opts.minutes;
@@ -435,15 +438,25 @@ export async function main(argv: readonly string[]): Promise<void> {
   await preload(modules);
   await preload(upstream.modules);
   const clock = installClock(T0);
+  const sections: [string, () => unknown][] = [
+    ["util", () => utilization(opts, clock)],
+    ["refusals", () => refusals(opts)],
+    ["reads", () => reads(opts, clock)],
+    ["speed", () => speed(opts, clock)],
+    ["cleanup", () => cleanupSection({ seed: opts.seed, users: opts.users, checkUsers: opts.quick ? 100 : 300, days: 30 }, clock, T0)],
+    ["sliding", () => slidingSection({ seed: opts.seed, quick: opts.quick }, clock, T0)],
+    ["metrics", () => metricsSection({ seed: opts.seed, calls: opts.quick ? 100 : 400 }, clock, T0)],
+    ["bytes", () => bytesSection({ calls: opts.quick ? 20 : 100 }, clock, T0)],
+  ];
+  const chosen = sections.filter(([name]) => opts.sections.has(name));
+  if (chosen.length === SECTIONS.length) {
+    progress(`every section: about ${opts.quick ? "1 minute" : "3 minutes"} on one core; progress on stderr, tables on stdout`);
+  }
   try {
-    if (opts.sections.has("util")) await utilization(opts, clock);
-    if (opts.sections.has("refusals")) refusals(opts);
-    if (opts.sections.has("reads")) await reads(opts, clock);
-    if (opts.sections.has("speed")) await speed(opts, clock);
-    if (opts.sections.has("cleanup")) await cleanupSection({ seed: opts.seed, users: opts.users, checkUsers: opts.quick ? 100 : 300, days: 30 }, clock, T0);
-    if (opts.sections.has("sliding")) await slidingSection({ seed: opts.seed, quick: opts.quick }, clock, T0);
-    if (opts.sections.has("metrics")) await metricsSection({ seed: opts.seed, calls: opts.quick ? 100 : 400 }, clock, T0);
-    if (opts.sections.has("bytes")) await bytesSection({ calls: opts.quick ? 20 : 100 }, clock, T0);
+    for (const [i, [name, section]] of chosen.entries()) {
+      progress(`section ${i + 1} of ${chosen.length}, ${name}: starting at ${secondsSince(started)}`);
+      await section();
+    }
   } finally {
     clock.uninstall();
   }

@@ -53,7 +53,9 @@ describe("dry run", () => {
     // Same name and key, now enforced: the 3 tokens the shadow took are gone.
     const now = await t.run((ctx) => rl.limit(ctx, "x", { key: "u", config: enforced }));
     expect(now.ok).toBe(true); // another name: its own state
-    const same = await t.run((ctx) => rl.limit(ctx, "shadow", { key: "u", config: enforced }));
+    // The next deploy: the same name, enforced.
+    const deployed = new RateLimiter(components.rateLimiter, { shadow: enforced });
+    const same = await t.run((ctx) => deployed.limit(ctx, "shadow", { key: "u" }));
     expect(same).toEqual({ ok: false, retryAfter: 20_000 });
   });
 

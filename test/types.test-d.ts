@@ -67,6 +67,14 @@ describe("names are checked", () => {
     void rateLimiter.limitAll(mutationCtx, [{ name: "sendMessage" }, { name: "sendMesage" }]);
     // @ts-expect-error misspelled
     void rateLimiter.checkAll(queryCtx, [{ name: "freeTrialSignup" }]);
+    // @ts-expect-error no such option of a request
+    void rateLimiter.limitAll(mutationCtx, [{ name: "sendMessage", burst: 5 }]);
+    // @ts-expect-error count is a number
+    void rateLimiter.limitAll(mutationCtx, [{ name: "sendMessage", count: "2" }]);
+    // @ts-expect-error a named limit's config comes from the constructor
+    void rateLimiter.limitAll(mutationCtx, [{ name: "sendMessage", config: inline }]);
+    const names: ("sendMessage" | "freeTrialSignUp")[] = ["sendMessage"];
+    void rateLimiter.limitAll(mutationCtx, names.map((name) => ({ name, key: "u" })));
     const span = { from: 0, to: MINUTE };
     expectTypeOf(rateLimiter.metrics(queryCtx, "sendMessage", span)).resolves.toEqualTypeOf<MetricsResult>();
     void rateLimiter.metrics(queryCtx, "adhoc", { ...span, config: inline, topKeys: 3 });

@@ -101,12 +101,15 @@ describe("RateLimiter methods accept what upstream's accept", () => {
   test("limit, check and getValue: the same names and options", () => {
     expectTypeOf<LimitOptions>().toMatchTypeOf<NonNullable<Parameters<typeof ours.limit<"sendMessage">>[2]>>();
     expectTypeOf<LimitOptions>().toMatchTypeOf<NonNullable<Parameters<typeof ours.check<"sendMessage">>[2]>>();
-    expectTypeOf<InlineOptions>().toMatchTypeOf<Parameters<typeof ours.limit<"other">>[2]>();
     expectTypeOf<GetValueOptions>().toMatchTypeOf<NonNullable<Parameters<typeof ours.getValue<"sendMessage">>[2]>>();
     const options: LimitOptions = { key: "u", count: 2, reserve: true, throws: true };
     void ours.limit(mutationCtx, "sendMessage", options);
     void ours.check(upstreamQueryCtx, "sendMessage", options);
     void ours.getValue(upstreamQueryCtx, "freeTrialSignUp", { key: "k", sampleShards: 2 });
+    // Options with an inline config, for a name not given to the constructor.
+    const inline: NonNullable<InlineOptions> = { key: "u", config: { kind: "fixed window", rate: 1, period: 1_000 } };
+    void ours.limit(mutationCtx, "other", inline);
+    void ours.check(upstreamQueryCtx, "other", inline);
   });
 
   test("the ctxs upstream's methods take from queries and mutations work with ours", () => {

@@ -1,6 +1,6 @@
 // Runs a TypeScript program that needs vite (convex-test's `import.meta.glob`) outside vitest:
 //
-//   node tools/run.mjs entry.ts [args...]      (npm run bench and npm run demo use it)
+//   node tools/run.mjs [--heartbeat S] entry.ts [args...]   (npm run bench and npm run demo use it)
 //
 // It starts a vite dev server in middleware mode (no HTTP listener, no websocket, no file
 // watching, no HMR), opens a module runner over its SSR environment and imports the entry
@@ -9,17 +9,26 @@
 // `runnerImport` would close it too early ("module runner has been closed").
 //
 // The entry sees its own arguments as `process.argv.slice(2)`, as if run directly, and may
-// export `main(args: string[]): Promise<void>`, which is awaited. Exit code 1 on error, 2 with
-// no entry.
+// export `main(args: string[]): Promise<void>`, which is awaited. Exit code 1 on error; 2 with no
+// entry, or when the entry throws a `UsageError` (tools/usage.ts), whose message alone is printed.
+// `--heartbeat S` prints the time elapsed to stderr every S seconds, for a long program that
+// prints nothing until it is done (npm run simulate).
+import { Worker } from "node:worker_threads";
 import { createServer, createServerModuleRunner } from "vite";
 import path from "node:path";
 import { selfAlias } from "./self-alias.mjs";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const [first, ...args] = process.argv.slice(2);
-if (first === undefined || !/\.(m?ts|tsx)$/.test(first)) {
-  console.error("usage: node tools/run.mjs entry.ts [args...]");
+let argv = process.argv.slice(2);
+let heartbeat = 0;
+if (argv[0] === "--heartbeat") {
+  heartbeat = Number(argv[1]);
+  argv = argv.slice(2);
+}
+const [first, ...args] = argv;
+if (first === undefined || !/\.(m?ts|tsx)$/.test(first) || !(heartbeat >= 0)) {
+  console.error("usage: node tools/run.mjs [--heartbeat seconds] entry.ts [args...]");
   process.exit(2);
 }
 const entry = path.resolve(first);
@@ -55,13 +64,32 @@ if (
   };
 }
 let code = 0;
+// The heartbeat runs in a worker thread writing straight to stderr (fd 2): the program may keep its
+// own thread busy for minutes without yielding, and may fake its clock (tools/clock.ts).
+const beat =
+  heartbeat > 0
+    ? new Worker(
+        `const { writeSync } = require("node:fs");
+        const { workerData } = require("node:worker_threads");
+        const started = Date.now();
+        setInterval(() => writeSync(2, "  ... still running: " + Math.round((Date.now() - started) / 1000) + " s\\n"), workerData * 1000);`,
+        { eval: true, workerData: heartbeat },
+      )
+    : undefined;
+beat?.unref();
 try {
   const mod = await runner.import(entry);
   if (typeof mod.main === "function") await mod.main(args);
 } catch (e) {
-  console.error(e);
-  code = 1;
+  if (e instanceof Error && e.name === "UsageError") {
+    console.error(e.message);
+    code = 2;
+  } else {
+    console.error(e);
+    code = 1;
+  }
 } finally {
+  await beat?.terminate();
   await runner.close();
   await server.close();
 }

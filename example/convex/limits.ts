@@ -1,5 +1,12 @@
 // #region limits
-import { DAY, HOUR, MINUTE, RateLimiter, SECOND, type RateLimitConfig } from "convex-rate-limiter";
+import {
+  DAY,
+  HOUR,
+  MINUTE,
+  RateLimiter,
+  SECOND,
+  type RateLimitConfig,
+} from "convex-rate-limiter";
 import { components } from "./_generated/api.js";
 
 // #region hotFeed

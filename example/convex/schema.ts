@@ -1,3 +1,4 @@
+// #region schema
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
 
@@ -32,3 +33,4 @@ export default defineSchema({
   /** Invitations, written by `invites.send`. */
   invites: defineTable({ from: v.string(), email: v.string() }).index("from_email", ["from", "email"]),
 });
+// #endregion schema

@@ -87,8 +87,21 @@ describe("svgChart", () => {
   test("labels the capacity, zero and the reservation floor, and escapes the title", () => {
     expect(svg).toContain(">capacity<");
     expect(svg).toContain(">most that may be reserved<");
+    // Under the floor line, which the curve never goes below: it never crosses the curve.
+    expect(svg).toMatch(/y="(\d+(\.\d+)?)" text-anchor="end" dominant-baseline="hanging" class="note">most that may be reserved</);
     expect(svg).toContain(">-200<");
     expect(svg).toContain('aria-label="tokens of &lt;limit&gt;"');
+  });
+});
+
+describe("svgChart's narrow layout", () => {
+  const narrow = svgChart(chart, "n0", "narrow");
+
+  test("is 360 units wide, with the lanes' totals over their lanes, inside the chart", () => {
+    expect(narrow.slice(0, narrow.indexOf(">"))).toMatch(/viewBox="0 0 360 \d+" class="chart narrow"/);
+    const totals = [...narrow.matchAll(/<text x="(\d+)" y="[\d.]+" class="ax total">/g)].map((m) => Number(m[1]));
+    expect(totals).toEqual([62, 62, 62]); // at the plot's left edge, not in a right margin
+    expect(narrow).toContain(">requests, by outcome:</text>");
   });
 });
 
@@ -104,10 +117,13 @@ describe("subjectOf", () => {
 });
 
 describe("renderReport", () => {
-  test("sets larger chart text and stacks the table at phone width", () => {
+  test("shows each chart's narrow layout below 760 px, and stacks the table at phone width", () => {
     const html = renderReport([result("a", true)], meta);
+    expect(html).toContain("svg.chart.narrow { display: none; max-width: 520px; }");
+    expect(html).toContain("@media (max-width: 760px) { svg.chart.wide { display: none; } svg.chart.narrow { display: block; } }");
+    expect(html.match(/<svg [^>]*class="chart wide"/g)).toHaveLength(1);
+    expect(html.match(/<svg [^>]*class="chart narrow"/g)).toHaveLength(1);
     const phone = html.slice(html.indexOf("@media (max-width: 640px)"));
-    expect(phone).toMatch(/svg\.chart \{ font-size: 19px; \}/);
     expect(phone).toContain("td.n { grid-column: 1 / -1; }");
   });
 
@@ -118,7 +134,7 @@ describe("renderReport", () => {
     // The only URL is the SVG namespace, which is a name, not a fetch.
     const urls = html.match(/https?:\/\/[^"'\s)]+/g) ?? [];
     expect(new Set(urls)).toEqual(new Set(["http://www.w3.org/2000/svg"]));
-    expect(html.match(/<svg /g)).toHaveLength(2);
+    expect(html.match(/<svg /g)).toHaveLength(4); // two charts, each in two layouts
   });
 
   test("draws the charts alongside the first one in the same section, each with its own ids and legend", () => {
@@ -126,9 +142,11 @@ describe("renderReport", () => {
     const compared: ScenarioResult = { ...result("seam", true), alongside: [other("tokens of b"), other("tokens of c")] };
     const html = renderReport([result("a", true), compared], meta);
     const section = html.slice(html.indexOf('<section id="seam-1">'), html.indexOf("</section>", html.indexOf('<section id="seam-1">')));
-    expect(section.match(/<svg /g)).toHaveLength(3);
-    for (const id of ["c1-up", "c1-1-up", "c1-2-up"]) expect(section).toContain(`id="${id}"`);
-    expect(new Set(html.match(/id="c[\d-]+-up"/g)).size).toBe(4); // unique on the page
+    expect(section.match(/<svg [^>]*class="chart wide"/g)).toHaveLength(3);
+    for (const id of ["c1-up", "c1-1-up", "c1-2-up", "c1n-up", "c1-1n-up", "c1-2n-up"]) expect(section).toContain(`id="${id}"`);
+    const ids = html.match(/id="c[\dn-]+-up"/g) ?? [];
+    expect(ids).toHaveLength(8);
+    expect(new Set(ids).size).toBe(8); // unique on the page
     expect(section.match(/<p class="legend">/g)).toHaveLength(3);
     expect(section).toContain("requests to b, one lane per outcome");
     expect(section.indexOf('aria-label="tokens of b"')).toBeLessThan(section.indexOf('aria-label="tokens of c"'));

@@ -39,16 +39,24 @@ const LANE_NAMES: Record<MarkKind, string> = {
 };
 
 /**
- * Chart geometry, in viewBox units. The SVG scales to its column (CSS `width: 100%`); the layout
- * leaves room for the larger text the report's CSS uses at phone width (see {@link CSS}), so it
- * stays legible from a 390 px phone to a desktop: the right margin holds each lane's total, the
- * left one the token labels and the axis title.
+ * A chart's layout, in viewBox units. The SVG scales to its column (CSS `width: 100%`), and its
+ * text (12 units, see {@link CSS}) with it, so each chart is drawn twice and the page shows the
+ * one that keeps the text 11 px or more: "wide" (720 units) in a column at least 720 px wide,
+ * "narrow" (360 units, at most 520 px wide) below. Wide, each lane's total sits in the right
+ * margin; narrow, above its lane. The left margin holds the token labels and the axis title.
  */
-const G = { width: 720, left: 84, right: 140, top: 26, plot: 200, axis: 30, header: 24, lane: 24 } as const;
-/** The least distance between two token labels: a line of the phone-sized text. */
-const LABEL_GAP = 20;
-/** About how many time ticks: few enough that phone-sized labels don't touch. */
-const TIME_TICKS = 6;
+export type Layout = "wide" | "narrow";
+
+const LAYOUTS = {
+  wide: { width: 720, left: 84, right: 140, top: 26, plot: 200, axis: 30, header: 24, lane: 24, ticks: 6 },
+  narrow: { width: 360, left: 62, right: 10, top: 24, plot: 150, axis: 30, header: 22, lane: 36, ticks: 3 },
+} as const;
+/** The least distance between two token labels: a line of text. */
+const LABEL_GAP = 18;
+/** The charts' text size, in viewBox units (see {@link CSS}). */
+const FONT = 12;
+/** Below the plot, room for the note on the reservation floor (the lowest the curve can reach). */
+const NOTE_BAND = 18;
 
 /** A number for an SVG attribute: at most two decimals. */
 const f = (x: number) => String(Math.round(x * 100) / 100);
@@ -70,7 +78,8 @@ export function subjectOf(title: string): string {
  * as the events they hold, each ending in its total ("19 admitted"), under a line saying whose
  * requests they are. `id` makes the SVG's internal ids unique on the page.
  */
-export function svgChart(data: ChartData, id: string): string {
+export function svgChart(data: ChartData, id: string, layout: Layout = "wide"): string {
+  const G = LAYOUTS[layout];
   const points = [...data.points].sort((a, b) => a.at - b.at);
   const values = points.map((p) => p.value);
   const lo = Math.min(0, data.floor ?? 0, ...values);
@@ -80,25 +89,27 @@ export function svgChart(data: ChartData, id: string): string {
   const x = (t: number) => G.left + ((t - data.start) / span) * plotWidth;
   const y = (v: number) => G.top + ((hi - v) / (hi - lo || 1)) * G.plot;
   const kinds = MARK_KINDS.filter((k) => data.marks.some((m) => m.kind === k));
-  const axisY = G.top + G.plot;
+  // The floor's note goes under the plot, where the curve never is, and the axis under the note.
+  const band = data.floor !== undefined ? NOTE_BAND : 0;
+  const axisY = G.top + G.plot + band;
   const lanesTop = axisY + G.axis + (kinds.length > 0 ? G.header : 0);
   const height = lanesTop + kinds.length * G.lane + 6;
   const parts: string[] = [];
   parts.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${G.width} ${height}" class="chart" role="img" aria-label="${escapeHtml(data.title)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${G.width} ${height}" class="chart ${layout}" role="img" aria-label="${escapeHtml(data.title)}">`,
   );
   // Above zero and below zero get their own clip, so one area takes two colours.
   parts.push(
     `<defs><clipPath id="${id}-up"><rect x="${G.left}" y="${G.top}" width="${plotWidth}" height="${f(y(0) - G.top)}"/></clipPath>` +
       `<clipPath id="${id}-down"><rect x="${G.left}" y="${f(y(0))}" width="${plotWidth}" height="${f(G.top + G.plot - y(0))}"/></clipPath></defs>`,
   );
-  parts.push(`<rect x="${G.left}" y="${G.top}" width="${plotWidth}" height="${G.plot}" fill="#fafafa" stroke="#ddd"/>`);
+  parts.push(`<rect class="plot" x="${G.left}" y="${G.top}" width="${plotWidth}" height="${G.plot}" fill="#fafafa" stroke="#ddd"/>`);
   // The token axis: its title, then reference lines with labels (the capacity, zero, the floor).
   parts.push(
     `<text transform="translate(4 ${f(G.top + G.plot / 2)}) rotate(-90)" text-anchor="middle" dominant-baseline="hanging" class="ax title">tokens available</text>`,
   );
-  // In order of importance: a label closer than a phone-sized line to one placed before it is left
-  // out (its line stays), so no two overlap.
+  // In order of importance: a label closer than a line of text to one placed before it is left out
+  // (its line stays), so no two overlap.
   const refs: { v: number; label: string; dash: boolean }[] = [{ v: 0, label: "0", dash: false }];
   refs.push({ v: data.capacity, label: compact(data.capacity), dash: data.capacity !== hi });
   if (data.floor !== undefined) refs.push({ v: data.floor, label: compact(data.floor), dash: data.floor !== lo });
@@ -115,11 +126,25 @@ export function svgChart(data: ChartData, id: string): string {
       `<text x="${G.left - 6}" y="${f(y(r.v))}" text-anchor="end" dominant-baseline="middle" class="ax">${escapeHtml(r.label)}</text>`,
     );
   }
-  parts.push(
-    `<text x="${G.left + plotWidth - 4}" y="${f(y(data.capacity) - 4)}" text-anchor="end" class="note">capacity</text>`,
-  );
+  // Over the capacity line, where the curve stays at or under it: the rightmost such stretch (the
+  // curve, stepped, holds each sample's value until the next). Nowhere: the token label says it.
+  const noteWidth = "capacity".length * FONT * 0.62 + 4;
+  const valuesIn = (a: number, b: number) => {
+    const t = (px: number) => data.start + ((px - G.left) / plotWidth) * span;
+    const held = points.filter((p) => p.at <= t(a)).at(-1);
+    return [...(held === undefined ? [] : [held.value]), ...points.filter((p) => p.at > t(a) && p.at <= t(b)).map((p) => p.value)];
+  };
+  for (let end = G.left + plotWidth - 4; end - noteWidth >= G.left; end -= 8) {
+    if (valuesIn(end - noteWidth, end).every((v) => v <= data.capacity)) {
+      parts.push(`<text x="${f(end)}" y="${f(y(data.capacity) - 4)}" text-anchor="end" class="note">capacity</text>`);
+      break;
+    }
+  }
   if (data.floor !== undefined) {
-    parts.push(`<text x="${G.left + plotWidth - 4}" y="${f(y(data.floor) - 4)}" text-anchor="end" class="note">most that may be reserved</text>`);
+    // Under the floor line: the curve never goes below it, so the note never crosses the curve.
+    parts.push(
+      `<text x="${G.left + plotWidth - 4}" y="${f(y(data.floor) + 4)}" text-anchor="end" dominant-baseline="hanging" class="note">most that may be reserved</text>`,
+    );
   }
   // The stepped area: each sample holds until the next.
   if (points.length > 0) {
@@ -134,7 +159,7 @@ export function svgChart(data: ChartData, id: string): string {
   }
   // The time axis: the first label reads rightwards from the origin, the last leftwards from the
   // end, so neither leaves the plot's span.
-  const step = timeStep(span, TIME_TICKS);
+  const step = timeStep(span, G.ticks);
   const last = Math.floor(span / step);
   for (let k = 0; k <= last; k++) {
     const tx = x(data.start + k * step);
@@ -148,7 +173,10 @@ export function svgChart(data: ChartData, id: string): string {
   // busiest, under a line saying whose requests they are, each with its total at the end.
   if (kinds.length > 0) {
     parts.push(
-      `<text x="${G.left}" y="${axisY + G.axis + G.header - 6}" class="ax lanes">requests to ${escapeHtml(subjectOf(data.title))}, by outcome:</text>`,
+      `<text x="${G.left}" y="${axisY + G.axis + G.header - 6}" class="ax lanes">${
+        // Narrow, a long name wouldn't fit; the legend under the chart names it.
+        layout === "wide" ? `requests to ${escapeHtml(subjectOf(data.title))}, by outcome:` : "requests, by outcome:"
+      }</text>`,
     );
   }
   const bins = Math.floor(plotWidth / 4);
@@ -162,16 +190,19 @@ export function svgChart(data: ChartData, id: string): string {
     const most = Math.max(...counts);
     const total = counts.reduce((s, n) => s + n, 0);
     const base = lanesTop + (lane + 1) * G.lane - 4;
+    // Narrow, the total sits over the lane's bars, which keep the lane's lower part.
+    const barRoom = layout === "wide" ? G.lane - 8 : G.lane - 22;
     parts.push(`<line x1="${G.left}" x2="${G.left + plotWidth}" y1="${base}" y2="${base}" stroke="#eee"/>`);
     let bars = "";
     counts.forEach((n, b) => {
       if (n === 0) return;
-      const h = 3 + ((G.lane - 8) * n) / most;
+      const h = 3 + (barRoom * n) / most;
       bars += `<rect x="${f(G.left + b * 4)}" y="${f(base - h)}" width="3" height="${f(h)}"/>`;
     });
     parts.push(`<g fill="${LANE_COLORS[kind]}"><title>${escapeHtml(`${LANE_NAMES[kind]}: ${total}`)}</title>${bars}</g>`);
+    const [tx, ty] = layout === "wide" ? [G.left + plotWidth + 6, base] : [G.left, base - G.lane + 16];
     parts.push(
-      `<text x="${G.left + plotWidth + 6}" y="${base}" class="ax total"><tspan class="n">${escapeHtml(compact(total))}</tspan> ${escapeHtml(LANE_LABELS[kind])}</text>`,
+      `<text x="${tx}" y="${ty}" class="ax total"><tspan class="n">${escapeHtml(compact(total))}</tspan> ${escapeHtml(LANE_LABELS[kind])}</text>`,
     );
   });
   parts.push(`</svg>`);
@@ -179,8 +210,9 @@ export function svgChart(data: ChartData, id: string): string {
 }
 
 /**
- * The page's styles. Charts fill their column and scale with it (viewBox); their text is set in
- * viewBox units, larger on narrow screens so that it stays about 9 px or more on a phone.
+ * The page's styles. Charts fill their column and scale with it (viewBox); their text is 12
+ * viewBox units, and the layout shown (see {@link Layout}) keeps a unit at 0.92 px or more, so
+ * text stays 11 px or more from a 390 px phone to a desktop.
  */
 const CSS = `
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #222; margin: 0; background: #fff; }
@@ -191,7 +223,9 @@ h2 { font-size: 19px; margin: 36px 0 6px; border-top: 1px solid #e5e5e5; padding
 .status { display: inline-block; padding: 2px 10px; border-radius: 10px; font-weight: 600; font-size: 13px; }
 .pass { background: #e3f4e8; color: #17693a; } .fail { background: #fbe3e1; color: #a1261b; }
 p.about { margin: 4px 0; color: #333; overflow-wrap: anywhere; }
-svg.chart { display: block; margin: 12px 0 4px; width: 100%; height: auto; font-family: system-ui, sans-serif; font-size: 9px; }
+svg.chart { display: block; margin: 12px 0 4px; width: 100%; height: auto; font-family: system-ui, sans-serif; font-size: 12px; }
+svg.chart.narrow { display: none; max-width: 520px; }
+@media (max-width: 760px) { svg.chart.wide { display: none; } svg.chart.narrow { display: block; } }
 svg .ax { fill: #555; } svg .note { fill: #767676; font-style: italic; } svg .total .n { font-weight: 700; fill: #222; }
 svg .title, svg .lanes { fill: #444; }
 .legend { font-size: 12px; color: #555; margin: 0 0 10px; }
@@ -205,7 +239,6 @@ ul.checks li.ok::before { content: "✓"; color: #1a9850; } ul.checks li.bad::be
 ul.checks .d { color: #666; }
 @media (max-width: 640px) {
   main { padding: 16px 12px 32px; }
-  svg.chart { font-size: 19px; } svg.chart .total { font-size: 17px; }
   table, tbody, tr, td { display: block; }
   tr { display: grid; grid-template-columns: auto 1fr; column-gap: 12px; margin: 0 0 8px; }
   td { padding: 0; } td.v { white-space: normal; } td.n { grid-column: 1 / -1; }
@@ -236,7 +269,9 @@ export function renderReport(results: readonly ScenarioResult[], meta: ReportMet
         const legend = MARK_KINDS.filter((k) => chart.marks.some((m) => m.kind === k))
           .map((k) => `<span style="background:${LANE_COLORS[k]}"></span>${LANE_NAMES[k]}`)
           .join("");
-        return `${svgChart(chart, j === 0 ? `c${i}` : `c${i}-${j}`)}
+        const id = j === 0 ? `c${i}` : `c${i}-${j}`;
+        return `${svgChart(chart, id, "wide")}
+${svgChart(chart, `${id}n`, "narrow")}
 <p class="legend">${escapeHtml(chart.title)}; under it, the requests to ${escapeHtml(subjectOf(chart.title))}, one lane per outcome, with its total:${legend}</p>`;
       })
       .join("\n");

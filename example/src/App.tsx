@@ -1,6 +1,7 @@
 // The example UI: a rate-limited chat box, the Playground and the Monitor, with the Monitor's admin
 // view of the app's limits. Live against a deployment when one is configured; otherwise against
 // the same functions run in the browser.
+import { ConnectionStatus } from "./live/ConnectionStatus.js";
 import { LiveAdmin } from "./live/LiveAdmin.js";
 import { LiveChat } from "./live/LiveChat.js";
 import { LivePlayground } from "./live/LivePlayground.js";
@@ -31,7 +32,7 @@ export function App({ live }: { live: boolean }) {
       <header className="site-header">
         <h1>convex-rate-limiter</h1>
         <p>
-          An exact, sharded rate limiter for Convex. {live ? "Live: connected to your deployment." : "Offline demo."}
+          An exact, sharded rate limiter for Convex. {live ? <ConnectionStatus /> : "Offline demo."}
         </p>
       </header>
       <main>

@@ -1,4 +1,5 @@
 // A clock for rendering countdowns and live charts.
+// #region useNow
 import { useEffect, useState } from "react";
 
 /**
@@ -15,3 +16,4 @@ export function useNow(intervalMs: number, active = true): number {
   }, [intervalMs, active]);
   return now;
 }
+// #endregion useNow

@@ -5,9 +5,12 @@
 // (the banner; Playground decisions, shards and form errors as the component gives them; config
 // changes, replays and long waits on the chart; a sliding window's form, decisions and straight-line
 // curve; the chat's Send countdown and its contrast; the
-// Monitor's admin view: keys a page at a time and the metrics chart, from the app's admin queries), the
-// demo's HTML report at phone width, and that the live build renders without a backend. Any page
-// or console error fails it (a missing favicon included), but live mode's refused websocket.
+// Monitor's admin view: keys a page at a time and the metrics chart, from the app's admin queries;
+// the form naming a blank or too-large number and saying what a peek or a fraction does), the
+// Monitor's and the admin chart's labels at phone width (390 px: 11 px or more, inside, apart), the
+// demo's HTML report at phone width (the same, and no note over the plot), and that the live build
+// renders without a backend, its header saying the deployment can't be reached. Any page or
+// console error fails it (a missing favicon included), but live mode's refused websocket.
 // Run from the repository root: node example/test/browser.mjs
 // Without /usr/bin/chromium it skips (exit 0), or fails when CI is set.
 import { existsSync } from "node:fs";
@@ -115,6 +118,47 @@ function contrastOf(el) {
   };
   const [hi, lo] = [luminance(text), luminance(background)].sort((a, b) => b - a);
   return ((hi ?? 0) + 0.05) / ((lo ?? 0) + 0.05);
+}
+
+/**
+ * The labels of each chart matching `selector` that is shown (has a size), measured in the page:
+ * the smallest text's size on screen (its font size times the SVG's scale), the labels lying
+ * outside the chart, the pairs that overlap, and the notes (`text.note`) over the plot area
+ * (`rect.plot`), where the curve is drawn.
+ * @param {string} selector
+ */
+function labelsOf(selector) {
+  return [...document.querySelectorAll(selector)]
+    .map((el) => /** @type {SVGSVGElement} */ (/** @type {unknown} */ (el)))
+    .filter((svg) => svg.getBoundingClientRect().width > 0)
+    .map((svg) => {
+      const frame = svg.getBoundingClientRect();
+      const texts = [...svg.querySelectorAll("text")].filter((t) => (t.textContent ?? "").trim() !== "");
+      const scale = frame.width / svg.viewBox.baseVal.width;
+      const smallest = Math.min(...texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * scale));
+      const outside = texts
+        .filter((t) => {
+          const r = t.getBoundingClientRect();
+          return r.left < frame.left - 0.5 || r.right > frame.right + 0.5 || r.top < frame.top - 0.5 || r.bottom > frame.bottom + 0.5;
+        })
+        .map((t) => t.textContent ?? "");
+      const boxes = texts.map((t) => ({ r: t.getBoundingClientRect(), text: t.textContent ?? "" }));
+      /** @param {DOMRect} a @param {DOMRect} b */
+      const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+      const overlapping = boxes.flatMap((a, i) =>
+        boxes
+          .slice(i + 1)
+          .filter((b) => meet(a.r, b.r))
+          .map((b) => `${a.text} / ${b.text}`),
+      );
+      const plot = svg.querySelector("rect.plot")?.getBoundingClientRect();
+      const notesOnPlot =
+        plot === undefined
+          ? []
+          : [...svg.querySelectorAll("text.note")].filter((t) => meet(t.getBoundingClientRect(), plot)).map((t) => t.textContent ?? "");
+      const name = svg.dataset.testid === "metrics-chart" ? "admin chart" : svg.dataset.testid === "monitor-chart" ? "Monitor chart" : "chart";
+      return { name, smallest, outside, overlapping, notesOnPlot };
+    });
 }
 
 /**
@@ -375,6 +419,30 @@ async function main() {
   check((await chart()) === capacity2, "the chart keeps the last valid config");
   await setField("shards", "1");
   await shardsError.waitFor({ state: "detached" });
+
+  // A blank Rate, and one too large to be a number, are named as such, not as NaN.
+  for (const [typed, said] of /** @type {const} */ ([
+    ["", "Rate is required"],
+    ["1e400", 'Rate: "1e400" is too large to be a number (the largest is about 1.8e308)'],
+  ])) {
+    await setField("rate", typed);
+    const rateError = page.getByTestId("error-rate");
+    await rateError.waitFor();
+    check((await rateError.textContent()) === said, `a Rate of "${typed}" is named under Rate ("${said}")`);
+  }
+  await setField("rate", "5");
+  await page.getByTestId("error-rate").waitFor({ state: "detached" });
+  // A count of 0 or 0.5 is accepted, and the form says what it does.
+  for (const [typed, said] of /** @type {const} */ ([
+    ["0", /^0 is a peek: it takes nothing/],
+    ["0.5", /^a fraction of a token: each request takes 0\.5/],
+  ])) {
+    await setField("count", typed);
+    const note = page.getByTestId("count-note");
+    await note.waitFor();
+    check(said.test((await note.textContent()) ?? ""), `a count of ${typed} says what it does ("${await note.textContent()}")`);
+  }
+  await setField("count", "1");
 
   // The issue's case: a reserved count of 99 against capacity 5 and maxReserved 5 can never
   // succeed; the form says so under Count with the server's own message, and Fire stays disabled.
@@ -649,6 +717,26 @@ async function main() {
   await page.screenshot({ path: screenshot, fullPage: true });
   log(`screenshot: ${path.relative(root, screenshot)}`);
 
+  // --- The Monitor and the admin chart at phone width ------------------------------------------
+  // The charts draw at their box's width, so their labels keep their size: at 390 px every label
+  // is 11 px or more, inside its chart, and apart from every other.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll("figure.chart svg")].every((el) => {
+      const svg = /** @type {SVGSVGElement} */ (/** @type {unknown} */ (el));
+      return Math.abs(svg.getBoundingClientRect().width - svg.viewBox.baseVal.width) < 1;
+    }),
+  );
+  const phoneLabels = await page.evaluate(labelsOf, "figure.chart svg");
+  check(phoneLabels.length === 2, `the Monitor and the admin chart are on the page (${phoneLabels.length})`);
+  for (const c of phoneLabels) {
+    check(c.smallest >= 11, `at 390 px the ${c.name}'s smallest label is ${c.smallest.toFixed(1)} px (≥ 11)`);
+    check(c.outside.length === 0, `at 390 px every ${c.name} label lies inside it${c.outside.map((t) => ` "${t}"`).join("")}`);
+    check(c.overlapping.length === 0, `at 390 px no two ${c.name} labels overlap${c.overlapping.map((t) => ` (${t})`).join("")}`);
+  }
+  await page.screenshot({ path: path.join(artifacts, "playground-390.png"), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 1000 });
+
   // --- The demo's HTML report at phone width -------------------------------------------------
   // Rendered by report.ts itself (through vite's module runner, as the demo runs it) from fixed
   // results with the widest labels the demo produces, so this checks the layout, not a run.
@@ -657,42 +745,28 @@ async function main() {
   const phone = await context.newPage();
   await phone.setViewportSize({ width: 390, height: 844 });
   await phone.setContent(html, { waitUntil: "load" });
-  const fit = await phone.evaluate(() => {
-    const charts = [...document.querySelectorAll("svg.chart")].map((el) => {
-      const svg = /** @type {SVGSVGElement} */ (/** @type {unknown} */ (el));
-      const frame = svg.getBoundingClientRect();
-      const texts = [...svg.querySelectorAll("text")];
-      const outside = texts
-        .filter((t) => {
-          const r = t.getBoundingClientRect();
-          return r.left < frame.left - 0.5 || r.right > frame.right + 0.5 || r.top < frame.top - 0.5 || r.bottom > frame.bottom + 0.5;
-        })
-        .map((t) => t.textContent);
-      const scale = frame.width / svg.viewBox.baseVal.width;
-      const smallest = Math.min(...texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * scale));
-      const boxes = texts.map((t) => ({ r: t.getBoundingClientRect(), text: t.textContent ?? "" }));
-      const overlapping = boxes.flatMap((a, i) =>
-        boxes
-          .slice(i + 1)
-          .filter((b) => a.r.left < b.r.right && b.r.left < a.r.right && a.r.top < b.r.bottom && b.r.top < a.r.bottom)
-          .map((b) => `${a.text} / ${b.text}`),
-      );
-      return { outside, smallest, overlapping };
-    });
-    return { charts, scrollWidth: document.documentElement.scrollWidth };
-  });
-  check(fit.charts.length === 6, `the report has its charts, three of them side by side in one section (${fit.charts.length})`);
-  check(fit.scrollWidth <= 390, `at 390 px the report doesn't scroll sideways (${fit.scrollWidth} px wide)`);
+  // Each chart is drawn in two layouts; the page shows the one its width calls for.
+  const fit = await phone.evaluate(labelsOf, "svg.chart");
+  check(fit.length === 6, `the report shows its charts, three of them side by side in one section (${fit.length})`);
+  const scrollWidth = await phone.evaluate(() => document.documentElement.scrollWidth);
+  check(scrollWidth <= 390, `at 390 px the report doesn't scroll sideways (${scrollWidth} px wide)`);
   check(
-    fit.charts.every((c) => c.outside.length === 0),
-    `at 390 px every chart label lies inside its chart${fit.charts.flatMap((c) => c.outside).map((t) => ` "${t}"`).join("")}`,
+    fit.every((c) => c.outside.length === 0),
+    `at 390 px every chart label lies inside its chart${fit.flatMap((c) => c.outside).map((t) => ` "${t}"`).join("")}`,
   );
   check(
-    fit.charts.every((c) => c.overlapping.length === 0),
-    `at 390 px no two chart labels overlap${fit.charts.flatMap((c) => c.overlapping).map((t) => ` (${t})`).join("")}`,
+    fit.every((c) => c.overlapping.length === 0),
+    `at 390 px no two chart labels overlap${fit.flatMap((c) => c.overlapping).map((t) => ` (${t})`).join("")}`,
   );
-  const smallest = Math.min(...fit.charts.map((c) => c.smallest));
-  check(smallest >= 8.5, `at 390 px the smallest chart text is ${smallest.toFixed(1)} px (≥ 8.5)`);
+  const smallest = Math.min(...fit.map((c) => c.smallest));
+  check(smallest >= 11, `at 390 px the smallest chart text is ${smallest.toFixed(1)} px (≥ 11)`);
+  check(
+    fit.every((c) => c.notesOnPlot.length === 0),
+    `at 390 px no note ("capacity", "most that may be reserved") lies over the plot, where the curve is${fit
+      .flatMap((c) => c.notesOnPlot)
+      .map((t) => ` "${t}"`)
+      .join("")}`,
+  );
   await mkdir(artifacts, { recursive: true });
   await phone.screenshot({ path: path.join(artifacts, "demo-report-390.png"), fullPage: true });
   log(`screenshot: ${path.relative(root, path.join(artifacts, "demo-report-390.png"))}`);
@@ -714,6 +788,13 @@ async function main() {
   await livePage.goto(liveUrl, { waitUntil: "load" });
   await livePage.getByRole("heading", { name: "Playground" }).waitFor();
   check((await livePage.getByTestId("offline-banner").count()) === 0, "live mode shows no offline banner");
+  // The deployment doesn't answer: the header says so, once the client's first attempt has failed.
+  const connection = livePage.getByTestId("connection");
+  await livePage.locator('[data-testid="connection"][data-state="unreachable"]').waitFor();
+  check(
+    /^Live: can't reach your deployment at /.test((await connection.textContent()) ?? ""),
+    `the header says the deployment can't be reached ("${await connection.textContent()}")`,
+  );
   check(
     (await livePage.locator(".chat-form button[type=submit]").textContent()) === "Loading…",
     "live Send waits for the limit to load",

@@ -6,6 +6,8 @@ import type { ComponentApi } from "../component/_generated/component.js";
 import type { KeyStatus } from "../shared/idle.js";
 import type { FoldResult, MetricsResult } from "../shared/metrics.js";
 import { invalid, validateConfig } from "../shared/validate.js";
+import { validateLimits, validateOptionTypes } from "../shared/validate-config.js";
+import type { CheckedRequests, ConfigOption, LimitName, NamesOf } from "./names.js";
 import type { LimitAllResult, RateLimitArgs, RateLimitConfig, RateLimitDetails } from "../shared/validators.js";
 import { hookAPI } from "./hook-api.js";
 import { exactFor, noteAsyncTake } from "./transaction-takes.js";
@@ -17,8 +19,6 @@ import type {
   InstalledComponent,
   LimitAllOptions,
   LimitAllRequest,
-  Options,
-  OptionsFor,
   RequestOptions,
   RequestResult,
   RunMutationCtx,
@@ -48,7 +48,7 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     public component: InstalledComponent,
     public limits?: Limits,
   ) {
-    for (const config of Object.values(limits ?? {})) validateConfig(config);
+    validateLimits(limits);
   }
 
   /**
@@ -73,12 +73,12 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * tokens meanwhile. By default exactly the shape `@convex-dev/rate-limiter` returns; with
    * `details: true`, also `details` (see {@link RateLimitDetails}).
    */
-  async limit<Name extends string = keyof Limits & string, O extends RequestOptions = RequestOptions>(
+  async limit<Name extends string = NamesOf<Limits>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig = never>(
     ctx: RunMutationCtx,
-    name: Name,
-    ...options: Options<Limits, Name, O>
+    name: LimitName<Limits, Name, C>,
+    options?: O & ConfigOption<Limits, Name, C>,
   ): Promise<RequestResult<O>> {
-    const args = this.request(name, options[0]);
+    const args = this.request(name, options);
     // From the second take on an asynchronous key in one transaction, decide exactly (see
     // transaction-takes.ts); a peek too, since it must see those takes.
     if (exactFor(ctx, args)) args.exact = true;
@@ -96,12 +96,12 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * own). Use it in queries, or before several `limit` calls that must succeed together.
    * Takes the same options and returns the same result as `limit`.
    */
-  async check<Name extends string = keyof Limits & string, O extends RequestOptions = RequestOptions>(
+  async check<Name extends string = NamesOf<Limits>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
-    name: Name,
-    ...options: Options<Limits, Name, O>
+    name: LimitName<Limits, Name, C>,
+    options?: O & ConfigOption<Limits, Name, C>,
   ): Promise<RequestResult<O>> {
-    const result = await ctx.runQuery(this.component.lib.checkRateLimit, this.request(name, options[0]));
+    const result = await ctx.runQuery(this.component.lib.checkRateLimit, this.request(name, options));
     return result as RequestResult<O>;
   }
 
@@ -121,12 +121,12 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * together with no other traffic, not just the first refusal's; when reserved, when every
    * reservation is repaid. `results` holds each request's own answer, in order.
    */
-  async limitAll(
+  async limitAll<const R extends readonly { name: string }[]>(
     ctx: RunMutationCtx,
-    requests: readonly LimitAllRequest<Limits>[],
+    requests: CheckedRequests<Limits, R>,
     options: LimitAllOptions = {},
   ): Promise<LimitAllResult> {
-    const args = { ...this.requestAll(requests, options), ...(options.throws ? { raiseInCaller: true } : {}) };
+    const args = { ...this.requestAll(requests as readonly LimitAllRequest<Limits>[], options), ...(options.throws ? { raiseInCaller: true } : {}) };
     const { error, ...result } = await ctx.runMutation(this.generated(this.component.lib.limitAll), args);
     if (error) throw new ConvexError(error);
     // Decided exactly, but a later `limit` on one of these keys must see what this took.
@@ -138,12 +138,12 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * checkAll decides several limits at once exactly as {@link limitAll} would at this instant,
    * without taking anything. Use it in queries. Takes the same requests and options.
    */
-  async checkAll(
+  async checkAll<const R extends readonly { name: string }[]>(
     ctx: RunQueryCtx,
-    requests: readonly LimitAllRequest<Limits>[],
+    requests: CheckedRequests<Limits, R>,
     options: LimitAllOptions = {},
   ): Promise<LimitAllResult> {
-    return ctx.runQuery(this.generated(this.component.lib.checkAll), this.requestAll(requests, options));
+    return ctx.runQuery(this.generated(this.component.lib.checkAll), this.requestAll(requests as readonly LimitAllRequest<Limits>[], options));
   }
 
   /**
@@ -160,10 +160,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    *
    * @returns the tokens actually credited (less than `count` when shards were already full).
    */
-  async credit<Name extends string = keyof Limits & string>(
+  async credit<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
     ctx: RunMutationCtx,
-    name: Name,
-    options: OptionsFor<Limits, Name, { key?: string; count: number; shards?: readonly number[] }>,
+    name: LimitName<Limits, Name, C>,
+    options: { key?: string; count: number; shards?: readonly number[] } & ConfigOption<Limits, Name, C>,
   ): Promise<{ credited: number }> {
     const { key, count, shards } = options;
     return ctx.runMutation(this.generated(this.component.lib.credit), {
@@ -180,12 +180,12 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * E.g. after a successful login, reset the failed-logins limit. The name must be one given to
    * the constructor, or come with an inline `config` (only used to check the name).
    */
-  async reset<Name extends string = keyof Limits & string>(
+  async reset<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
     ctx: RunMutationCtx,
-    name: Name,
-    ...options: Options<Limits, Name, { key?: string }>
+    name: LimitName<Limits, Name, C>,
+    options?: { key?: string } & ConfigOption<Limits, Name, C>,
   ): Promise<void> {
-    const key = options[0]?.key;
+    const key = options?.key;
     await ctx.runMutation(this.component.lib.resetRateLimit, {
       name,
       ...(key === undefined ? {} : { key }),
@@ -200,15 +200,15 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * `total`, the whole limit's tokens. Read every shard (`sampleShards: shards`) for a promise
    * that holds whichever shards a request then draws.
    */
-  async getValue<Name extends string = keyof Limits & string, O extends GetValueOptions = GetValueOptions>(
+  async getValue<Name extends string = NamesOf<Limits>, O extends GetValueOptions = GetValueOptions, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
-    name: Name,
-    ...options: Options<Limits, Name, O>
+    name: LimitName<Limits, Name, C>,
+    options?: O & ConfigOption<Limits, Name, C>,
   ): Promise<GetValueResult<O>> {
-    const { key, sampleShards, details } = options[0] ?? {};
+    const { key, sampleShards, details } = options ?? {};
     const result = await ctx.runQuery(this.component.lib.getValue, {
       name,
-      config: this.configFor(name, options[0]),
+      config: this.configFor(name, options),
       ...(key === undefined ? {} : { key }),
       ...(sampleShards === undefined ? {} : { sampleShards }),
       ...(details === undefined ? {} : { details }),
@@ -256,10 +256,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * limit with N shards lists about `numItems / N` keys. Keys come in index order, the global key
    * first. Call it from your own query, behind an admin check: it lists every key.
    */
-  async listKeys<Name extends string = keyof Limits & string>(
+  async listKeys<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
-    name: Name,
-    options: OptionsFor<Limits, Name, { paginationOpts: PaginationOptions }>,
+    name: LimitName<Limits, Name, C>,
+    options: { paginationOpts: PaginationOptions } & ConfigOption<Limits, Name, C>,
   ): Promise<PaginationResult<KeyStatus>> {
     return await ctx.runQuery(this.admin().listKeys, {
       name,
@@ -296,10 +296,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * summaries (ask for a shorter span). A call that threw and rolled back is not counted: see
    * docs/reference.md, "Metrics". Call it from your own query, behind an admin check.
    */
-  async metrics<Name extends string = keyof Limits & string>(
+  async metrics<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
-    name: Name,
-    options: OptionsFor<Limits, Name, { from: number; to: number; topKeys?: number }>,
+    name: LimitName<Limits, Name, C>,
+    options: { from: number; to: number; topKeys?: number } & ConfigOption<Limits, Name, C>,
   ): Promise<MetricsResult> {
     const { from, to, topKeys } = options;
     this.configFor(name, options);
@@ -346,11 +346,11 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * the key the server chooses (see {@link HookOptions}); `getServerTime` is a public mutation returning the
    * server's `Date.now()`, for the hook's clock offset.
    */
-  hookAPI<DataModel extends GenericDataModel, Name extends string = keyof Limits & string>(
-    name: Name,
-    ...options: Options<Limits, Name, HookOptions<DataModel>>
+  hookAPI<DataModel extends GenericDataModel, Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
+    name: LimitName<Limits, Name, C>,
+    options?: HookOptions<DataModel> & ConfigOption<Limits, Name, C>,
   ) {
-    const opts = options[0];
+    const opts = options;
     return hookAPI<DataModel>(this.component, name, this.configFor(name, opts), opts);
   }
 
@@ -375,6 +375,7 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
   }
 
   private configFor(name: string, options: object | undefined): RateLimitConfig {
+    validateOptionTypes(options);
     const inline = options && "config" in options ? (options.config as RateLimitConfig) : undefined;
     const config = inline ?? this.limits?.[name];
     if (!config) {
@@ -396,7 +397,7 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     };
   }
 
-  private request(name: string, options: (RequestOptions & { config?: RateLimitConfig }) | undefined): RateLimitArgs {
+  private request(name: string, options: (RequestOptions & { config?: unknown }) | undefined): RateLimitArgs {
     const { config: _inline, ...rest } = options ?? {};
     return { ...rest, name, config: this.configFor(name, options) };
   }

@@ -74,22 +74,6 @@ export type RequestResult<O> = O extends { details: true } ? RateLimitReturnsWit
 /** What `getValue` returns for options `O`: with `total` exactly when asked for. */
 export type GetValueResult<O> = O extends { details: true } ? GetValueReturnsWithDetails : GetValueReturns;
 
-/**
- * The options a call takes for limit `Name`: as given for a named limit, plus a required inline
- * `config` for any other name. A misspelled name therefore fails to compile (no `config`).
- */
-export type OptionsFor<Limits, Name extends string, Args> = Name extends keyof Limits
-  ? Args
-  : Args & {
-      /** The config of a limit that wasn't named in the `RateLimiter` constructor. */
-      config: RateLimitConfig;
-    };
-
-/** The rest parameter of a call: optional for named limits, required (for `config`) otherwise. */
-export type Options<Limits, Name extends string, Args> = Name extends keyof Limits
-  ? [options?: OptionsFor<Limits, Name, Args>]
-  : [options: OptionsFor<Limits, Name, Args>];
-
 /** Options of {@link RateLimiter.hookAPI}. */
 export type HookOptions<DataModel extends GenericDataModel> = {
   /**

@@ -11,7 +11,7 @@ import { api } from "../../convex/_generated/api.js";
 import { Monitor } from "../monitor/Monitor.js";
 import { curve, horizon, valueAt, type Segment } from "../monitor/model.js";
 import { checkInPage } from "../playground/checkInPage.js";
-import { DEFAULT_FORM, requestOf, wholeConfig, type Form, type FormRequest } from "../playground/config.js";
+import { DEFAULT_FORM, formError, requestOf, wholeConfig, type Form, type FormRequest } from "../playground/config.js";
 import { DecisionLog, marksOf, outcomeOf, type Entry } from "../playground/decisions.js";
 import { PlaygroundForm } from "../playground/PlaygroundForm.js";
 import { useValidation } from "../playground/useValidation.js";
@@ -44,7 +44,8 @@ function wholePrev(data: GetValueReturns & { total?: { capacity: number } }): { 
 
 export function LivePlayground() {
   const [form, setForm] = useState<Form>(DEFAULT_FORM);
-  const validation = useValidation(useMemo(() => requestOf(form), [form]), checkInPage);
+  const refused = useMemo(() => formError(form), [form]);
+  const validation = useValidation(useMemo(() => requestOf(form), [form]), checkInPage, undefined, refused);
   const parsed: FormRequest | undefined = validation.state === "ok" ? validation.request : undefined;
   // The last valid config stays on the chart while a field is being retyped.
   const [lastGood, setLastGood] = useState<FormRequest | undefined>(undefined);

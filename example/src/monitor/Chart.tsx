@@ -5,13 +5,21 @@ import { useId } from "react";
 import { groupMarks, placeLabels, timeTicks } from "./axis.js";
 import { formatDuration, formatTokens } from "./format.js";
 import { pathOf, pointAt, ticks, type Mark, type Point, type Scale } from "./model.js";
+import { useWidth } from "./useWidth.js";
 
-const WIDTH = 720;
-const HEIGHT = 280;
-const MARGIN = { top: 14, right: 16, bottom: 38, left: 62 };
-/** The chart's text size (px in the viewBox), and the width estimated per character. */
-const FONT = 11;
-const CHAR_WIDTH = FONT * 0.6;
+/** The width drawn at before the chart's box is measured (and in tests without layout). */
+const DEFAULT_WIDTH = 720;
+/** The narrowest the chart is drawn: its box on a small phone. */
+const MIN_WIDTH = 280;
+const MARGIN = { top: 20, right: 16, bottom: 40, left: 64 };
+/**
+ * The chart's text size: px in the viewBox, which is as wide as the chart's box (see useWidth.ts),
+ * so px on screen too (styles.css sets the same). The width is estimated per character.
+ */
+const FONT = 12;
+const CHAR_WIDTH = FONT * 0.62;
+/** The least room (px) between time labels: about one label. */
+const TICK_SPACING = 90;
 
 export type ChartProps = {
   /** The whole limit's capacity now. */
@@ -38,6 +46,10 @@ export type ChartProps = {
 export function Chart({ capacity, step, past, future, from, to, now, origin, marks, changes = [], description }: ChartProps) {
   const titleId = useId();
   const descId = useId();
+  const [figure, measured] = useWidth<HTMLElement>(DEFAULT_WIDTH);
+  const WIDTH = Math.max(MIN_WIDTH, measured);
+  // Flatter on a wide screen, taller than half its width on a phone.
+  const HEIGHT = Math.round(Math.min(300, Math.max(240, WIDTH * 0.42)));
   const clampedNow = Math.min(Math.max(now, from), to);
   const inRange = (t: number) => t >= from && t <= to;
   const shown = groupMarks(
@@ -47,12 +59,13 @@ export function Chart({ capacity, step, past, future, from, to, now, origin, mar
   const values = [...past, ...future].filter((p) => inRange(p.t)).map((p) => p.v);
   const lo = Math.min(0, ...values, ...shown.map((m) => m.v ?? 0));
   const hi = Math.max(capacity, ...values, lo + 1);
-  const pad = (hi - lo) * 0.06;
-  const yLo = lo - (lo < 0 ? pad : 0);
-  const yHi = hi + pad;
   const left = MARGIN.left;
   const right = WIDTH - MARGIN.right;
   const bottom = HEIGHT - MARGIN.bottom;
+  // Room above the capacity line for its label, a line of text, which the curve never reaches.
+  const plotHeight = bottom - MARGIN.top;
+  const yLo = lo - (lo < 0 ? (hi - lo) * 0.06 : 0);
+  const yHi = hi + ((hi - yLo) * (FONT + 6)) / Math.max(1, plotHeight - FONT - 6);
   const span = Math.max(1, to - from);
   // Marks at the first and last instant sit a little inside the plot, clear of the token labels.
   const inset = 10;
@@ -60,7 +73,7 @@ export function Chart({ capacity, step, past, future, from, to, now, origin, mar
     x: (t) => left + inset + ((t - from) / span) * (right - left - 2 * inset),
     y: (v) => MARGIN.top + (1 - (v - yLo) / (yHi - yLo)) * (bottom - MARGIN.top),
   };
-  const time = timeTicks(from, to, origin, 6);
+  const time = timeTicks(from, to, origin, Math.max(2, Math.min(6, Math.floor((right - left) / TICK_SPACING))));
   const timeLabels = placeLabels(
     time.ticks.map((tick) => ({ x: scale.x(tick.t), text: tick.label })),
     left,
@@ -72,7 +85,7 @@ export function Chart({ capacity, step, past, future, from, to, now, origin, mar
   const clipId = useId().replace(/:/g, "");
 
   return (
-    <figure className="chart">
+    <figure className="chart" ref={figure}>
       <svg
         viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
         role="img"
@@ -104,10 +117,10 @@ export function Chart({ capacity, step, past, future, from, to, now, origin, mar
               {label.text}
             </text>
           ))}
-          <text className="chart-axis-title" transform={`translate(14 ${(MARGIN.top + bottom) / 2}) rotate(-90)`} textAnchor="middle">
+          <text className="chart-axis-title" transform={`translate(15 ${(MARGIN.top + bottom) / 2}) rotate(-90)`} textAnchor="middle">
             tokens available
           </text>
-          <text className="chart-axis-title" x={right} y={HEIGHT - 4} textAnchor="end">
+          <text className="chart-axis-title" x={right} y={HEIGHT - 3} textAnchor="end">
             time ({time.unit.suffix})
           </text>
         </g>

@@ -3,10 +3,15 @@
 import { useId } from "react";
 import { describeSeries, minuteLabel, type MinuteCounts } from "./admin.js";
 import { ticks } from "./model.js";
+import { useWidth } from "./useWidth.js";
 
-const WIDTH = 720;
+/** The width drawn at before the chart's box is measured; it then draws at its box's width. */
+const DEFAULT_WIDTH = 720;
+const MIN_WIDTH = 280;
 const HEIGHT = 220;
-const MARGIN = { top: 12, right: 12, bottom: 30, left: 44 };
+const MARGIN = { top: 12, right: 12, bottom: 32, left: 54 };
+/** A minute's label ("14:05"), as wide as it is drawn at 12 px, and a gap. */
+const LABEL_WIDTH = 44;
 
 /** The outcomes stacked in each bar, bottom first, with their CSS class. */
 const LAYERS = [
@@ -19,6 +24,8 @@ const LAYERS = [
 export function MetricsChart({ series }: { series: readonly MinuteCounts[] }) {
   const titleId = useId();
   const descId = useId();
+  const [figure, measured] = useWidth<HTMLElement>(DEFAULT_WIDTH);
+  const WIDTH = Math.max(MIN_WIDTH, measured);
   const most = Math.max(1, ...series.map((m) => m.admitted + m.reserved + m.refused));
   const yTicks = ticks(0, most, 4).filter((v) => Number.isInteger(v));
   const yMax = Math.max(most, yTicks.at(-1) ?? most);
@@ -29,9 +36,9 @@ export function MetricsChart({ series }: { series: readonly MinuteCounts[] }) {
   const barWidth = Math.max(2, slot * 0.7);
   const y = (v: number) => bottom - (v / yMax) * (bottom - MARGIN.top);
   // Label every minute when they fit, else every few.
-  const every = Math.max(1, Math.ceil(40 / slot));
+  const every = Math.max(1, Math.ceil(LABEL_WIDTH / slot));
   return (
-    <figure className="chart metrics-chart">
+    <figure className="chart metrics-chart" ref={figure}>
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${titleId} ${descId}`} data-testid="metrics-chart">
         <title id={titleId}>Requests per minute</title>
         <desc id={descId}>{describeSeries(series)}</desc>
@@ -51,7 +58,7 @@ export function MetricsChart({ series }: { series: readonly MinuteCounts[] }) {
               </text>
             ) : null,
           )}
-          <text className="chart-axis-title" transform={`translate(12 ${(MARGIN.top + bottom) / 2}) rotate(-90)`} textAnchor="middle">
+          <text className="chart-axis-title" transform={`translate(13 ${(MARGIN.top + bottom) / 2}) rotate(-90)`} textAnchor="middle">
             requests
           </text>
         </g>

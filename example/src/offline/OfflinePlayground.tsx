@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { formatDuration } from "../monitor/format.js";
 import { Monitor } from "../monitor/Monitor.js";
-import { DEFAULT_FORM, requestOf, type Form, type FormRequest } from "../playground/config.js";
+import { DEFAULT_FORM, formError, requestOf, type Form, type FormRequest } from "../playground/config.js";
 import { DecisionLog, describe, marksOf, outcomeOf } from "../playground/decisions.js";
 import { describeShards } from "../playground/entries.js";
 import { PlaygroundForm } from "../playground/PlaygroundForm.js";
@@ -72,7 +72,8 @@ export function OfflinePlayground() {
 
   const check = useMemo(() => (sim === undefined ? undefined : (r: FormRequest) => sim.check(r)), [sim]);
   // Re-checked whenever the state changes, so the preview of the next decision stays current.
-  const validation = useValidation(request, check, snapshot);
+  const refused = useMemo(() => formError(form), [form]);
+  const validation = useValidation(request, check, snapshot, refused);
   const valid = validation.state === "ok" ? validation.request : undefined;
 
   // A valid config applies from the simulated instant it was entered at, as on a deployment.

@@ -236,6 +236,26 @@ describe("Simulation", () => {
     expect(sim.snapshot().changes).toEqual([0]); // the same config again changes nothing
   });
 
+  it("starts the curve from a config changed before any request: no spike to the old capacity (after Reset)", async () => {
+    const reserving: RateLimitConfig = { ...bucket, rate: 50, maxReserved: 100 };
+    const sim = await Simulation.start(freshLane(), reserving); // full at 50
+    await sim.setConfig(bucket); // then the form's limit, 5, before anything is fired
+    const s = sim.snapshot();
+    expect(s.past).toEqual([{ t: 0, v: 5 }]);
+    expect(s.changes).toEqual([]);
+    expect(Math.max(...s.past.map((p) => p.v), ...s.future.map((p) => p.v))).toBe(5);
+  });
+
+  it("leaves one jump for a config typed in steps at one instant: to the last", async () => {
+    const sim = await Simulation.start(freshLane(), bucket);
+    await sim.fire(one(bucket), 2); // 3 left of 5
+    await sim.setConfig({ ...bucket, capacity: 1 }); // typing 10: first 1 (the row holds at most 1)...
+    await sim.setConfig({ ...bucket, capacity: 10 }); // ...then 10 (the row still holds 3)
+    const { past, changes } = sim.snapshot();
+    expect(changes).toEqual([0]);
+    expect(past.filter((p) => p.t === 0).map((p) => p.v)).toEqual([5, 4, 3]); // the start, two requests
+  });
+
   it("replays the same requests under another limit (the what-if)", async () => {
     const sim = await Simulation.start(freshLane(), bucket);
     await sim.fire(one(bucket), 3);

@@ -84,6 +84,8 @@ export class Simulation {
   #available: number;
   #untilFull = 0;
   #changes: number[] = [];
+  /** Whether the last point of `#past` is a config change's, at the current instant. */
+  #lastIsChange = false;
   #nextId = 1;
   #queue: Promise<void> = Promise.resolve();
   #listener: (snapshot: Snapshot) => void = () => {};
@@ -167,6 +169,7 @@ export class Simulation {
           shards: verdict.result.details.shards,
         });
         this.#past.push({ t, v: after });
+        this.#lastIsChange = false;
         this.#available = after;
       }
       this.#entries = this.#entries.slice(-MAX_ENTRIES);
@@ -181,6 +184,7 @@ export class Simulation {
       if (to === this.#clock) return;
       const stretch = await this.#curve(this.#clock, to);
       this.#past = [...this.#past, ...stretch.slice(1)];
+      this.#lastIsChange = false;
       this.#clock = to;
       this.#available = stretch.at(-1)?.v ?? this.#available;
       await this.#project();
@@ -220,16 +224,28 @@ export class Simulation {
     return next;
   }
 
-  /** Switches to `config` at the current instant; true if it changed anything. */
+  /**
+   * Switches to `config` at the current instant; true if it changed anything. The curve jumps
+   * there to what the new config makes of the state, once: a config typed in several steps at one
+   * instant (5, then 50) leaves one jump, to the last; and before any request or wait (a fresh
+   * start, or just after Reset) there is no history to divide, so the curve starts from the new
+   * config, with no spike to the old one's capacity.
+   */
   async #applyConfig(config: RateLimitConfig): Promise<boolean> {
     if (sameConfig(config, this.#config)) return false;
     this.#config = config;
-    // Before any request or wait there is no history for a change to divide.
     const started = this.#entries.length > 0 || this.#clock > 0;
     if (started && this.#changes.at(-1) !== this.#clock) this.#changes.push(this.#clock);
     this.#available = await this.lane.available(ORIGIN + this.#clock, config);
-    const last = this.#past.at(-1);
-    if (last === undefined || last.v !== this.#available) this.#past.push({ t: this.#clock, v: this.#available });
+    const point = { t: this.#clock, v: this.#available };
+    if (!started) {
+      this.#past = [point];
+    } else {
+      if (this.#lastIsChange) this.#past.pop();
+      const last = this.#past.at(-1);
+      if (last === undefined || last.v !== point.v || last.t !== point.t) this.#past.push(point);
+      this.#lastIsChange = true;
+    }
     return true;
   }
 

@@ -2,7 +2,7 @@
 // owns the form and checks each request it describes with the component (useValidation.ts). An
 // error is shown under the field the component names, in the component's own words.
 import { useId, type ChangeEvent, type ReactNode } from "react";
-import { applies, FIELD_OF, KINDS, type Form, type Kind } from "./config.js";
+import { applies, countNote, FIELD_OF, KINDS, type Form, type Kind } from "./config.js";
 import type { Validation } from "./useValidation.js";
 
 function isKind(value: string): value is Kind {
@@ -44,17 +44,21 @@ export function PlaygroundForm({
       </span>
     );
 
-  /** A number input; `locked` shows that value instead, read-only (a field the kind fixes). */
-  const numberInput = (field: NumberField, label: string, hint: string, min: number, placeholder?: string, locked?: string) => (
+  /**
+   * A number input; `locked` shows that value instead, read-only (a field the kind fixes). Typed as
+   * text, so what was typed is what is checked: a number input reads `1e400` (too large) or `abc`
+   * as blank.
+   */
+  const numberInput = (field: NumberField, label: string, hint: ReactNode, placeholder?: string, locked?: string) => (
     <label className="field" htmlFor={`${id}-${field}`}>
       <span className="field-label">{label}</span>
       <input
         id={`${id}-${field}`}
         name={field}
-        type="number"
+        type="text"
         inputMode="decimal"
-        min={min}
-        step="any"
+        autoComplete="off"
+        spellCheck={false}
         value={locked ?? form[field]}
         disabled={locked !== undefined}
         placeholder={placeholder}
@@ -89,18 +93,26 @@ export function PlaygroundForm({
           </select>
           <span className="field-hint">{KIND_HINTS[form.kind]}</span>
         </label>
-        {numberInput("rate", "Rate", "tokens per period", 0)}
-        {numberInput("periodSeconds", "Period (s)", "seconds", 0.001)}
+        {numberInput("rate", "Rate", "tokens per period")}
+        {numberInput("periodSeconds", "Period (s)", "seconds")}
         {applies(form.kind, "capacity")
-          ? numberInput("capacity", "Capacity", "most tokens held; blank = rate", 0, "= rate")
-          : numberInput("capacity", "Capacity", "always the rate: at most that many in any period", 0, "= rate", form.rate)}
-        {numberInput("shards", "Shards", "rows the limit is spread over", 1)}
+          ? numberInput("capacity", "Capacity", "most tokens held; blank = rate", "= rate")
+          : numberInput("capacity", "Capacity", "always the rate: at most that many in any period", "= rate", form.rate)}
+        {numberInput("shards", "Shards", "rows the limit is spread over")}
         {applies(form.kind, "maxReserved") &&
-          numberInput("maxReserved", "Max reserved", "deepest debt; blank = unlimited", 0, "unlimited")}
+          numberInput("maxReserved", "Max reserved", "deepest debt; blank = unlimited", "unlimited")}
       </fieldset>
       <fieldset>
         <legend>Request</legend>
-        {numberInput("count", "Count", "tokens per request", 0)}
+        {numberInput(
+          "count",
+          "Count",
+          countNote(form.count) === undefined ? (
+            "tokens per request"
+          ) : (
+            <span data-testid="count-note">{countNote(form.count)}</span>
+          ),
+        )}
         {applies(form.kind, "reserve") ? (
           <label className="field field-check" htmlFor={`${id}-reserve`}>
             <input

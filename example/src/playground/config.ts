@@ -1,6 +1,6 @@
 // The Playground's form: what the inputs hold (strings, so a field can be blank or half-typed)
 // and the config and request they describe, which the component itself checks.
-import { KINDS, type RateLimitConfig } from "convex-rate-limiter";
+import { KINDS, type InvalidRateLimitError, type RateLimitConfig } from "convex-rate-limiter";
 
 export { KINDS };
 /** A kind of limit, as the config's `kind` spells it. */
@@ -89,6 +89,55 @@ export function configOf(form: Form): RateLimitConfig {
  */
 export function requestOf(form: Form): FormRequest {
   return { config: configOf(form), count: requiredNumber(form.count), reserve: applies(form.kind, "reserve") && form.reserve };
+}
+
+/** The number fields, as the form labels them, and whether each must be filled in. */
+const NUMBER_FIELDS: readonly { field: keyof Form; name: string; label: string; required: boolean }[] = [
+  { field: "rate", name: "config.rate", label: "Rate", required: true },
+  { field: "periodSeconds", name: "config.period", label: "Period", required: true },
+  { field: "capacity", name: "config.capacity", label: "Capacity", required: false },
+  { field: "maxReserved", name: "config.maxReserved", label: "Max reserved", required: false },
+  { field: "shards", name: "config.shards", label: "Shards", required: false },
+  { field: "count", name: "count", label: "Count", required: true },
+];
+
+/**
+ * formError is what the form itself refuses before the component sees the request: a required
+ * number left blank, or text that is no finite number (`abc`, or `1e400`, beyond the largest
+ * number there is). The component would only see NaN or Infinity there, and say so ("config.rate
+ * = NaN"), which is not what was typed. Fields the kind doesn't use are not checked.
+ */
+export function formError(form: Form): InvalidRateLimitError | undefined {
+  for (const { field, name, label, required } of NUMBER_FIELDS) {
+    if ((field === "capacity" || field === "maxReserved") && !applies(form.kind, field)) continue;
+    const text = String(form[field]).trim();
+    const problem =
+      text === ""
+        ? required
+          ? `${label} is required`
+          : undefined
+        : Number.isNaN(Number(text))
+          ? `${label}: "${text}" is not a number`
+          : Number.isFinite(Number(text))
+            ? undefined
+            : `${label}: "${text}" is too large to be a number (the largest is about 1.8e308)`;
+    if (problem !== undefined) return { kind: "InvalidRateLimit", field: name, value: JSON.stringify(text), message: problem };
+  }
+  return undefined;
+}
+
+/**
+ * countNote says what a count other than a whole number of tokens does: 0 peeks (asks, takes
+ * nothing), a fraction takes that share of a token. Undefined for whole counts (and for text that
+ * is no number, which formError names).
+ */
+export function countNote(count: string): string | undefined {
+  const text = count.trim();
+  const n = Number(text);
+  if (text === "" || !Number.isFinite(n) || n < 0) return undefined;
+  if (n === 0) return "0 is a peek: it takes nothing, and is admitted unless the limit is in debt (reserved ahead)";
+  if (!Number.isInteger(n)) return `a fraction of a token: each request takes ${text} (as a budget of LLM tokens might)`;
+  return undefined;
 }
 
 /**

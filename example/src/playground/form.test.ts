@@ -8,7 +8,7 @@ import { seededRandom } from "../../../tools/random.js";
 import { makeTest } from "../../convex/test.setup.js";
 import { Lane } from "../offline/lane.js";
 import { ORIGIN } from "../offline/simulation.js";
-import { applies, DEFAULT_FORM, FIELD_OF, KINDS, requestOf, type Form, type Kind } from "./config.js";
+import { applies, countNote, DEFAULT_FORM, FIELD_OF, formError, KINDS, requestOf, type Form, type Kind } from "./config.js";
 
 function freshLane(): Lane {
   const t = makeTest();
@@ -106,5 +106,33 @@ describe("a sliding window", () => {
       expect(verdict.ok === false && verdict.error.field).toBe(field);
       expect(FIELD_OF[field]).toBeDefined();
     }
+  });
+});
+
+describe("what the form refuses itself, before the component sees NaN or Infinity", () => {
+  it.each([
+    ["a blank rate", { rate: "" }, "config.rate", "Rate is required"],
+    ["a blank period", { periodSeconds: " " }, "config.period", "Period is required"],
+    ["a blank count", { count: "" }, "count", "Count is required"],
+    ["text", { rate: "ten" }, "config.rate", 'Rate: "ten" is not a number'],
+    ["1e400, beyond the largest number", { rate: "1e400" }, "config.rate", 'Rate: "1e400" is too large to be a number (the largest is about 1.8e308)'],
+    ["-1e400 as a capacity", { capacity: "-1e400" }, "config.capacity", 'Capacity: "-1e400" is too large to be a number (the largest is about 1.8e308)'],
+  ] satisfies [string, Partial<Form>, string, string][])("%s", (_, change, field, message) => {
+    const error = formError({ ...DEFAULT_FORM, ...change });
+    expect(error).toMatchObject({ kind: "InvalidRateLimit", field, message });
+    expect(FIELD_OF[field]).toBeDefined(); // shown under its input
+  });
+
+  it("leaves blank optional fields, fields the kind hides, and numbers to the component", () => {
+    expect(formError(DEFAULT_FORM)).toBeUndefined();
+    expect(formError({ ...DEFAULT_FORM, rate: "0", shards: "1.5" })).toBeUndefined(); // the component's to refuse
+    expect(formError({ ...DEFAULT_FORM, kind: "sliding window", capacity: "abc", maxReserved: "1e999" })).toBeUndefined();
+  });
+
+  it("says what a peek and a fraction of a token do", () => {
+    expect(countNote("0")).toMatch(/^0 is a peek: it takes nothing/);
+    expect(countNote("0.5")).toBe("a fraction of a token: each request takes 0.5 (as a budget of LLM tokens might)");
+    expect(countNote("1")).toBeUndefined();
+    expect(countNote("")).toBeUndefined();
   });
 });

@@ -21,13 +21,21 @@ export type Checker = (request: FormRequest) => Promise<Verdict>;
 /**
  * useValidation checks `request` whenever it changes (by value) with `check`, and returns the
  * verdict for the request as it is now: "checking" until the answer for this very request is in.
- * `version` re-checks the same request when the state it is checked against has changed.
+ * `version` re-checks the same request when the state it is checked against has changed. A
+ * `formError` (see config.ts's formError: a blank or unreadable number) is the verdict at once,
+ * and the component isn't asked.
  */
-export function useValidation(request: FormRequest, check: Checker | undefined, version?: unknown): Validation {
+export function useValidation(
+  request: FormRequest,
+  check: Checker | undefined,
+  version?: unknown,
+  formError?: InvalidRateLimitError,
+): Validation {
   const key = JSON.stringify(request);
   const [answer, setAnswer] = useState<{ key: string; validation: Validation } | undefined>(undefined);
+  const refused = formError !== undefined;
   useEffect(() => {
-    if (check === undefined) return;
+    if (check === undefined || refused) return;
     let current = true;
     check(request).then(
       (verdict) => {
@@ -47,7 +55,8 @@ export function useValidation(request: FormRequest, check: Checker | undefined, 
       current = false;
     };
     // `key` stands for `request`'s value, so an equal request made anew isn't checked again.
-  }, [key, check, version]);
+  }, [key, check, version, refused]);
+  if (formError !== undefined) return { state: "invalid", request, error: formError };
   if (answer === undefined || answer.key !== key) return { state: "checking", request };
   // A re-check of the same request keeps the previous answer meanwhile: validity doesn't depend on
   // the state, only the decision does.

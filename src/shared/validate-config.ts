@@ -1,0 +1,217 @@
+// Checks of what Convex's argument validators would otherwise be the first to see: a config's
+// shape (its kind, its fields, each field's type) and the types of a request's options. Convex's
+// validator names no field ("Expected one of object, object, object"), so the client checks them
+// first and throws the `InvalidRateLimit` error that does, with the right kind or field suggested
+// for a near miss. The numbers' bounds are validateConfig's (./validate.ts).
+import { ConvexError, type GenericValidator } from "convex/values";
+import { invalid, validateConfig } from "./validate.js";
+import {
+  fixedWindowValidator,
+  KINDS,
+  slidingWindowValidator,
+  tokenBucketValidator,
+  type InvalidRateLimitError,
+  type RateLimitConfig,
+} from "./validators.js";
+
+/** Each kind's fields and their validators, from the config validator itself. */
+const FIELDS: Record<RateLimitConfig["kind"], Record<string, GenericValidator>> = {
+  "token bucket": tokenBucketValidator.fields,
+  "fixed window": fixedWindowValidator.fields,
+  "sliding window": slidingWindowValidator.fields,
+};
+
+/**
+ * Names other rate limiters give to a field, and the field that means the same here (a token
+ * bucket's burst is its capacity).
+ */
+const SYNONYMS: Record<string, string> = {
+  burst: "capacity",
+  limit: "rate",
+  window: "period",
+  interval: "period",
+  duration: "period",
+};
+
+/**
+ * validateLimits checks every config given to the `RateLimiter` constructor: its shape (see
+ * {@link validateConfigShape}), then its numbers (`validateConfig`). Throws the `InvalidRateLimit`
+ * `ConvexError` naming the field, with the limit's name in the message.
+ */
+export function validateLimits(limits: Record<string, unknown> | undefined): void {
+  for (const [name, config] of Object.entries(limits ?? {})) {
+    try {
+      validateConfigShape(config);
+      validateConfig(config);
+    } catch (error) {
+      const data: unknown = error instanceof ConvexError ? error.data : undefined;
+      if (!isInvalidData(data)) throw error;
+      throw new ConvexError<InvalidRateLimitError>({ ...data, message: `${data.message} (limit ${JSON.stringify(name)})` });
+    }
+  }
+}
+
+function isInvalidData(data: unknown): data is InvalidRateLimitError {
+  return typeof data === "object" && data !== null && "kind" in data && data.kind === "InvalidRateLimit" && "message" in data;
+}
+
+/**
+ * validateConfigShape checks what Convex's config validator checks, naming the field: an object
+ * with a `kind` that is one of {@link KINDS}, no fields that kind doesn't have, and each field of
+ * its type. Throws an `InvalidRateLimit` `ConvexError`; a near-miss kind, field or value (a
+ * different case, a hyphen, a typo, another limiter's name for it) is suggested.
+ */
+export function validateConfigShape(config: unknown): asserts config is RateLimitConfig {
+  if (typeof config !== "object" || config === null || Array.isArray(config)) {
+    throw invalid("config", config, "must be an object such as { kind: \"token bucket\", rate: 10, period: MINUTE }");
+  }
+  const fields: Record<string, unknown> = { ...config };
+  const kind = fields.kind;
+  if (kind === undefined) throw invalid("config.kind", kind, `is missing: a config's kind is ${listed(KINDS, "or")}`);
+  if (!isKind(kind)) {
+    throw invalid("config.kind", kind, `is not a kind of limit (the kinds are ${listed(KINDS, "and")})${suggestion(kind, KINDS, true)}`);
+  }
+  const known = FIELDS[kind];
+  for (const [field, value] of Object.entries(fields)) {
+    // Convex drops fields whose value is undefined, as if they weren't there.
+    if (value === undefined || field === "kind") continue;
+    const validator = known[field];
+    if (validator === undefined) {
+      const names = Object.keys(known).filter((f) => f !== "kind");
+      const synonym = SYNONYMS[field];
+      const hint = synonym !== undefined && synonym in known ? `; did you mean ${synonym}?` : suggestion(field, names, false);
+      throw invalid(`config.${field}`, value, `is not a field of a ${kind} config (its fields are ${names.join(", ")})${hint}`);
+    }
+    if (kind === "token bucket" && field === "start" && value !== null) {
+      throw invalid("config.start", value, "a token bucket has no start (its tokens refill continuously); leave it out");
+    }
+    const problem = mismatch(validator, value);
+    if (problem !== undefined) throw invalid(`config.${field}`, value, problem);
+  }
+}
+
+/**
+ * The types of the options a call takes, where Convex's validator would be the first to check
+ * them. A `key` may also be a function: `hookAPI`'s, which the server calls.
+ */
+const OPTION_TYPES: Record<string, readonly string[]> = {
+  key: ["string", "function"],
+  count: ["number"],
+  reserve: ["boolean"],
+  throws: ["boolean"],
+  details: ["boolean"],
+  exact: ["boolean"],
+  sampleShards: ["number"],
+  topKeys: ["number"],
+  from: ["number"],
+  to: ["number"],
+  allowClientConfig: ["boolean"],
+};
+
+/**
+ * validateOptionTypes checks the types of a call's options (`count` a number, `key` a string, …)
+ * and, when there is one, the shape of its inline `config`, before Convex's validators see them.
+ * Throws an `InvalidRateLimit` `ConvexError` naming the option: `count = "2": must be a number,
+ * not a string`.
+ */
+export function validateOptionTypes(options: object | undefined): void {
+  if (options === undefined) return;
+  for (const [option, value] of Object.entries(options)) {
+    const types = OPTION_TYPES[option];
+    if (types === undefined || value === undefined) continue;
+    const type = typeof value;
+    if (!types.includes(type)) throw invalid(option, value, `must be a ${types[0]}, not ${article(value)}`);
+  }
+  if ("config" in options && options.config !== undefined) validateConfigShape(options.config);
+}
+
+/** What is wrong with `value` for `validator` (a config field's), or undefined when nothing is. */
+function mismatch(validator: GenericValidator, value: unknown): string | undefined {
+  switch (validator.kind) {
+    case "float64":
+      return typeof value === "number" ? undefined : `must be a number, not ${article(value)}`;
+    case "boolean":
+      return typeof value === "boolean" ? undefined : `must be true or false, not ${article(value)}`;
+    case "null":
+      return value === null ? undefined : "must be left out";
+    case "literal":
+    case "union": {
+      const allowed = literalsOf(validator);
+      if (allowed.includes(value)) return undefined;
+      const strings = allowed.filter((a): a is string => typeof a === "string");
+      return `must be ${listed(strings, "or")}${suggestion(value, strings, true)}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The literal values a literal validator, or a union of them, accepts. */
+function literalsOf(validator: GenericValidator): unknown[] {
+  if (validator.kind === "literal") return [validator.value];
+  if (validator.kind === "union") return validator.members.flatMap(literalsOf);
+  return [];
+}
+
+function isKind(kind: unknown): kind is RateLimitConfig["kind"] {
+  return (KINDS as readonly unknown[]).includes(kind);
+}
+
+/** `"a", "b" or "c"`. */
+function listed(values: readonly string[], conjunction: "and" | "or"): string {
+  const quoted = values.map((v) => JSON.stringify(v));
+  return quoted.length <= 1 ? quoted.join("") : `${quoted.slice(0, -1).join(", ")} ${conjunction} ${quoted.at(-1)}`;
+}
+
+/** `a string`, `an object`, `null`: what a value is, for a message. */
+function article(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  const type = typeof value;
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+/**
+ * `; did you mean "x"?` (`x` unquoted for a field's name) when `value` is a near miss of exactly
+ * one of `options`: the same words in another case or spelling (`token-bucket`, `tokenBucket`,
+ * `Token Bucket`), one of the words alone (`sliding`), or at most two letters off (`token
+ * bukcet`, `capcity`). Otherwise "".
+ */
+function suggestion(value: unknown, options: readonly string[], quoted: boolean): string {
+  if (typeof value !== "string" || value === "") return "";
+  const v = words(value);
+  const near = (o: string) => {
+    const w = words(o);
+    if (v === w || v.replace(/ /g, "") === w.replace(/ /g, "")) return true;
+    if (w.split(" ").length > 1 && w.split(" ").includes(v)) return true;
+    return v.length >= 4 && distance(v, w) <= 2;
+  };
+  const found = options.filter(near);
+  const [only] = found;
+  if (found.length !== 1 || only === undefined) return "";
+  return `; did you mean ${quoted ? JSON.stringify(only) : only}?`;
+}
+
+/** A name as lowercase words: `tokenBucket`, `token-bucket` and `Token_Bucket` are `token bucket`. */
+function words(s: string): string {
+  return s
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+    .join(" ");
+}
+
+/** The Levenshtein distance between `a` and `b`. */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
