@@ -41,7 +41,7 @@ export type Write = { table: Table; shard: number; id: number };
 export type Commit = { at: number; writes: Write[] };
 
 /** The fields of a row document: upstream writes `value` and `ts` only; ours also the layout. */
-export type RowDocFields = { value: number; ts: number; shards?: number; kind?: RateLimitConfig["kind"]; prev?: number };
+export type RowDocFields = { value: number; ts: number; shards?: number; kind?: RateLimitConfig["kind"]; prev?: number; h?: number };
 
 /** A row as read: its id, shard and fields. */
 export type RowDoc = RowDocFields & { id: number; shard: number };
@@ -294,6 +294,9 @@ export function flowReader(
         }
         return { rows: rows.map(keyRow), pending: pending.map(takeOf) };
       }
+      case "terms":
+        // The model runs one config, whose rows carry its own fingerprint: never asked.
+        return { rows: [], pending: [] };
       default: {
         const never: never = q;
         throw new Error(`unknown read ${JSON.stringify(never)}`);
@@ -303,7 +306,8 @@ export function flowReader(
 }
 
 function keyRow(r: RowDoc): KeyRow<number> {
-  return { id: r.id, shard: r.shard, value: r.value, ts: r.ts, shards: r.shards, kind: r.kind };
+  const layout = r.h === undefined ? { shards: r.shards, kind: r.kind } : { h: r.h };
+  return { id: r.id, shard: r.shard, value: r.value, ts: r.ts, ...layout, ...(r.prev === undefined ? {} : { prev: r.prev }) };
 }
 
 function takeOf(t: TakeDoc) {
@@ -311,21 +315,25 @@ function takeOf(t: TakeDoc) {
 }
 
 function fieldsOf(f: RowFields): RowDocFields {
-  return { value: f.value, ts: f.ts, shards: f.shards, kind: f.kind, ...(f.prev === undefined ? {} : { prev: f.prev }) };
+  return { value: f.value, ts: f.ts, h: f.h, ...(f.prev === undefined ? {} : { prev: f.prev }) };
 }
 
 /** storeOps turns a flow's writes into the model's, as `store.writeKey` executes them. */
 export function storeOps(ops: readonly RowOp<number>[]): StoreOp[] {
-  return ops.map((op): StoreOp => {
+  return ops.flatMap((op): StoreOp[] => {
     switch (op.op) {
       case "insert":
-        return { op: "insertRow", shard: op.shard, fields: fieldsOf(op.fields) };
+        return [{ op: "insertRow", shard: op.shard, fields: fieldsOf(op.fields) }];
       case "patch":
-        return { op: "patchRow", id: op.id, fields: fieldsOf(op.fields) };
+        return [{ op: "patchRow", id: op.id, fields: fieldsOf(op.fields) }];
       case "delete":
-        return { op: "deleteRow", id: op.id };
+        return [{ op: "deleteRow", id: op.id }];
       case "record":
-        return { op: "insertTake", shard: op.take.shard, count: op.take.count, ts: op.take.ts };
+        return [{ op: "insertTake", shard: op.take.shard, count: op.take.count, ts: op.take.ts }];
+      case "terms":
+        // Once per config, on a key's first write, into a table no request's decision reads:
+        // left out of the model.
+        return [];
       default: {
         const never: never = op;
         throw new Error(`unknown op ${JSON.stringify(never)}`);

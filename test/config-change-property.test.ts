@@ -20,7 +20,7 @@ import { fc, test } from "@fast-check/vitest";
 import { ConvexError } from "convex/values";
 import { describe, expect } from "vitest";
 import type { KeyRow } from "../src/shared/flow.js";
-import { resolvePhase, shardParams } from "../src/shared/layout.js";
+import { expandRow, resolvePhase, shardParams } from "../src/shared/layout.js";
 import { splitTotal } from "../src/shared/split.js";
 import { validateConfig, validateCount } from "../src/shared/validate.js";
 import type { RateLimitArgs, RateLimitConfig, RateLimitResult } from "../src/shared/validators.js";
@@ -471,7 +471,8 @@ function run(h: History): void {
   /** Work reserved so far, counted at the instant it runs. */
   const reserved: Admission[] = [];
   const open = (next: RateLimitConfig, label: string): Interval => {
-    const rows = store.read(at).rows;
+    // Compact rows carry only the fingerprint of the terms they were written under: the writer's.
+    const rows = store.read(at).rows.map((r) => expandRow(r, writer, resolvePhase(writer, at.name, at.key)));
     return {
       config: next,
       held: heldAt(rows, next, writer),
@@ -644,7 +645,7 @@ describe("counterexamples (fixed rows and instants)", () => {
     const bucket: RateLimitConfig = { kind: TB, rate: 10 / 3, period: 10 };
     // A row as reservations leave it (`minus` snaps to 12 digits): 9.666666666667 owed, window of T.
     const fields = { value: -9.666666666667, ts: T, shards: 1, kind: FW, rate: 10 / 3, period: 10, capacity: 10 / 3 };
-    store.write(at, [{ op: "insert", shard: 0, fields }], window);
+    store.plant(at, [{ shard: 0, ...fields }]);
     // Refilled from T + 10 (the window's end): a token at T + 42, give or take the float hair the
     // snapped debt is off by a third.
     const request = { ...at, config: bucket };
@@ -669,11 +670,10 @@ describe("counterexamples (fixed rows and instants)", () => {
     const four: RateLimitConfig = { ...three, rate: 4 };
     // Rows as `limit` writes them: shard 0 holds 0.5 of its 2, shard 1 owes 3 (reserved).
     const row = (shard: number, value: number, share: number) => ({
-      op: "insert" as const,
       shard,
-      fields: { value, ts: T, shards: 2, kind: TB, rate: share, period: MINUTE, capacity: share, terms: shardParams(three, 0, shard).terms! },
+      ...{ value, ts: T, shards: 2, kind: TB, rate: share, period: MINUTE, capacity: share, terms: shardParams(three, 0, shard).terms! },
     });
-    store.write(at, [row(0, 0.5, 2), row(1, -3, 1)], three);
+    store.plant(at, [row(0, 0.5, 2), row(1, -3, 1)]);
     // Draws of 0 read shard 0 first, then shard 1, which carries the key over: it holds -2.5, and
     // gains 4 a minute, so a pair of shards can serve 1 in 52.5 s.
     const request = { ...at, config: four };

@@ -1,7 +1,7 @@
 // A config that changes under a live key, on convex-test with fake timers: each change is evaluated without throwing and never grants tokens the old or new limit wouldn't have; plus relayout's pure edge cases.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { HOUR, MINUTE, SECOND, type RateLimitConfig } from "../src/client/index.js";
-import { relayout, resolvePhase } from "../src/shared/layout.js";
+import { configTerms, relayout, resolvePhase, termsHash } from "../src/shared/layout.js";
 import { isInvalidRateLimitError } from "../src/client/index.js";
 import { inspectable, makeInspectableTest } from "./setup.js";
 
@@ -57,9 +57,10 @@ describe("each change is evaluated without throwing and grants nothing at the sw
     expect(admitted).toBeLessThanOrEqual(most);
     // The check decided without throwing, as the limits that followed at the same instant did.
     expect(check).toEqual(admitted > 0 ? { ok: true } : { ok: false, retryAfter: expect.any(Number) });
-    // Every row now records the new layout.
+    // Every row now records the new layout, as the fingerprint of its terms (recorded for the name).
     for (const row of await rows(t)) {
-      expect(row).toMatchObject({ kind: after.kind, shards: after.shards ?? 1 });
+      expect(row).toMatchObject({ h: termsHash(configTerms(after)) });
+      expect(row).not.toHaveProperty("kind");
     }
   });
 

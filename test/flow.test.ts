@@ -2,13 +2,17 @@
 // report of getValue, as tables over an in-memory key with explicit rows, instants and draws.
 import { describe, expect, test } from "vitest";
 import { applyFlow, fold, getValueFlow, MAX_STALENESS_MS, requestFlow, standsOnStale, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow.js";
-import { shardParams } from "../src/shared/layout.js";
+import { configTerms, shardParams, termsHash } from "../src/shared/layout.js";
 import { sampleDistinct } from "../src/shared/plan.js";
 import { answerRead, runPlan } from "../src/shared/rows.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
 
 /** The whole limit's terms a row of `config` records (a token bucket's phase is 0). */
 const termsOf = (config: RateLimitConfig) => shardParams(config, 0, 0).terms;
+/** The fingerprint of a config's terms that compact rows store. */
+const hashOf = (config: RateLimitConfig) => termsHash(configTerms(config));
+/** The write that records a config's terms for the name. */
+const termsWrite = (config: RateLimitConfig) => ({ op: "terms" as const, hash: hashOf(config), terms: configTerms(config) });
 
 
 const TB = "token bucket" as const;
@@ -28,6 +32,11 @@ function reader(rows: KeyRow<string>[], takes: Take[] = []) {
 /** A stored row of shard `shard`, written under `shards` shards of a token bucket. */
 function row(shard: number, value: number, shards: number, ts = T0): KeyRow<string> {
   return { id: `row${shard}`, shard, value, ts, shards, kind: TB };
+}
+
+/** A stored row of shard `shard` as this package writes it now: state and the fingerprint of `config`'s terms. */
+function compact(shard: number, value: number, config: RateLimitConfig, ts = T0): KeyRow<string> {
+  return { id: `row${shard}`, shard, value, ts, h: hashOf(config) };
 }
 
 /** Draws that replay `values` in order. */
@@ -59,7 +68,7 @@ describe("requestFlow: the exact writes", () => {
     // One token taken from shard 0; nothing gained or lost overall.
     const total = patches.reduce((sum, o) => sum + (o.op === "patch" ? o.fields.value : 0), 0);
     expect(total).toBe(7);
-    for (const o of patches) expect(o.op === "patch" && o.fields.shards).toBe(2);
+    for (const o of patches) expect(o.op === "patch" && o.fields.h).toBe(termsHash(configTerms(config)));
   });
 
   test("a peek (count 0) after a layout change reads every row but writes nothing", () => {
@@ -76,10 +85,12 @@ describe("requestFlow: the exact writes", () => {
     // Draws 0.5 and 0: first pick shard 1 (comfortable: 3 of 3... 4 - 1 = 3 ≥ 1), second pick unused.
     const out = runPlan(requestFlow<string>(request(config), T0, draws(0.5, 0)), answer);
     expect(reads).toEqual([{ read: "shard", shard: 1 }, { read: "any" }]);
+    // Rows store their state and the fingerprint of the terms, which the name records once.
     expect(out.ops).toEqual([
-      { op: "insert", shard: 1, fields: { value: 2, ts: T0, shards: 3, kind: TB, rate: 3, period: 1000, capacity: 3, terms: termsOf(config) } },
-      { op: "insert", shard: 0, fields: { value: 4, ts: T0, shards: 3, kind: TB, rate: 4, period: 1000, capacity: 4, terms: termsOf(config) } },
-      { op: "insert", shard: 2, fields: { value: 3, ts: T0, shards: 3, kind: TB, rate: 3, period: 1000, capacity: 3, terms: termsOf(config) } },
+      termsWrite(config),
+      { op: "insert", shard: 1, fields: { value: 2, ts: T0, h: hashOf(config) } },
+      { op: "insert", shard: 0, fields: { value: 4, ts: T0, h: hashOf(config) } },
+      { op: "insert", shard: 2, fields: { value: 3, ts: T0, h: hashOf(config) } },
     ]);
   });
 
@@ -91,14 +102,42 @@ describe("requestFlow: the exact writes", () => {
     expect(out.ops).toEqual([]);
   });
 
-  test("an existing row is patched in place, one read", () => {
+  test("an existing row is patched in place, one read, nothing else written", () => {
     const config: RateLimitConfig = { kind: TB, rate: 2, period: 1000 };
-    const { answer, reads } = reader([row(0, 2, 1)]);
+    const { answer, reads } = reader([compact(0, 2, config)]);
     const out = runPlan(requestFlow<string>(request(config), T0, draws(0, 0)), answer);
     expect(reads).toEqual([{ read: "any" }]);
-    expect(out.ops).toEqual([
-      { op: "patch", id: "row0", shard: 0, fields: { value: 1, ts: T0, shards: 1, kind: TB, rate: 2, period: 1000, capacity: 2, terms: termsOf(config) } },
-    ]);
+    expect(out.ops).toEqual([{ op: "patch", id: "row0", shard: 0, fields: { value: 1, ts: T0, h: hashOf(config) } }]);
+  });
+
+  test("a row an earlier version wrote in full is rewritten compact, and its terms recorded", () => {
+    const config: RateLimitConfig = { kind: TB, rate: 2, period: 1000 };
+    const full = { ...row(0, 2, 1), rate: 2, period: 1000, capacity: 2, terms: termsOf(config)! };
+    const { answer, reads } = reader([full]);
+    const out = runPlan(requestFlow<string>(request(config), T0, draws(0, 0)), answer);
+    expect(reads).toEqual([{ read: "any" }]);
+    expect(out.ops).toEqual([termsWrite(config), { op: "patch", id: "row0", shard: 0, fields: { value: 1, ts: T0, h: hashOf(config) } }]);
+  });
+
+  test("a compact row of other terms is carried over from the terms its name recorded (one read)", () => {
+    const before: RateLimitConfig = { kind: TB, rate: 4, period: 1000 };
+    const after: RateLimitConfig = { ...before, capacity: 2 };
+    const reads: RowQuery[] = [];
+    const key = { rows: [compact(0, 3, before)], pending: [], known: new Map([[hashOf(before), configTerms(before)]]) };
+    const answer = (q: RowQuery) => (reads.push(q), answerRead(key, q));
+    const out = runPlan(requestFlow<string>(request(after), T0, draws(0, 0)), answer);
+    // 3 held, clamped to the new capacity 2, one taken: 1 left.
+    expect(out.ops).toEqual([termsWrite(after), { op: "patch", id: "row0", shard: 0, fields: { value: 1, ts: T0, h: hashOf(after) } }]);
+    expect(reads).toEqual([{ read: "any" }, { read: "terms", hash: hashOf(before) }, { read: "all" }]);
+  });
+
+  test("a compact row whose terms are unknown is carried over as a row of unknown layout, never as full", () => {
+    const before: RateLimitConfig = { kind: TB, rate: 4, period: 1000 };
+    const after: RateLimitConfig = { ...before, rate: 8 };
+    const { answer } = reader([compact(0, 0, before)]);
+    // Drained at T0, unknown terms: nothing at T0, as for a row @convex-dev/rate-limiter wrote.
+    const out = runPlan(requestFlow<string>(request(after), T0, draws(0, 0)), answer);
+    expect(out.result.ok).toBe(false);
   });
 });
 
@@ -210,19 +249,18 @@ describe("applyFlow: the applier's exact writes", () => {
     const ops = runPlan(applyFlow<string>({ name: "n", config }, [{ shard: 1, count: 3, ts: T0 }], T0 + 10), answer);
     expect(reads).toEqual([{ read: "all" }]);
     expect(ops).toEqual([
-      { op: "insert", shard: 0, fields: { value: 4, ts: T0 + 10, shards: 2, kind: TB, rate: 4, period: 8000, capacity: 4, terms: termsOf(config) } },
-      { op: "insert", shard: 1, fields: { value: 1, ts: T0, shards: 2, kind: TB, rate: 4, period: 8000, capacity: 4, terms: termsOf(config) } },
+      termsWrite(config),
+      { op: "insert", shard: 0, fields: { value: 4, ts: T0 + 10, h: hashOf(config) } },
+      { op: "insert", shard: 1, fields: { value: 1, ts: T0, h: hashOf(config) } },
     ]);
   });
 
   test("only the shards with takes are patched", () => {
     const ops = runPlan(
       applyFlow<string>({ name: "n", config }, [{ shard: 0, count: 1, ts: T0 }], T0),
-      reader([row(0, 4, 2), row(1, 4, 2)]).answer,
+      reader([compact(0, 4, config), compact(1, 4, config)]).answer,
     );
-    expect(ops).toEqual([
-      { op: "patch", id: "row0", shard: 0, fields: { value: 3, ts: T0, shards: 2, kind: TB, rate: 4, period: 8000, capacity: 4, terms: termsOf(config) } },
-    ]);
+    expect(ops).toEqual([{ op: "patch", id: "row0", shard: 0, fields: { value: 3, ts: T0, h: hashOf(config) } }]);
   });
 
   test("a layout that shrank is carried over, the extra rows deleted, and the takes folded", () => {
@@ -230,8 +268,9 @@ describe("applyFlow: the applier's exact writes", () => {
     // Two full shards of 4 under the old layout become one row of 8; then 3 are taken.
     const ops = runPlan(applyFlow<string>({ name: "n", config: one }, [{ shard: 0, count: 3, ts: T0 }], T0), reader([row(0, 4, 2), row(1, 4, 2)]).answer);
     expect(ops).toEqual([
+      termsWrite(one),
       { op: "delete", id: "row1", shard: 1 },
-      { op: "patch", id: "row0", shard: 0, fields: { value: 5, ts: T0, shards: 1, kind: TB, rate: 8, period: 8000, capacity: 8, terms: termsOf(one) } },
+      { op: "patch", id: "row0", shard: 0, fields: { value: 5, ts: T0, h: hashOf(one) } },
     ]);
   });
 });

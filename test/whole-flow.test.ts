@@ -3,6 +3,7 @@
 // names the one-line change in src/shared it catches, which the planner-level tests let through.
 import { describe, expect, test } from "vitest";
 import { MINUTE, SECOND } from "../src/shared/algebra.js";
+import { configTerms, resolvePhase, termsHash } from "../src/shared/layout.js";
 import { requestFlow, type KeyRead, type KeyRow, type RowQuery } from "../src/shared/flow.js";
 import { runPlan } from "../src/shared/rows.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
@@ -87,7 +88,7 @@ describe("asynchronous mode: takes pending on shards a smaller layout drops stil
     const { rows, pending } = store.read({ name: NAME });
     expect(pending).toEqual([]);
     // 4 − 1 (applied) − 1 (shard 3, pending) − 1 (now) = 1 token left over the two new shards.
-    expect(rows.map((r) => r.shards)).toEqual([2, 2]);
+    expect(rows.map((r) => r.h)).toEqual([2, 2].map(() => termsHash(configTerms(two))));
     expect(rows.reduce((sum, r) => sum + r.value, 0)).toBe(1);
     expect(remaining(store, two, T0)).toBe(1);
   });
@@ -107,34 +108,11 @@ describe("asynchronous mode: takes pending on shards a smaller layout drops stil
   });
 });
 
-/**
- * A key holding rows written by @convex-dev/rate-limiter: `value` at `ts` per shard, and no
- * layout, kind or terms recorded. Answers a flow's reads as the component's `read` does, and
- * keeps the rows a flow writes.
- */
-class UpstreamKey {
-  rows: KeyRow<number>[];
-  private nextId: number;
-  constructor(rows: { shard: number; value: number; ts: number }[]) {
-    this.rows = rows.map((r, id) => ({ ...r, id }));
-    this.nextId = rows.length;
-  }
-  answer = (q: RowQuery): KeyRead<number> => {
-    const sorted = [...this.rows].sort((a, b) => a.shard - b.shard || a.id - b.id);
-    if (q.read === "shard") return { rows: sorted.filter((r) => r.shard === q.shard).slice(0, 1), pending: [] };
-    if (q.read === "any") return { rows: sorted.slice(0, 1), pending: [] };
-    return { rows: sorted, pending: [] };
-  };
-  limit(args: RateLimitArgs, now: number, random: () => number) {
-    const out = runPlan(requestFlow<number>(args, now, random), this.answer);
-    for (const op of out.ops) {
-      if (op.op === "insert") this.rows.push({ ...op.fields, shard: op.shard, id: this.nextId++ });
-      else if (op.op === "patch") this.rows = this.rows.map((r) => (r.id === op.id ? { ...r, ...op.fields } : r));
-      else if (op.op === "delete") this.rows = this.rows.filter((r) => r.id !== op.id);
-      else throw new Error("a transactional limit records no takes");
-    }
-    return out.result;
-  }
+/** A key holding rows written by @convex-dev/rate-limiter: `value` at `ts` per shard, no layout recorded. */
+function upstreamKey(rows: { shard: number; value: number; ts: number }[]): MemoryStore {
+  const store = new MemoryStore();
+  store.plant({ name: NAME }, rows);
+  return store;
 }
 
 describe("rows written by @convex-dev/rate-limiter are carried over as the layout that has them", () => {
@@ -143,16 +121,16 @@ describe("rows written by @convex-dev/rate-limiter are carried over as the layou
   // held), and a sharded key lost its last shard.
   test("an unsharded row drained at T0 stays drained: the first token is back after 6 s, not at once", () => {
     const config: RateLimitConfig = { kind: TB, rate: 10, period: MINUTE };
-    const key = new UpstreamKey([{ shard: 0, value: 0, ts: T0 }]);
+    const key = upstreamKey([{ shard: 0, value: 0, ts: T0 }]);
     expect(key.limit({ name: NAME, config }, T0 + SECOND, draws(0, 0))).toEqual({ ok: false, retryAfter: 5 * SECOND });
     expect(key.limit({ name: NAME, config }, T0 + 6 * SECOND, draws(0, 0))).toEqual({ ok: true });
     // Carried over and rewritten under our layout, with nothing gained.
-    expect(key.rows).toMatchObject([{ shard: 0, shards: 1, value: 0, ts: T0 + 6 * SECOND }]);
+    expect(key.read({ name: NAME }).rows).toMatchObject([{ shard: 0, h: termsHash(configTerms(config)), value: 0, ts: T0 + 6 * SECOND }]);
   });
 
   test("three shards holding 4, 0 and 6 hold 10 together, the last shard's 6 included", () => {
     const config: RateLimitConfig = { kind: TB, rate: 30, period: MINUTE, shards: 3 };
-    const key = new UpstreamKey([
+    const key = upstreamKey([
       { shard: 0, value: 4, ts: T0 },
       { shard: 1, value: 0, ts: T0 },
       { shard: 2, value: 6, ts: T0 },
@@ -161,7 +139,32 @@ describe("rows written by @convex-dev/rate-limiter are carried over as the layou
     expect(r).toMatchObject({ ok: true, details: { remaining: 10, exact: true } });
     // A take writes the carried-over key under our layout (the 10 split 4, 3, 3), less the token.
     expect(key.limit({ name: NAME, config }, T0, draws(0.1, 0.9))).toEqual({ ok: true });
-    expect(key.rows.map((row) => row.shards)).toEqual([3, 3, 3]);
-    expect(key.rows.reduce((sum, row) => sum + row.value, 0)).toBe(9);
+    const { rows } = key.read({ name: NAME });
+    expect(rows.map((row) => row.h)).toEqual([0, 1, 2].map(() => termsHash(configTerms(config))));
+    expect(rows.reduce((sum, row) => sum + row.value, 0)).toBe(9);
+  });
+});
+
+describe("compact rows: every fingerprint a row carries has its terms recorded", () => {
+  // Found by the config-change property: `start` dropped from a fixed window whose key's hashed
+  // phase equals the old start's, so the row meant the same and was rewritten in place under the
+  // new fingerprint without recording its terms; a later change to a token bucket then met a
+  // fingerprint with no terms, took the row for one of unknown kind and refilled it from its
+  // window's start instead of its end.
+  test("a row rewritten under other terms that mean the same records them", () => {
+    const store = new MemoryStore();
+    const at = { name: NAME, key: "user:42" };
+    const hashed: RateLimitConfig = { kind: "fixed window", rate: 1, period: 7, capacity: 7.5 };
+    const phase = resolvePhase(hashed, at.name, at.key);
+    const pinned: RateLimitConfig = { ...hashed, start: phase + 7 * 100 };
+    expect(store.limit({ ...at, config: pinned }, T0, draws(0, 0)).ok).toBe(true);
+    expect(store.limit({ ...at, config: hashed }, T0 + 1, draws(0, 0)).ok).toBe(true);
+    const { rows, known } = store.read(at);
+    expect(rows.map((r) => r.h)).toEqual([termsHash(configTerms(hashed))]);
+    expect(known?.get(termsHash(configTerms(hashed)))).toBe(configTerms(hashed));
+    // The window's 7.5 less 2 stays until the window ends, whatever the next config's kind.
+    const bucket: RateLimitConfig = { kind: "token bucket", rate: 0.5, period: 2.5, capacity: 7.5 };
+    const remaining = store.check({ ...at, config: bucket, count: 0, details: true }, T0 + 2, draws(0, 0));
+    expect(remaining.details?.remaining).toBe(5.5);
   });
 });

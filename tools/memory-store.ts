@@ -2,8 +2,8 @@
 // (src/shared/flow.ts) and clean-up decision (src/shared/idle.ts): rows kept in index order, reads
 // answered by `answerRead`, writes applied exactly as `store.writeKey` applies them. Tests and the
 // benchmark use it where convex-test would be too slow (its index reads scan the whole table).
-import { applyFlow, getValueFlow, requestFlow, type KeyRead, type KeyRow, type RowOp, type Take } from "../src/shared/flow.js";
-import { answerRead, keyIdOf } from "../src/shared/rows.js";
+import { applyFlow, getValueFlow, requestFlow, type KeyRow, type RowOp, type StoredRow, type Take } from "../src/shared/flow.js";
+import { answerRead, keyIdOf, type KeyInMemory } from "../src/shared/rows.js";
 import { ConvexError } from "convex/values";
 import { isIdleKey } from "../src/shared/idle.js";
 import { resolvePhase } from "../src/shared/layout.js";
@@ -22,12 +22,25 @@ export class MemoryStore {
   private rows = new Map<string, KeyRow<number>[]>();
   private takes = new Map<string, Waiting[]>();
   private addresses = new Map<string, Address>();
+  /** The terms recorded per limit name, by fingerprint (the `rateLimitTerms` table). */
+  private terms = new Map<string, Map<number, string>>();
   private nextId = 0;
 
-  /** The rows of a key in index order (shard, then insertion), and its waiting takes. */
-  read(at: Address): KeyRead<number> {
+  /** The rows of a key in index order (shard, then insertion), its waiting takes, and its name's recorded terms. */
+  read(at: Address): KeyInMemory<number> {
     const rows = [...(this.rows.get(keyIdOf(at)) ?? [])].sort((a, b) => a.shard - b.shard || a.id - b.id);
-    return { rows, pending: (this.takes.get(keyIdOf(at)) ?? []).map(({ shard, count, ts }) => ({ shard, count, ts })) };
+    const pending = (this.takes.get(keyIdOf(at)) ?? []).map(({ shard, count, ts }) => ({ shard, count, ts }));
+    return { rows, pending, known: this.terms.get(at.name) ?? new Map() };
+  }
+
+  /**
+   * Plants rows as some other writer left them (an earlier version of this package, which recorded
+   * the terms in full, or @convex-dev/rate-limiter, which recorded none), for tests of reading them.
+   */
+  plant(at: Address, rows: readonly StoredRow[]): void {
+    const id = keyIdOf(at);
+    this.addresses.set(id, { name: at.name, ...(at.key === undefined ? {} : { key: at.key }) });
+    this.rows.set(id, [...(this.rows.get(id) ?? []), ...rows.map((r) => ({ ...r, id: this.nextId++ }))]);
   }
 
   /** Applies a flow's writes to a key, as `store.writeKey` does; a recorded take waits for {@link apply}. */
@@ -41,7 +54,8 @@ export class MemoryStore {
           rows.push({ ...op.fields, shard: op.shard, id: this.nextId++ });
           break;
         case "patch":
-          rows = rows.map((r) => (r.id === op.id ? { ...r, ...op.fields } : r));
+          // Replaced, as the store does: only the fields written remain.
+          rows = rows.map((r) => (r.id === op.id ? { ...op.fields, shard: op.shard, id: r.id } : r));
           break;
         case "delete":
           rows = rows.filter((r) => r.id !== op.id);
@@ -49,6 +63,12 @@ export class MemoryStore {
         case "record":
           this.takes.set(id, [...(this.takes.get(id) ?? []), { ...op.take, config }]);
           break;
+        case "terms": {
+          const known = this.terms.get(at.name) ?? new Map<number, string>();
+          if (!known.has(op.hash)) known.set(op.hash, op.terms);
+          this.terms.set(at.name, known);
+          break;
+        }
         default: {
           const never: never = op;
           throw new Error(`unknown write ${JSON.stringify(never)}`);

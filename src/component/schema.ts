@@ -1,7 +1,7 @@
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
 import { metricCountFields, metricEventFields } from "../shared/metrics.js";
-import { pendingTakeFields, storedRowFields } from "../shared/validators.js";
+import { pendingTakeFields, storedRowFields, termsFields } from "../shared/validators.js";
 
 export default defineSchema({
   /**
@@ -19,6 +19,15 @@ export default defineSchema({
     /** A shard's state and the layout it was written under: see `storedRowFields`. */
     ...storedRowFields,
   }).index("name", ["name", "key", "shard"]),
+
+  /**
+   * The whole terms of a limit that rows fingerprint (`terms`, a number, on rows): one document per
+   * limit name and fingerprint. Inserted (when missing) with the first rows written under new
+   * terms: a new key, a new layout, a row rewritten from an earlier version's full form; read on
+   * those writes (is it there yet?) and only when a row's fingerprint isn't the current config's,
+   * to carry the row over exactly. Never deleted: one per config a name has used.
+   */
+  rateLimitTerms: defineTable(termsFields).index("hash", ["name", "hash"]),
 
   /**
    * Consumption recorded but not yet applied to `rateLimits`, one row per take, by limits with

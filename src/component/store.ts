@@ -42,6 +42,24 @@ export function pendingQuery(db: DatabaseReader, { name, key }: KeyAddress, shar
     .withIndex("key", (i) => (shard === undefined ? i.eq("name", name).eq("key", key) : i.eq("name", name).eq("key", key).eq("shard", shard)));
 }
 
+/** The terms recorded for limit `name` under fingerprint `hash` (see `termsHash`): none or one. */
+function termsQuery(db: DatabaseReader, name: string, hash: number) {
+  return db.query("rateLimitTerms").withIndex("hash", (i) => i.eq("name", name).eq("hash", hash));
+}
+
+/**
+ * knownTerms returns the terms recorded for limit `name` under each of `hashes`, one indexed read
+ * each, for answering a flow's `terms` reads from memory (see `answerRead`).
+ */
+export async function knownTerms(db: DatabaseReader, name: string, hashes: Iterable<number>): Promise<Map<number, string>> {
+  const known = new Map<number, string>();
+  for (const hash of new Set(hashes)) {
+    const doc = await termsQuery(db, name, hash).first();
+    if (doc) known.set(hash, doc.terms);
+  }
+  return known;
+}
+
 /** keyRows returns every row of one key, in index order (by shard). */
 export function keyRows(db: DatabaseReader, at: KeyAddress): Promise<Doc<"rateLimits">[]> {
   return rowsQuery(db, at).collect();
@@ -68,6 +86,10 @@ export async function readKey(db: DatabaseReader, at: KeyAddress, q: RowQuery): 
       const takes = q.pending ? await pendingQuery(db, at).collect() : [];
       return { rows: docs.map(rowOf), pending: takes.map(takeOf) };
     }
+    case "terms": {
+      const doc = await termsQuery(db, at.name, q.hash).first();
+      return doc ? { rows: [], pending: [], terms: doc.terms } : { rows: [], pending: [] };
+    }
     default: {
       const never: never = q;
       throw new Error(`unknown read ${JSON.stringify(never)}`);
@@ -92,7 +114,9 @@ export async function writeKey(
         await ctx.db.insert("rateLimits", { name, ...keyField, shard: op.shard, ...op.fields });
         break;
       case "patch":
-        await ctx.db.patch(op.id, op.fields);
+        // Replaced, not patched: a row an earlier version wrote in full loses the fields it no
+        // longer needs (the terms fingerprint stands for them).
+        await ctx.db.replace(op.id, { name, ...keyField, shard: op.shard, ...op.fields });
         break;
       case "delete":
         await ctx.db.delete(op.id);
@@ -100,6 +124,11 @@ export async function writeKey(
       case "record":
         await ctx.db.insert("pendingTakes", { name, ...keyField, ...op.take, config, committedAt: ctx.db.vars.commitTs });
         recorded = true;
+        break;
+      case "terms":
+        if ((await termsQuery(ctx.db, name, op.hash).first()) === null) {
+          await ctx.db.insert("rateLimitTerms", { name, hash: op.hash, terms: op.terms });
+        }
         break;
       default: {
         const never: never = op;

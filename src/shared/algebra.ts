@@ -2,7 +2,7 @@
 // time as an argument and draws no random numbers; only the two public conveniences,
 // `calculateRateLimit` and `decideRateLimit`, default `now` to `Date.now()`. The server and the
 // React hook call the same code.
-import type { RateLimitConfig, RowFields } from "./validators.js";
+import type { RateLimitConfig, RowLayout } from "./validators.js";
 import { minus } from "./split.js";
 import { invalid, validateConfig, validateCount } from "./validate.js";
 
@@ -42,9 +42,10 @@ export function stateOf(row: Pick<State, "value" | "ts" | "prev">): State {
  * window's two counting windows) start (mod `period`); it is unused by token buckets. `terms`,
  * for a shard of a stored limit, are the whole limit's terms its rows record (see `shardParams`).
  */
-export type Params = Pick<RowFields, "kind" | "rate" | "period" | "capacity" | "terms"> & {
+export type Params = Pick<RowLayout, "kind" | "rate" | "period" | "capacity"> & {
   maxReserved: number;
   phase: number;
+  terms?: string;
 };
 
 /** phaseOf normalizes an instant `start` (ms) into a phase in [0, `period`) (ms). */

@@ -1,9 +1,9 @@
 // The applier's flow (asynchronous mode): folding recorded takes into a key's rows.
 import { evaluate, stateOf, type State } from "./algebra.js";
-import { relayout, resolvePhase, sameClock, shardParams } from "./layout.js";
-import type { KeyFlow, RowOp } from "./rows.js";
+import { configTerms, relayout, resolvePhase, sameClock, shardParams, termsHash } from "./layout.js";
+import type { KeyFlow, KeyRow, RowOp } from "./rows.js";
 import type { RateLimitConfig, Take } from "./validators.js";
-import { checkStored, fieldsOf, fold, shardFor } from "./view.js";
+import { checkStored, expanded, fieldsOf, fold, shardFor, termsOp } from "./view.js";
 
 /**
  * applyFlow folds takes recorded for one key (asynchronous mode) into its rows at `now`: it reads
@@ -21,7 +21,10 @@ export function* applyFlow<Id>(
   const phase = resolvePhase(config, args.name, args.key);
   const n = config.shards ?? 1;
   const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
-  const { rows } = yield { read: "all" };
+  const read = (yield { read: "all" }).rows;
+  const known = new Map<number, string | undefined>();
+  const rows: KeyRow<Id>[] = [];
+  for (const r of read) rows.push(yield* expanded(r, { ...args, phase }, known));
   rows.forEach(checkStored);
   const laidOut = rows.some((r) => r.shards !== n || !sameClock(r, params[r.shard] ?? params[0]!));
   const before: (State | null)[] = laidOut
@@ -41,9 +44,12 @@ export function* applyFlow<Id>(
     const row = rows.find((r) => r.shard === i) ?? null;
     if (row && !laidOut && mine.length === 0) return;
     const state = fold(before[i] ?? null, mine, p) ?? evaluate(null, p, now);
-    const fields = fieldsOf(state, p, n, config.kind);
+    const fields = fieldsOf(state, config);
     ops.push(row ? { op: "patch", id: row.id, shard: i, fields } : { op: "insert", shard: i, fields });
   });
-  return ops;
+  // As a request's writes do (see `opsOf`): record the terms of a new key, layout or compact rewrite.
+  const rewrites = read.some((r) => r.h !== termsHash(configTerms(config)));
+  const writes = ops.some((o) => o.op === "insert" || o.op === "patch");
+  return writes && (laidOut || rewrites || ops.some((o) => o.op === "insert")) ? [termsOp<Id>(config), ...ops] : ops;
 }
 

@@ -26,7 +26,7 @@ export function* creditFlow<Id>(
   validateNameAndKey(args.name, args.key);
   validateConfig(args.config);
   if (!(Number.isFinite(args.count) && args.count > 0)) throw invalid("count", args.count, "must be a finite number > 0");
-  const view = newView<Id>(args.config, resolvePhase(args.config, args.name, args.key), now);
+  const view = newView<Id>(args, now);
   for (const shard of args.shards ?? []) {
     if (!(Number.isInteger(shard) && shard >= 0 && shard < view.n)) throw invalid("shards", shard, `must be a shard of the limit's ${view.n}`);
   }

@@ -3,9 +3,9 @@
 // caller reads a key's rows and takes and passes the clock.
 import { v, type Infer } from "convex/values";
 import { evaluate, stateOf } from "./algebra.js";
-import { resolvePhase, sameClock, shardParams } from "./layout.js";
+import { expandRow, resolvePhase, sameClock, shardParams } from "./layout.js";
 import { requestFlow } from "./request.js";
-import { answerRead, runPlan, type KeyRead } from "./rows.js";
+import { answerRead, runPlan, type KeyInMemory } from "./rows.js";
 import type { RateLimitConfig, StoredRow, Take } from "./validators.js";
 
 /**
@@ -45,9 +45,11 @@ export function isIdleKey(
   phase: number,
   now: number,
 ): boolean {
-  const { rows, pending } = read;
-  if (rows.length === 0 || pending.length > 0) return false;
+  const { pending } = read;
+  if (read.rows.length === 0 || pending.length > 0) return false;
   const n = config.shards ?? 1;
+  // A compact row of other terms stays compact, with no shard count: not idle.
+  const rows = read.rows.map((row) => expandRow(row, config, phase));
   return rows.every((row) => {
     if (!Number.isInteger(row.shard) || row.shard < 0 || row.shard >= n || row.shards !== n) return false;
     const p = shardParams(config, phase, row.shard);
@@ -83,7 +85,7 @@ export type KeyStatus = Infer<typeof keyStatusValidator>;
 export function keyStatus<Id>(
   name: string,
   key: string | undefined,
-  read: KeyRead<Id>,
+  read: KeyInMemory<Id>,
   config: RateLimitConfig,
   now: number,
 ): KeyStatus {

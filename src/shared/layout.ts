@@ -3,6 +3,7 @@
 // carried over to the current one without gaining a token. Pure: no clock, no randomness.
 import { evaluate, paramsOf, phaseOf, stateOf, windowIndex, windowStart, type Params, type State } from "./algebra.js";
 import { splitTotal } from "./split.js";
+import { validateConfig } from "./validate.js";
 import type { RateLimitConfig, StoredRow } from "./validators.js";
 
 /** The FNV-1a hash of a string, as a fraction in [0, 1). */
@@ -53,6 +54,75 @@ export function shardParams(config: RateLimitConfig, phase: number, i: number): 
 function termsOf(whole: Params, shards: number): string {
   const phase = whole.kind === "token bucket" ? 0 : whole.phase;
   return JSON.stringify([whole.kind, whole.rate, whole.period, whole.capacity, shards, phase]);
+}
+
+/**
+ * termsHash returns a 53-bit fingerprint of a limit's terms (as {@link shardParams} writes them):
+ * what a row stores instead of the terms themselves, which `rateLimitTerms` keeps once per limit
+ * name and fingerprint. Two 32-bit FNV-1a passes with different offsets, joined; two different
+ * terms of one name share a fingerprint with odds of about 2^-53.
+ */
+export function termsHash(terms: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ terms.length;
+  for (let i = 0; i < terms.length; i++) {
+    const c = terms.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return (b >>> 11) * 2 ** 32 + (a >>> 0);
+}
+
+/**
+ * configTerms returns a config's terms as rows fingerprint them (see {@link termsHash}): kind,
+ * rate, period, capacity, shard count and `start`'s phase (null without one; a token bucket has
+ * none), as JSON. The same for every key of a limit: a key's own phase follows from them and its
+ * name and key (`resolvePhase`). `maxReserved`, `applyUpdates`, `dryRun` and `metrics` don't
+ * change what a row means, so they are left out.
+ */
+export function configTerms(config: RateLimitConfig): string {
+  const start = config.kind === "token bucket" || config.start === undefined || config.start === null ? null : phaseOf(config.start, config.period);
+  return JSON.stringify([config.kind, config.rate, config.period, config.capacity ?? config.rate, config.shards ?? 1, start]);
+}
+
+/** The config {@link configTerms} recorded as `text`, or undefined if `text` isn't such terms. */
+export function termsConfig(text: string): RateLimitConfig | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 6) return undefined;
+  const [kind, rate, period, capacity, shards, start] = parsed as unknown[];
+  if (!(kind === "token bucket" || kind === "fixed window" || kind === "sliding window")) return undefined;
+  if (![rate, period, capacity, shards].every((x) => typeof x === "number")) return undefined;
+  if (!(start === null || typeof start === "number")) return undefined;
+  const common = { rate: rate as number, period: period as number, capacity: capacity as number, shards: shards as number };
+  const config: RateLimitConfig =
+    kind === "token bucket" ? { kind, ...common } : { kind, ...common, ...(start === null ? {} : { start }) };
+  try {
+    validateConfig(config);
+  } catch {
+    return undefined;
+  }
+  return config;
+}
+
+/**
+ * expandRow returns a compact row (one that stores `h`, a {@link termsHash} fingerprint) with the
+ * layout it was written under filled in, when `config` is the config the fingerprint stands for
+ * and `phase` its phase for the row's key: the shard count, kind, the shard's own rate, period and
+ * capacity, and `terms` in full, exactly as a row recording them in full reads. Any other row (in
+ * full, an earlier version's; without a layout, upstream's; or `config` not the fingerprint's) is
+ * returned as it is: a compact row's fingerprint matches no current terms, so a row whose terms
+ * are unknown is carried over as one of unknown layout, never trusted.
+ */
+export function expandRow<R extends StoredRow>(row: R, config: RateLimitConfig | undefined, phase: number): R {
+  if (row.h === undefined || config === undefined || termsHash(configTerms(config)) !== row.h) return row;
+  const p = shardParams(config, phase, row.shard);
+  return { ...row, shards: config.shards ?? 1, kind: p.kind, rate: p.rate, period: p.period, capacity: p.capacity, terms: p.terms! };
 }
 
 /**

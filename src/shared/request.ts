@@ -152,7 +152,7 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
   const count = args.count ?? 1;
   const reserve = args.reserve ?? false;
   validateCount(count, args.config, reserve);
-  const view = newView<Id>(args.config, resolvePhase(args.config, args.name, args.key), now);
+  const view = newView<Id>(args, now);
   const flow = planRequest(view.n, now, count, reserve, random);
   let step = flow.next();
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);

@@ -12,23 +12,34 @@ export type KeyRow<Id> = StoredRow & { id: Id };
  * A read a flow asks for, always within the request's name and key. Each is answered with the
  * rows found, in shard order: `shard`, the row of one shard (none or one); `any`, the key's first
  * row (none or one); `all`, every row of the key. With `pending`, also the takes recorded but not
- * yet applied in the same range (a limit with `applyUpdates: "asynchronously"`).
+ * yet applied in the same range (a limit with `applyUpdates: "asynchronously"`). `terms`, the
+ * limit name's terms with fingerprint `hash` (see `termsHash`), when a row carries a fingerprint
+ * that isn't the current config's: answered in `terms` (absent when unknown), with no rows.
  */
-export type RowQuery = { read: "shard"; shard: number; pending?: true } | { read: "any" } | { read: "all"; pending?: true };
+export type RowQuery =
+  | { read: "shard"; shard: number; pending?: true }
+  | { read: "any" }
+  | { read: "all"; pending?: true }
+  | { read: "terms"; hash: number };
 
-/** The answer to a {@link RowQuery}: the rows found, and the takes asked for (else none). */
-export type KeyRead<Id> = { rows: KeyRow<Id>[]; pending: Take[] };
+/** The answer to a {@link RowQuery}: the rows found, the takes asked for (else none), the terms asked for. */
+export type KeyRead<Id> = { rows: KeyRow<Id>[]; pending: Take[]; terms?: string };
+
+/** A key held in memory, to answer reads from: its rows in index order, its takes, and the name's terms by fingerprint. */
+export type KeyInMemory<Id> = { rows: KeyRow<Id>[]; pending: Take[]; known?: ReadonlyMap<number, string> };
 
 
 /**
- * A write a flow asks for, within the request's name and key: a row to insert, patch or delete,
- * or (asynchronous mode) a take to record for the applier.
+ * A write a flow asks for, within the request's name and key: a row to insert, patch (replace:
+ * every field the row keeps is written) or delete, (asynchronous mode) a take to record for the
+ * applier, or the terms a fingerprint stands for, recorded for the name if not yet.
  */
 export type RowOp<Id> =
   | { op: "insert"; shard: number; fields: RowFields }
   | { op: "patch"; id: Id; shard: number; fields: RowFields }
   | { op: "delete"; id: Id; shard: number }
-  | { op: "record"; take: Take };
+  | { op: "record"; take: Take }
+  | { op: "terms"; hash: number; terms: string };
 
 /** A flow over one key: yields reads, is sent the rows found, returns `R`. */
 export type KeyFlow<Id, R> = Generator<RowQuery, R, KeyRead<Id>>;
@@ -56,7 +67,7 @@ export async function runPlanAsync<Q, A, R>(flow: Generator<Q, R, A>, answer: (q
  * as the component's store answers it from the database: `read.rows` in index order (by shard),
  * so `any` is the first row and `shard` the first of that shard.
  */
-export function answerRead<Id>(read: KeyRead<Id>, q: RowQuery): KeyRead<Id> {
+export function answerRead<Id>(read: KeyInMemory<Id>, q: RowQuery): KeyRead<Id> {
   switch (q.read) {
     case "shard":
       return {
@@ -67,6 +78,10 @@ export function answerRead<Id>(read: KeyRead<Id>, q: RowQuery): KeyRead<Id> {
       return { rows: read.rows.slice(0, 1), pending: [] };
     case "all":
       return { rows: [...read.rows], pending: q.pending ? [...read.pending] : [] };
+    case "terms": {
+      const terms = read.known?.get(q.hash);
+      return terms === undefined ? { rows: [], pending: [] } : { rows: [], pending: [], terms };
+    }
     default: {
       const never: never = q;
       throw new Error(`unknown read ${JSON.stringify(never)}`);

@@ -235,10 +235,19 @@ export const rowStateFields = {
 };
 
 /**
+ * `h`: the fingerprint (`termsHash`) of the terms a row was written under (`configTerms`: kind,
+ * rate, period, capacity, shard count and start), which stands for the layout fields below and
+ * which `rateLimitTerms` maps back to the terms once per limit name. One letter: it is read and
+ * written on every call.
+ */
+export const rowFingerprintFields = { h: v.number() };
+
+/**
  * The layout and terms a row is written under, so a change of config is recognised and carried
  * over without granting tokens: the shard count, the kind (`ts` means something else for each),
  * the shard's own `rate`, `period` (ms) and `capacity`, and `terms`, the whole limit's terms (see
- * `shardParams`), so a change that leaves this shard's own share as it was still shows.
+ * `shardParams`), so a change that leaves this shard's own share as it was still shows. Rows
+ * written by this package's earlier versions record them; rows it writes now store `h` instead.
  */
 export const rowLayoutFields = {
   shards: v.number(),
@@ -246,19 +255,37 @@ export const rowLayoutFields = {
   rate: v.number(),
   period: v.number(),
   capacity: v.number(),
-  terms: v.optional(v.string()),
+  terms: v.string(),
 };
 
-/** What a flow writes to a row: its state and the layout it was written under. */
-export const rowFieldsValidator = v.object({ ...rowStateFields, ...rowLayoutFields });
+/**
+ * What a flow writes to a row: its state and the fingerprint of the terms it was written under
+ * (`h`), a dozen bytes where the terms in full took about a hundred and twenty.
+ */
+export const rowFieldsValidator = v.object({ ...rowStateFields, ...rowFingerprintFields });
 
 /**
  * A stored row of one name and key: its shard (0 when unsharded), its state and, when recorded,
  * its layout. Rows written by `@convex-dev/rate-limiter` have no layout fields.
  */
-export const storedRowFields = { shard: v.number(), ...rowStateFields, ...partial(rowLayoutFields) };
+export const storedRowFields = { shard: v.number(), ...rowStateFields, ...partial(rowFingerprintFields), ...partial(rowLayoutFields) };
 const storedRowValidator = v.object(storedRowFields);
 
+/**
+ * A limit's whole terms as rows fingerprint them (`termsHash`): one document per limit name and
+ * fingerprint, written with the first row of a key under those terms and read only when a row's
+ * fingerprint isn't the current config's (after a config change), to carry it over exactly.
+ */
+export const termsFields = {
+  name: v.string(),
+  /** The fingerprint rows store, `termsHash(terms)`. */
+  hash: v.number(),
+  /** The whole limit's terms: `[kind, rate, period, capacity, shards, phase]` as JSON. */
+  terms: v.string(),
+};
+
+const rowLayoutValidator = v.object(rowLayoutFields);
+export type RowLayout = Infer<typeof rowLayoutValidator>;
 export type Take = Infer<typeof takeValidator>;
 export type RowFields = Infer<typeof rowFieldsValidator>;
 export type StoredRow = Infer<typeof storedRowValidator>;

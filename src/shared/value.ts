@@ -18,7 +18,7 @@ export function* getValueFlow<Id>(args: GetValueArgs, now: number, random: () =>
   validateNameAndKey(args.name, args.key);
   validateConfig(args.config);
   validateSampleShards(args.sampleShards);
-  const view = newView<Id>(args.config, resolvePhase(args.config, args.name, args.key), now);
+  const view = newView<Id>(args, now);
   const picked = sampleDistinct(view.n, args.sampleShards ?? 1, random);
   for (const shard of picked) yield* shardOf(view, shard);
   // Asked again: a later read may have switched the view to a migrated layout.

@@ -2,27 +2,49 @@
 // as possible, carrying rows of another layout over), and the exact writes that apply a plan.
 // Pure: the clock comes in as an argument.
 import { delayUntil, evaluate, stateOf, type Params, type State } from "./algebra.js";
-import { relayout, sameClock, shardParams } from "./layout.js";
+import { configTerms, expandRow, relayout, resolvePhase, sameClock, shardParams, termsConfig, termsHash } from "./layout.js";
 import type { Plan, ShardRead } from "./plan.js";
 import type { KeyFlow, KeyRow, RowOp } from "./rows.js";
 import { invalid } from "./validate.js";
 import type { RateLimitConfig, RowFields, StoredRow, Take } from "./validators.js";
 
-/** The fields of a row holding `state`, written under shard params `p`, `shards` and `kind`. */
-export function fieldsOf(state: State, p: Params, shards: number, kind: RateLimitConfig["kind"]): RowFields {
-  const fields = {
-    value: state.value,
-    ts: state.ts,
-    shards,
-    kind,
-    rate: p.rate,
-    period: p.period,
-    capacity: p.capacity,
-    ...(p.terms === undefined ? {} : { terms: p.terms }),
-  };
-  return kind === "sliding window" ? { ...fields, prev: state.prev ?? 0 } : fields;
+/**
+ * The fields of a row holding `state`, written under `config`: the state (a sliding window's
+ * `prev` too) and the fingerprint of the config's terms (`configTerms`).
+ */
+export function fieldsOf(state: State, config: RateLimitConfig): RowFields {
+  const fields = { value: state.value, ts: state.ts, h: termsHash(configTerms(config)) };
+  return config.kind === "sliding window" ? { ...fields, prev: state.prev ?? 0 } : fields;
 }
 
+/**
+ * The write that records the terms a limit's rows are written under for its name (once per name
+ * and terms; the store skips it when they are recorded already).
+ */
+export function termsOp<Id>(config: RateLimitConfig): RowOp<Id> {
+  const terms = configTerms(config);
+  return { op: "terms", hash: termsHash(terms), terms };
+}
+
+/**
+ * expanded returns a row read from the store with its layout filled in (see `expandRow`): from the
+ * current config when its fingerprint is the current terms', which costs nothing; otherwise from
+ * the terms the store recorded for its fingerprint, one read (after a config change), remembered
+ * in `known`.
+ */
+export function* expanded<Id>(
+  row: KeyRow<Id>,
+  at: { name: string; key?: string | undefined; config: RateLimitConfig; phase: number },
+  known: Map<number, string | undefined>,
+): KeyFlow<Id, KeyRow<Id>> {
+  const { h } = row;
+  if (h === undefined) return row;
+  if (h === termsHash(configTerms(at.config))) return expandRow(row, at.config, at.phase);
+  if (!known.has(h)) known.set(h, (yield { read: "terms", hash: h }).terms);
+  const text = known.get(h);
+  const old = text === undefined ? undefined : termsConfig(text);
+  return old ? expandRow(row, old, resolvePhase(old, at.name, at.key)) : row;
+}
 
 /** Whether a config records its consumption for the applier instead of writing its rows. */
 export function isAsync(config: RateLimitConfig): boolean {
@@ -64,6 +86,13 @@ export type View<Id> = {
   migration?: { rows: KeyRow<Id>[]; states: State[] };
   /** Whether the key has no rows at all (learned when a missing shard made us look). */
   fresh: boolean;
+  /** The limit's name and key. */
+  name: string;
+  key?: string | undefined;
+  /** Terms the store recorded for fingerprints read so far (undefined: none recorded). */
+  known: Map<number, string | undefined>;
+  /** Whether a row read doesn't carry the current terms' fingerprint, so writing it records them. */
+  rewrites: boolean;
 };
 
 /**
@@ -80,8 +109,10 @@ export function checkStored(row: StoredRow): void {
   }
 }
 
-export function newView<Id>(config: RateLimitConfig, phase: number, now: number): View<Id> {
-  return { config, phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false };
+export function newView<Id>(at: { name: string; key?: string | undefined; config: RateLimitConfig }, now: number): View<Id> {
+  const { name, key, config } = at;
+  const phase = resolvePhase(config, name, key);
+  return { config, phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false, name, key, known: new Map(), rewrites: false };
 }
 
 export function migrated<Id>(view: View<Id>, shard: number): { row: KeyRow<Id> | null; read: ShardRead } {
@@ -119,16 +150,23 @@ export function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: 
     if (!row) other = (yield { read: "any" }).rows[0] ?? null;
   }
   if (!row && !other) view.fresh = true;
+  // A row that doesn't carry the current terms' fingerprint (other terms that mean the same, or a
+  // row in full, an earlier version's or upstream's) is rewritten with it: the terms are recorded then.
+  if (row && row.h !== termsHash(configTerms(view.config))) view.rewrites = true;
+  if (row) row = yield* expanded(row, view, view.known);
+  if (other) other = yield* expanded(other, view, view.known);
   const seen = row ?? other;
   if (seen) checkStored(seen);
   const p = shardParams(view.config, view.phase, shard);
   if (seen && (seen.shards !== view.n || !sameClock(seen, p))) {
     const all = yield pending ? { read: "all", pending } : { read: "all" };
-    all.rows.forEach(checkStored);
-    const states = relayout(all.rows, view.config, view.phase, view.now).map((state, i) =>
+    const rows: KeyRow<Id>[] = [];
+    for (const r of all.rows) rows.push(yield* expanded(r, view, view.known));
+    rows.forEach(checkStored);
+    const states = relayout(rows, view.config, view.phase, view.now).map((state, i) =>
       fold(state, all.pending.filter((t) => shardFor(t, view.n) === i), shardParams(view.config, view.phase, i))!,
     );
-    view.migration = { rows: all.rows, states };
+    view.migration = { rows, states };
     return migrated(view, shard);
   }
   const state = fold(row && stateOf(row), takes, p);
@@ -164,10 +202,13 @@ export function opsOf<Id>(view: View<Id>, plan: Plan, count: number): RowOp<Id>[
   }
   for (const [shard, state] of writes) {
     const row = view.migration ? migrated(view, shard).row : (view.rows.get(shard)?.row ?? null);
-    const fields = fieldsOf(state, shardParams(view.config, view.phase, shard), view.n, view.config.kind);
+    const fields = fieldsOf(state, view.config);
     ops.push(row ? { op: "patch", id: row.id, shard, fields } : { op: "insert", shard, fields });
   }
-  return ops;
+  // Rows written under terms the name may not have recorded yet (a new key, a new layout, a row
+  // that carried another fingerprint) record them, so a later change can carry the rows over exactly.
+  const recordTerms = writes.size > 0 && (view.fresh || view.migration !== undefined || view.rewrites || ops.some((o) => o.op === "insert"));
+  return recordTerms ? [termsOp<Id>(view.config), ...ops] : ops;
 }
 
 /** The state of a shard the view has read, as of the current layout. */
