@@ -8,7 +8,11 @@ export type { CalculatedRateLimit } from "../shared/algebra.js";
 export type { RateLimitDecision, State as RateLimitState } from "../shared/algebra.js";
 /** Convex validators for configs and results, for apps that pass them through their own functions. */
 export {
+  acquireResult,
+  concurrencyValidator,
   configValidator,
+  extendResult,
+  leaseValueResult,
   getValueReturns,
   getValueReturnsWithDetails,
   KINDS,
@@ -17,6 +21,11 @@ export {
   rateLimitReturnsWithDetails,
 } from "../shared/validators.js";
 export type {
+  AcquireResult,
+  ConcurrencyConfig,
+  ExtendResult,
+  LeaseValue,
+  LimitConfig,
   LimitAllResult,
   RateLimitAllError,
   GetValueReturns,
