@@ -58,6 +58,12 @@ export class MemoryLeases {
     return { ok: true, lease: String(id), expiresAt: outcome.expiresAt };
   }
 
+  /** `leases.check` at `now`: decides as `acquire` would, holding nothing. */
+  check(args: AcquireArgs, now: number): { ok: true } | { ok: false; retryAfter: number } {
+    const outcome = runPlan(acquireFlow<number>(args, now), (q) => this.read(q));
+    return outcome.ok ? { ok: true } : { ok: false, retryAfter: outcome.retryAfter };
+  }
+
   /** `leases.release` at `now`. */
   release(lease: string, now: number): { released: boolean } {
     const { released, ops } = runPlan(releaseFlow<number>(lease, now), (q) => this.read(q));
