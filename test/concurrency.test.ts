@@ -2,7 +2,8 @@
 import { ConvexError } from "convex/values";
 import { describe, expect, test } from "vitest";
 import { decideAcquire, type AcquireDecision } from "../src/shared/concurrency.js";
-import type { ConcurrencyConfig } from "../src/shared/validators.js";
+import { concurrencyHeaders } from "../src/client/index.js";
+import type { ConcurrencyConfig, LeaseValue } from "../src/shared/validators.js";
 import { MemoryLeases } from "../tools/lease-store.js";
 
 const two: ConcurrencyConfig = { kind: "concurrency", capacity: 2, lease: 1000 };
@@ -85,5 +86,23 @@ describe("the flows over memory", () => {
     store.acquire(args, 500);
     expect(store.deleteExpired(1000)).toBe(1); // expiresAt 1000 is expired at 1000
     expect(store.value(args, 1000).inFlight).toBe(1);
+  });
+});
+
+describe("concurrencyHeaders", () => {
+  const rows: [value: LeaseValue, refused: { retryAfter: number } | undefined, want: Record<string, string>, why: string][] = [
+    [{ inFlight: 0, capacity: 2, ts: 0 }, undefined, { RateLimit: '"gen";r=2;t=0' }, "nothing held: both slots free, nothing to wait for"],
+    [{ inFlight: 1, capacity: 2, ts: 0, earliestExpiry: 90_000 }, undefined, { RateLimit: '"gen";r=1;t=0' }, "a slot is free: t is 0 whatever the leases' expiry"],
+    [
+      { inFlight: 2, capacity: 2, ts: 0, earliestExpiry: 1001 },
+      { retryAfter: 1001 },
+      { RateLimit: '"gen";r=0;t=2', "Retry-After": "2" },
+      "full and refused: seconds rounded up, never early",
+    ],
+    [{ inFlight: 3, capacity: 2, ts: 0, earliestExpiry: 500 }, undefined, { RateLimit: '"gen";r=0;t=1' }, "more held than capacity (lowered): r is 0, not negative"],
+  ];
+  test.each(rows)("%o, refused %o → %o (%s)", (value, refused, want) => {
+    const headers = concurrencyHeaders("gen", value, refused);
+    expect(headers).toEqual({ "RateLimit-Policy": `"gen";q=${value.capacity};qu="concurrent-requests"`, ...want });
   });
 });
