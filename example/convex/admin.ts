@@ -26,10 +26,12 @@ async function requireAdmin(ctx: QueryCtx): Promise<void> {
   }
 }
 
-/** The names of the limits in limits.ts. */
-type LimitName = keyof NonNullable<typeof rateLimiter.limits>;
+/** The names of the rate limits in limits.ts (not the concurrency limit, which has no keys to list). */
+type Limits = NonNullable<typeof rateLimiter.limits>;
+type LimitName = { [K in keyof Limits]: Limits[K] extends { kind: "concurrency" } ? never : K }[keyof Limits];
 function isLimitName(name: string): name is LimitName {
-  return rateLimiter.limits !== undefined && Object.hasOwn(rateLimiter.limits, name);
+  const limits: Record<string, { kind: string }> | undefined = rateLimiter.limits;
+  return limits !== undefined && Object.hasOwn(limits, name) && limits[name]?.kind !== "concurrency";
 }
 // #endregion adminAuth
 

@@ -48,5 +48,8 @@ export const rateLimiter = new RateLimiter(components.rateLimiter, {
   // The public feed: hundreds of requests a second on one key, in asynchronous mode (`hotFeed`
   // is defined above).
   hotFeed,
+  // At most 2 LLM generations in flight per user (see generations.ts). A generation that
+  // crashes without releasing its slot frees it by itself 2 minutes after it started.
+  llmGenerations: { kind: "concurrency", capacity: 2, lease: 2 * MINUTE },
 });
 // #endregion limits

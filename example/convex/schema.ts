@@ -30,6 +30,20 @@ export default defineSchema({
     /** Tokens the work really used, once settled (`llm.settle`); the rest went back to the budget. */
     used: v.optional(v.number()),
   }),
+  /**
+   * LLM generations, at most 2 in flight per user: inserted by `generations.start` with the lease
+   * of their slot, finished (`finishedAt`) by `generations.finish`, which releases the slot.
+   */
+  generations: defineTable({
+    user: v.string(),
+    prompt: v.string(),
+    /** The lease of the generation's slot (`RateLimiter.acquire`). */
+    lease: v.string(),
+    /** When the generation's action finished, or failed; unset while it runs (or if it crashed). */
+    finishedAt: v.optional(v.number()),
+    /** The model's answer, once finished. */
+    answer: v.optional(v.string()),
+  }).index("user", ["user"]),
   /** Invitations, written by `invites.send`. */
   invites: defineTable({ from: v.string(), email: v.string() }).index("from_email", ["from", "email"]),
 });

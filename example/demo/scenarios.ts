@@ -50,7 +50,7 @@ export type RunContext = { clock: Clock; opts: Options; progress: Progress };
 /** A named limit's config from the app's `RateLimiter` (limits.ts). */
 function named(name: keyof NonNullable<typeof rateLimiter.limits>): RateLimitConfig {
   const config = rateLimiter.limits?.[name];
-  if (config === undefined) throw new Error(`limits.ts has no limit ${name}`);
+  if (config === undefined || config.kind === "concurrency") throw new Error(`limits.ts has no rate limit ${name}`);
   return config;
 }
 

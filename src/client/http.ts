@@ -3,7 +3,7 @@
 // `Retry-After`, and a 429 response with a problem-details body (RFC 9457), all built from a
 // `limit` or `check` result with `details: true`. Pure: no clock, no I/O.
 import { invalid } from "../shared/validate.js";
-import type { RateLimitConfig, RateLimitReturnsWithDetails } from "../shared/validators.js";
+import type { LeaseValue, RateLimitConfig, RateLimitReturnsWithDetails } from "../shared/validators.js";
 
 /**
  * Where the HTTP helpers find limit `Name`'s config: the config itself (e.g. the inline `config`
@@ -126,6 +126,27 @@ export function tooManyRequests<Name extends string>(
 }
 
 /** Whole seconds to wait for `retryAfter` ms, rounded up so a client never retries early. */
+/**
+ * concurrencyHeaders returns the HTTP header fields for concurrency limit `name`, from its
+ * `getValue` (read after the `acquire`) and, when the acquire was refused, its result:
+ *
+ * - `RateLimit-Policy: "name";q=C;qu="concurrent-requests"`: `q` is the limit's `capacity`, in
+ *   the draft's quota unit for requests in flight; no window, since a slot is held, not spent.
+ * - `RateLimit: "name";r=R;t=T`: `r` is the free slots now; `t` is 0 while one is free, else the
+ *   seconds until the earliest lease expires, rounded up (a release may free one sooner).
+ * - `Retry-After: S` when refused: `retryAfter` in whole seconds, rounded up.
+ */
+export function concurrencyHeaders(name: string, value: LeaseValue, refused?: { retryAfter: number }): RateLimitHeaders {
+  const policy = sfString(name);
+  const free = Math.max(0, value.capacity - value.inFlight);
+  const t = free > 0 || value.earliestExpiry === undefined ? 0 : Math.max(0, Math.ceil((value.earliestExpiry - value.ts) / 1000));
+  return {
+    "RateLimit-Policy": `${policy};q=${value.capacity};qu="concurrent-requests"`,
+    RateLimit: `${policy};r=${free};t=${t}`,
+    ...(refused ? { "Retry-After": String(retryAfterSeconds(refused.retryAfter)) } : {}),
+  };
+}
+
 function retryAfterSeconds(retryAfter: number): number {
   return Math.max(0, Math.ceil(retryAfter / 1000));
 }

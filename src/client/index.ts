@@ -8,7 +8,11 @@ export type { CalculatedRateLimit } from "../shared/algebra.js";
 export type { RateLimitDecision, State as RateLimitState } from "../shared/algebra.js";
 /** Convex validators for configs and results, for apps that pass them through their own functions. */
 export {
+  acquireResult,
+  concurrencyValidator,
   configValidator,
+  extendResult,
+  leaseValueResult,
   getValueReturns,
   getValueReturnsWithDetails,
   KINDS,
@@ -17,6 +21,11 @@ export {
   rateLimitReturnsWithDetails,
 } from "../shared/validators.js";
 export type {
+  AcquireResult,
+  ConcurrencyConfig,
+  ExtendResult,
+  LeaseValue,
+  LimitConfig,
   LimitAllResult,
   RateLimitAllError,
   GetValueReturns,
@@ -38,7 +47,7 @@ export { keyStatusValidator } from "../shared/idle.js";
 export type { FoldResult, MetricBucket, MetricCounts, MetricOutcome, MetricTopKey, MetricsResult } from "../shared/metrics.js";
 export { METRICS_BUCKET_MS, metricsResult } from "../shared/metrics.js";
 /** HTTP: rate-limit header fields and a 429 response for httpActions (see ./http.ts). */
-export { QUOTA_EXCEEDED_PROBLEM_TYPE, rateLimitHeaders, tooManyRequests } from "./http.js";
+export { concurrencyHeaders, QUOTA_EXCEEDED_PROBLEM_TYPE, rateLimitHeaders, tooManyRequests } from "./http.js";
 export type { RateLimitConfigSource, RateLimitHeaders, RefusedWithDetails, TooManyRequestsOptions } from "./http.js";
 /** Jitter: a bounded random delay added to `retryAfter` (see ../shared/jitter.ts). */
 export { DEFAULT_MAX_JITTER_MS, withJitter } from "../shared/jitter.js";

@@ -9,10 +9,35 @@
 // optional whatever the name, so tsc never stops at "Expected 3 arguments, but got 2", and the
 // name's parameter type is computed from the name and from whether the options carry a `config`
 // (the type parameter C, `never` when they don't).
-import type { RateLimitConfig } from "../shared/validators.js";
+import type { ConcurrencyConfig, RateLimitConfig } from "../shared/validators.js";
 
 /** The names of the limits in `Limits`, the RateLimiter's constructor argument. */
 export type NamesOf<Limits> = keyof Limits & string;
+
+/** RateLimits is `Limits` without its concurrency limits: what `limit`, `limitAll` and the rest take. */
+export type RateLimits<Limits> = { [K in keyof Limits as Limits[K] extends ConcurrencyConfig ? never : K]: Limits[K] };
+
+/** The names of the concurrency limits (`kind: "concurrency"`) in `Limits`. */
+export type ConcurrencyNamesOf<Limits> = { [K in keyof Limits]: Limits[K] extends ConcurrencyConfig ? K : never }[keyof Limits] & string;
+
+/**
+ * RateLimitName is the name parameter of a call that only rate limits take (`limit`, `credit`,
+ * …): an error naming the methods to use for a concurrency limit, else {@link LimitName} over the
+ * rate limits.
+ */
+export type RateLimitName<Limits, Name extends string, C> = Name extends ConcurrencyNamesOf<Limits>
+  ? `'${Name}' is a concurrency limit: use acquire, release and extend (or check, getValue and reset)`
+  : LimitName<RateLimits<Limits>, Name, C>;
+
+/**
+ * ConcurrencyName is the name parameter of `acquire`: a concurrency limit named in the
+ * constructor, else an error listing them.
+ */
+export type ConcurrencyName<Limits, Name extends string> = Name extends ConcurrencyNamesOf<Limits>
+  ? Name
+  : [ConcurrencyNamesOf<Limits>] extends [never]
+    ? `'${Name}' is not a concurrency limit: this RateLimiter names none (add one with kind: "concurrency")`
+    : `'${Name}' is not a concurrency limit; the concurrency limits are: ${Listed<ConcurrencyNamesOf<Limits>>}`;
 
 /**
  * UnknownLimitName is what a call's name parameter becomes for a name that is neither given to

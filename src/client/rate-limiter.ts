@@ -7,8 +7,18 @@ import type { KeyStatus } from "../shared/idle.js";
 import type { FoldResult, MetricsResult } from "../shared/metrics.js";
 import { invalid, validateConfig } from "../shared/validate.js";
 import { validateLimits, validateOptionTypes } from "../shared/validate-config.js";
-import type { CheckedRequests, ConfigOption, LimitName, NamesOf } from "./names.js";
-import type { LimitAllResult, RateLimitArgs, RateLimitConfig, RateLimitDetails } from "../shared/validators.js";
+import type { CheckedRequests, ConcurrencyName, ConcurrencyNamesOf, ConfigOption, LimitName, NamesOf, RateLimitName, RateLimits } from "./names.js";
+import type {
+  AcquireResult,
+  ConcurrencyConfig,
+  ExtendResult,
+  LeaseValue,
+  LimitAllResult,
+  LimitConfig,
+  RateLimitArgs,
+  RateLimitConfig,
+  RateLimitDetails,
+} from "../shared/validators.js";
 import { hookAPI } from "./hook-api.js";
 import { exactFor, noteAsyncTake } from "./transaction-takes.js";
 import type {
@@ -39,7 +49,7 @@ import type {
  * Names given here are type-checked at every call; any other name needs an inline `config`.
  * Every config is validated here, so a malformed one fails when the module loads.
  */
-export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record<never, never>> {
+export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<never, never>> {
   /**
    * @param component The installed component: `components.rateLimiter`.
    * @param limits The named limits and their configs.
@@ -73,10 +83,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * tokens meanwhile. By default exactly the shape `@convex-dev/rate-limiter` returns; with
    * `details: true`, also `details` (see {@link RateLimitDetails}).
    */
-  async limit<Name extends string = NamesOf<Limits>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig = never>(
+  async limit<Name extends string = NamesOf<RateLimits<Limits>>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig = never>(
     ctx: RunMutationCtx,
-    name: LimitName<Limits, Name, C>,
-    options?: O & ConfigOption<Limits, Name, C>,
+    name: RateLimitName<Limits, Name, C>,
+    options?: O & ConfigOption<RateLimits<Limits>, Name, C>,
   ): Promise<RequestResult<O>> {
     const args = this.request(name, options);
     // From the second take on an asynchronous key in one transaction, decide exactly (see
@@ -95,14 +105,75 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * tokens (for a sharded limit: as `limit` would with the same shards drawn; each call draws its
    * own). Use it in queries, or before several `limit` calls that must succeed together.
    * Takes the same options and returns the same result as `limit`.
+   *
+   * For a concurrency limit it decides as {@link acquire} would, holding nothing: `{ ok: true }`,
+   * or `{ ok: false, retryAfter }`; it takes `key` and `throws` only.
    */
   async check<Name extends string = NamesOf<Limits>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
     name: LimitName<Limits, Name, C>,
     options?: O & ConfigOption<Limits, Name, C>,
   ): Promise<RequestResult<O>> {
+    const config = this.anyConfigFor(name, options);
+    if (config.kind === "concurrency") {
+      const result = await ctx.runQuery(this.leases().check, this.acquireRequest(name, config, options, ["key", "throws"]));
+      return result as RequestResult<O>;
+    }
     const result = await ctx.runQuery(this.component.lib.checkRateLimit, this.request(name, options));
     return result as RequestResult<O>;
+  }
+
+  /**
+   * acquire takes a slot of a concurrency limit (`kind: "concurrency"`) for `key`: at most
+   * `capacity` leases are in flight per key at once. Call it from a mutation before starting the
+   * work, and {@link release} the lease when the work ends, in a `finally` or from workpool's
+   * `onComplete`; a holder that crashes frees its slot by itself when its lease expires (`lease`
+   * ms after acquiring, or after its last {@link extend}), with no job. Options: `key` (whose
+   * slots; default the global ones), `throws` (throw a `RateLimited` `ConvexError`, as `limit`
+   * does, instead of returning `ok: false`; default false). When the caller's mutation throws
+   * later, the lease is rolled back with it.
+   *
+   * @returns `{ ok: true, lease, expiresAt }`: `lease` is an opaque handle (keep it, e.g. pass it
+   * to the action doing the work) and `expiresAt` (UTC ms) when the slot frees itself. `{ ok:
+   * false, retryAfter }`: every slot is held; `retryAfter` is the whole ms until enough of the
+   * leases held now expire for a slot to be free (the earliest one's expiry), so the same acquire
+   * then succeeds if nothing else acquired meanwhile. A release may free one sooner.
+   */
+  async acquire<Name extends string = ConcurrencyNamesOf<Limits>>(
+    ctx: RunMutationCtx,
+    name: ConcurrencyName<Limits, Name>,
+    options?: { key?: string; throws?: boolean },
+  ): Promise<AcquireResult> {
+    const config = this.anyConfigFor(name, options);
+    if (config.kind !== "concurrency") {
+      // Reachable only by bypassing the types (e.g. from JavaScript).
+      throw invalid("name", name, `is a ${config.kind} limit, not a concurrency limit: use limit`);
+    }
+    return await ctx.runMutation(this.leases().acquire, this.acquireRequest(name, config, options, ["key", "throws"]));
+  }
+
+  /**
+   * release gives a lease's slot back at once. Idempotent: releasing a lease twice, one that
+   * expired (its slot freed itself already) or an unknown handle is harmless.
+   *
+   * @returns `{ released: true }` when this call freed a slot; false when there was nothing to free.
+   */
+  async release(ctx: RunMutationCtx, lease: string): Promise<{ released: boolean }> {
+    return await ctx.runMutation(this.leases().release, { lease });
+  }
+
+  /**
+   * extend keeps a lease for long work: its expiry moves to `by` ms from now (default: the
+   * `lease` it was acquired with), never earlier than it was. Call it from the work's action now
+   * and then (e.g. every `lease / 3` ms), so the lease outlives the work but not a crash.
+   *
+   * @returns `{ ok: true, expiresAt }` (UTC ms); `{ ok: false }` when the lease had already
+   * expired, was released or is unknown: its slot may be someone else's now, so stop or acquire
+   * again.
+   */
+  async extend(ctx: RunMutationCtx, lease: string, options: { by?: number } = {}): Promise<ExtendResult> {
+    validateOptionTypes(options);
+    return await ctx.runMutation(this.leases().extend, { lease, ...(options.by === undefined ? {} : { by: options.by }) });
   }
 
   /**
@@ -123,10 +194,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    */
   async limitAll<const R extends readonly { name: string }[]>(
     ctx: RunMutationCtx,
-    requests: CheckedRequests<Limits, R>,
+    requests: CheckedRequests<RateLimits<Limits>, R>,
     options: LimitAllOptions = {},
   ): Promise<LimitAllResult> {
-    const args = { ...this.requestAll(requests as readonly LimitAllRequest<Limits>[], options), ...(options.throws ? { raiseInCaller: true } : {}) };
+    const args = { ...this.requestAll(requests as readonly LimitAllRequest<RateLimits<Limits>>[], options), ...(options.throws ? { raiseInCaller: true } : {}) };
     const { error, ...result } = await ctx.runMutation(this.generated(this.component.lib.limitAll), args);
     if (error) throw new ConvexError(error);
     // Decided exactly, but a later `limit` on one of these keys must see what this took.
@@ -140,10 +211,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    */
   async checkAll<const R extends readonly { name: string }[]>(
     ctx: RunQueryCtx,
-    requests: CheckedRequests<Limits, R>,
+    requests: CheckedRequests<RateLimits<Limits>, R>,
     options: LimitAllOptions = {},
   ): Promise<LimitAllResult> {
-    return ctx.runQuery(this.generated(this.component.lib.checkAll), this.requestAll(requests as readonly LimitAllRequest<Limits>[], options));
+    return ctx.runQuery(this.generated(this.component.lib.checkAll), this.requestAll(requests as readonly LimitAllRequest<RateLimits<Limits>>[], options));
   }
 
   /**
@@ -160,10 +231,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    *
    * @returns the tokens actually credited (less than `count` when shards were already full).
    */
-  async credit<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
+  async credit<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
     ctx: RunMutationCtx,
-    name: LimitName<Limits, Name, C>,
-    options: { key?: string; count: number; shards?: readonly number[] } & ConfigOption<Limits, Name, C>,
+    name: RateLimitName<Limits, Name, C>,
+    options: { key?: string; count: number; shards?: readonly number[] } & ConfigOption<RateLimits<Limits>, Name, C>,
   ): Promise<{ credited: number }> {
     const { key, count, shards } = options;
     return ctx.runMutation(this.generated(this.component.lib.credit), {
@@ -178,7 +249,9 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
   /**
    * reset removes a limit's state for one key (every shard): the next request finds it full.
    * E.g. after a successful login, reset the failed-logins limit. The name must be one given to
-   * the constructor, or come with an inline `config` (only used to check the name).
+   * the constructor, or come with an inline `config` (only used to check the name). For a
+   * concurrency limit it removes every lease of the key, held or not: every slot is free at once
+   * (a holder's later `release` is harmless).
    */
   async reset<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
     ctx: RunMutationCtx,
@@ -186,6 +259,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     options?: { key?: string } & ConfigOption<Limits, Name, C>,
   ): Promise<void> {
     const key = options?.key;
+    if (this.limits?.[name]?.kind === "concurrency") {
+      await ctx.runMutation(this.leases().reset, { name, ...(key === undefined ? {} : { key }) });
+      return;
+    }
     await ctx.runMutation(this.component.lib.resetRateLimit, {
       name,
       ...(key === undefined ? {} : { key }),
@@ -199,13 +276,22 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * predicts it: exactly the shape `@convex-dev/rate-limiter` returns. With `details: true`, also
    * `total`, the whole limit's tokens. Read every shard (`sampleShards: shards`) for a promise
    * that holds whichever shards a request then draws.
+   *
+   * For a concurrency limit it returns `{ inFlight, capacity, ts, earliestExpiry? }` (see
+   * {@link LeaseValue}): the leases unexpired now, and when the first of them frees itself (UTC
+   * ms). It takes `key` only.
    */
   async getValue<Name extends string = NamesOf<Limits>, O extends GetValueOptions = GetValueOptions, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
     name: LimitName<Limits, Name, C>,
     options?: O & ConfigOption<Limits, Name, C>,
-  ): Promise<GetValueResult<O>> {
+  ): Promise<Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>> {
     const { key, sampleShards, details } = options ?? {};
+    const config = this.anyConfigFor(name, options);
+    if (config.kind === "concurrency") {
+      const { throws: _never, ...args } = this.acquireRequest(name, config, options, ["key"]);
+      return (await ctx.runQuery(this.leases().getValue, args)) as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>;
+    }
     const result = await ctx.runQuery(this.component.lib.getValue, {
       name,
       config: this.configFor(name, options),
@@ -213,7 +299,7 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
       ...(sampleShards === undefined ? {} : { sampleShards }),
       ...(details === undefined ? {} : { details }),
     });
-    return result as GetValueResult<O>;
+    return result as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>;
   }
 
   /**
@@ -222,6 +308,9 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * no decision, since a missing row is a full one; it keeps storage to the keys in use instead of
    * every key ever seen. Call it from a mutation that your own cron runs, e.g. daily
    * (`crons.interval`; see example/convex/crons.ts).
+   *
+   * With concurrency limits in the constructor, it first deletes up to `batchSize` expired leases
+   * (of any name) in the caller's transaction; call it again if more were left.
    *
    * It scans the limits named in the constructor, plus `limits` (default none): the names you use
    * with an inline config, each with that config. Names it isn't given are left alone, and so are
@@ -237,11 +326,16 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     ctx: RunMutationCtx,
     options: { limits?: Record<string, RateLimitConfig>; batchSize?: number } = {},
   ): Promise<CleanupResult> {
-    const all = { ...this.limits, ...options.limits };
-    const limits = Object.entries(all).map(([name, config]) => {
+    const all: Record<string, LimitConfig> = { ...this.limits, ...options.limits };
+    const limits = Object.entries(all).flatMap(([name, config]) => {
+      if (config.kind === "concurrency") return [];
       validateConfig(config);
-      return { name, config };
+      return [{ name, config }];
     });
+    // Expired leases count for nothing already; deleting them only frees storage.
+    if (Object.values(all).some((c) => c.kind === "concurrency")) {
+      await ctx.runMutation(this.leases().deleteExpired, options.batchSize === undefined ? {} : { batchSize: options.batchSize });
+    }
     return await ctx.runMutation(this.admin().cleanup, {
       limits,
       ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
@@ -256,10 +350,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * limit with N shards lists about `numItems / N` keys. Keys come in index order, the global key
    * first. Call it from your own query, behind an admin check: it lists every key.
    */
-  async listKeys<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
+  async listKeys<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
-    name: LimitName<Limits, Name, C>,
-    options: { paginationOpts: PaginationOptions } & ConfigOption<Limits, Name, C>,
+    name: RateLimitName<Limits, Name, C>,
+    options: { paginationOpts: PaginationOptions } & ConfigOption<RateLimits<Limits>, Name, C>,
   ): Promise<PaginationResult<KeyStatus>> {
     return await ctx.runQuery(this.admin().listKeys, {
       name,
@@ -296,10 +390,10 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * summaries (ask for a shorter span). A call that threw and rolled back is not counted: see
    * docs/reference.md, "Metrics". Call it from your own query, behind an admin check.
    */
-  async metrics<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
+  async metrics<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
-    name: LimitName<Limits, Name, C>,
-    options: { from: number; to: number; topKeys?: number } & ConfigOption<Limits, Name, C>,
+    name: RateLimitName<Limits, Name, C>,
+    options: { from: number; to: number; topKeys?: number } & ConfigOption<RateLimits<Limits>, Name, C>,
   ): Promise<MetricsResult> {
     const { from, to, topKeys } = options;
     this.configFor(name, options);
@@ -346,9 +440,9 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
    * the key the server chooses (see {@link HookOptions}); `getServerTime` is a public mutation returning the
    * server's `Date.now()`, for the hook's clock offset.
    */
-  hookAPI<DataModel extends GenericDataModel, Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
-    name: LimitName<Limits, Name, C>,
-    options?: HookOptions<DataModel> & ConfigOption<Limits, Name, C>,
+  hookAPI<DataModel extends GenericDataModel, Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
+    name: RateLimitName<Limits, Name, C>,
+    options?: HookOptions<DataModel> & ConfigOption<RateLimits<Limits>, Name, C>,
   ) {
     const opts = options;
     return hookAPI<DataModel>(this.component, name, this.configFor(name, opts), opts);
@@ -374,7 +468,21 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
     return this.generated(this.component.metrics);
   }
 
+  private leases(): ComponentApi["leases"] {
+    return this.generated(this.component.leases);
+  }
+
+  /** The config of a rate limit: an `InvalidRateLimit` error for a concurrency limit's name. */
   private configFor(name: string, options: object | undefined): RateLimitConfig {
+    const config = this.anyConfigFor(name, options);
+    if (config.kind === "concurrency") {
+      // Reachable only by bypassing the types (e.g. from JavaScript).
+      throw invalid("name", name, "is a concurrency limit: use acquire, release and extend (or check, getValue and reset)");
+    }
+    return config;
+  }
+
+  private anyConfigFor(name: string, options: object | undefined): LimitConfig {
     validateOptionTypes(options);
     const inline = options && "config" in options ? (options.config as RateLimitConfig) : undefined;
     const config = inline ?? this.limits?.[name];
@@ -383,6 +491,20 @@ export class RateLimiter<Limits extends Record<string, RateLimitConfig> = Record
       throw invalid("name", name, "no such limit; name it in the RateLimiter or pass a config");
     }
     return config;
+  }
+
+  /**
+   * The arguments of a `leases.*` call for concurrency limit `name`: `key` and `throws` from the
+   * options, each only where `allowed`; any other option is an `InvalidRateLimit` error naming it.
+   */
+  private acquireRequest(name: string, config: ConcurrencyConfig, options: object | undefined, allowed: readonly string[]) {
+    const { key, throws, ...rest } = (options ?? {}) as { key?: string; throws?: boolean };
+    for (const [option, value] of Object.entries({ key, throws, ...rest })) {
+      if (value !== undefined && !allowed.includes(option)) {
+        throw invalid(option, value, `is not an option of a concurrency limit here (it takes ${allowed.join(" and ")})`);
+      }
+    }
+    return { name, config, ...(key === undefined ? {} : { key }), ...(throws === undefined ? {} : { throws }) };
   }
 
   private requestAll(requests: readonly LimitAllRequest<Limits>[], options: LimitAllOptions) {

@@ -46,6 +46,24 @@ export default defineSchema({
     .index("committedAt", ["committedAt"]),
 
   /**
+   * One row per lease of a concurrency limit (`kind: "concurrency"`): held by `name` and `key`
+   * until `expiresAt` (UTC ms), acquired for `lease` ms. In flight means unexpired, so an expired
+   * lease counts for nothing the instant it expires, and no job is needed to free it. Inserted by
+   * `leases.acquire`; patched by `leases.extend`; deleted by `leases.release`, `leases.extend`
+   * (expired), `leases.reset` and `leases.deleteExpired` (clean-up); read by those and by
+   * `leases.check` and `leases.getValue`. One document per lease, so releases and extends of
+   * different leases never write the same document.
+   */
+  leases: defineTable({
+    name: v.string(),
+    key: v.optional(v.string()),
+    expiresAt: v.number(),
+    lease: v.number(),
+  })
+    .index("live", ["name", "key", "expiresAt"])
+    .index("expiresAt", ["expiresAt"]),
+
+  /**
    * One row per request decided by a limit with `metrics: true`: admitted, reserved or refused,
    * and the tokens asked for. Only inserted on the hot path (by `lib.rateLimit` and
    * `lib.limitAll`; inserts of new documents never conflict, and nothing on the hot path reads

@@ -1,6 +1,7 @@
-// The component's database adapter: the one place that queries and writes `rateLimits` and
-// `pendingTakes`. It answers the flows' reads (src/shared/rows.ts) and executes their writes; every
+// The component's database adapter: the one place that queries and writes `rateLimits`,
+// `pendingTakes` and `leases`. It answers the flows' reads (src/shared/rows.ts) and executes their writes; every
 // query on those tables is written once, here. Handlers import it; it imports no handler.
+import type { LeaseInsert, LeaseOp, LeaseQuery, LeaseRecord } from "../shared/concurrency.js";
 import type { KeyRead, KeyRow, RowOp, RowQuery } from "../shared/rows.js";
 import type { RateLimitConfig, Take } from "../shared/validators.js";
 import type { Doc, Id } from "./_generated/dataModel.js";
@@ -143,4 +144,77 @@ export async function writeKey(
 export async function deleteKey(db: DatabaseWriter, at: KeyAddress): Promise<void> {
   for (const doc of await keyRows(db, at)) await db.delete(doc._id);
   for (const take of await pendingQuery(db, at).collect()) await db.delete(take._id);
+}
+
+/** A lease as the concurrency flows see it. */
+function leaseOf(doc: Doc<"leases">): LeaseRecord<Id<"leases">> {
+  return { id: doc._id, expiresAt: doc.expiresAt, lease: doc.lease };
+}
+
+/** The leases of one name and key, optionally only those unexpired at `now`, earliest expiry first. */
+function leasesQuery(db: DatabaseReader, { name, key }: KeyAddress, now?: number) {
+  return db
+    .query("leases")
+    .withIndex("live", (i) => (now === undefined ? i.eq("name", name).eq("key", key) : i.eq("name", name).eq("key", key).gt("expiresAt", now)));
+}
+
+/**
+ * readLeases answers a concurrency flow's read: the key's unexpired leases (one index range,
+ * which joins the read set, so acquires on one key serialize), or one lease by its handle (a
+ * malformed or unknown handle finds none).
+ */
+export async function readLeases(db: DatabaseReader, q: LeaseQuery): Promise<LeaseRecord<Id<"leases">>[]> {
+  switch (q.read) {
+    case "live":
+      return (await leasesQuery(db, q, q.now).collect()).map(leaseOf);
+    case "lease": {
+      const id = db.normalizeId("leases", q.id);
+      const doc = id === null ? null : await db.get(id);
+      return doc === null ? [] : [leaseOf(doc)];
+    }
+    default: {
+      const never: never = q;
+      throw new Error(`unknown read ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** insertLease inserts an acquired lease; its id is the lease's handle. */
+export function insertLease(db: DatabaseWriter, lease: LeaseInsert): Promise<Id<"leases">> {
+  return db.insert("leases", lease);
+}
+
+/** writeLeases executes a concurrency flow's writes to held leases, in order. */
+export async function writeLeases(db: DatabaseWriter, ops: readonly LeaseOp<Id<"leases">>[]): Promise<void> {
+  for (const op of ops) {
+    switch (op.op) {
+      case "patch":
+        await db.patch(op.id, { expiresAt: op.expiresAt });
+        break;
+      case "delete":
+        await db.delete(op.id);
+        break;
+      default: {
+        const never: never = op;
+        throw new Error(`unknown write ${JSON.stringify(never)}`);
+      }
+    }
+  }
+}
+
+/** deleteLeases removes every lease of one name and key, expired or not: every slot is free again. */
+export async function deleteLeases(db: DatabaseWriter, at: KeyAddress): Promise<number> {
+  const docs = await leasesQuery(db, at).collect();
+  for (const doc of docs) await db.delete(doc._id);
+  return docs.length;
+}
+
+/** deleteExpiredLeases deletes up to `limit` leases expired at `now` (any name), oldest first; returns how many. */
+export async function deleteExpiredLeases(db: DatabaseWriter, now: number, limit: number): Promise<number> {
+  const docs = await db
+    .query("leases")
+    .withIndex("expiresAt", (i) => i.lte("expiresAt", now))
+    .take(limit);
+  for (const doc of docs) await db.delete(doc._id);
+  return docs.length;
 }

@@ -4,12 +4,14 @@
 // first and throws the `InvalidRateLimit` error that does, with the right kind or field suggested
 // for a near miss. The numbers' bounds are validateConfig's (./validate.ts).
 import { ConvexError, type GenericValidator } from "convex/values";
-import { invalid, validateConfig } from "./validate.js";
+import { invalid, validateConcurrencyConfig, validateConfig } from "./validate.js";
 import {
+  concurrencyValidator,
   fixedWindowValidator,
   KINDS,
   slidingWindowValidator,
   tokenBucketValidator,
+  type ConcurrencyConfig,
   type InvalidRateLimitError,
   type RateLimitConfig,
 } from "./validators.js";
@@ -41,13 +43,66 @@ const SYNONYMS: Record<string, string> = {
 export function validateLimits(limits: Record<string, unknown> | undefined): void {
   for (const [name, config] of Object.entries(limits ?? {})) {
     try {
-      validateConfigShape(config);
-      validateConfig(config);
+      if (isConcurrencyKind(config)) {
+        validateConcurrencyShape(config);
+        validateConcurrencyConfig(config);
+      } else {
+        validateConfigShape(config);
+        validateConfig(config);
+      }
     } catch (error) {
       const data: unknown = error instanceof ConvexError ? error.data : undefined;
       if (!isInvalidData(data)) throw error;
       throw new ConvexError<InvalidRateLimitError>({ ...data, message: `${data.message} (limit ${JSON.stringify(name)})` });
     }
+  }
+}
+
+function isConcurrencyKind(config: unknown): config is { kind: "concurrency" } {
+  return typeof config === "object" && config !== null && "kind" in config && config.kind === "concurrency";
+}
+
+/** Names other limiters give to a concurrency limit's fields, and the field meant here. */
+const CONCURRENCY_SYNONYMS: Record<string, string> = {
+  max: "capacity",
+  maxInFlight: "capacity",
+  limit: "capacity",
+  concurrency: "capacity",
+  ttl: "lease",
+  timeout: "lease",
+  leaseMs: "lease",
+  period: "lease",
+};
+
+/**
+ * validateConcurrencyShape checks a concurrency config's fields (`kind: "concurrency"`): no
+ * field it doesn't have, each a number. `shards` is refused with its reason: a slot count split
+ * over shards would refuse on one shard while another has room, and one lease per document
+ * already spreads the writes.
+ */
+export function validateConcurrencyShape(config: object): asserts config is ConcurrencyConfig {
+  const known: Record<string, GenericValidator> = concurrencyValidator.fields;
+  const names = Object.keys(known).filter((f) => f !== "kind");
+  for (const [field, value] of Object.entries(config)) {
+    if (value === undefined || field === "kind") continue;
+    if (field === "shards") {
+      throw invalid(
+        "config.shards",
+        value,
+        "a concurrency limit can't be sharded: a shard's share of the slots would refuse while another shard has one free; leave shards out",
+      );
+    }
+    const validator = known[field];
+    if (validator === undefined) {
+      const synonym = CONCURRENCY_SYNONYMS[field];
+      const hint = synonym !== undefined ? `; did you mean ${synonym}?` : suggestion(field, names, false);
+      throw invalid(`config.${field}`, value, `is not a field of a concurrency config (its fields are ${names.join(", ")})${hint}`);
+    }
+    const problem = mismatch(validator, value);
+    if (problem !== undefined) throw invalid(`config.${field}`, value, problem);
+  }
+  for (const field of names) {
+    if (!(field in config)) throw invalid(`config.${field}`, undefined, "is missing from the concurrency config");
   }
 }
 

@@ -2,7 +2,7 @@
 // the value, so it survives production redaction. Nothing is written before these checks pass.
 import { ConvexError } from "convex/values";
 import { minus, pairAccepts, smallestPair, splitTotal } from "./split.js";
-import type { InvalidRateLimitError, RateLimitConfig } from "./validators.js";
+import type { ConcurrencyConfig, InvalidRateLimitError, RateLimitConfig } from "./validators.js";
 
 /** The longest `name` or `key` accepted, in UTF-16 code units. Keeps index keys small. */
 export const MAX_NAME_LENGTH = 1024;
@@ -157,4 +157,27 @@ export function validateSampleShards(sampleShards: number | undefined): void {
     (x) => Number.isInteger(x) && x >= 1,
     "must be a whole number ≥ 1",
   );
+}
+
+/** The most leases a concurrency limit may hold at once per key: each acquire reads them all. */
+export const MAX_IN_FLIGHT = 1000;
+
+/**
+ * Checks a concurrency limit's config: `capacity` a whole number from 1 to {@link MAX_IN_FLIGHT},
+ * `lease` a finite number of ms ≥ 1. Throws an `InvalidRateLimit` `ConvexError` naming the field.
+ */
+export function validateConcurrencyConfig(config: ConcurrencyConfig): void {
+  requireNumber(
+    "config.capacity",
+    config.capacity,
+    (x) => Number.isInteger(x) && x >= 1 && x <= MAX_IN_FLIGHT,
+    `must be a whole number of leases from 1 to ${MAX_IN_FLIGHT}`,
+  );
+  requireNumber("config.lease", config.lease, (x) => x >= 1, "must be a finite number of ms ≥ 1");
+}
+
+/** Checks `extend`'s `by`, when given: a finite number of ms ≥ 1. */
+export function validateExtendBy(by: number | undefined): void {
+  if (by === undefined) return;
+  requireNumber("by", by, (x) => x >= 1, "must be a finite number of ms ≥ 1");
 }

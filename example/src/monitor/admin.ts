@@ -1,12 +1,15 @@
 // The admin view's model: the minutes its metrics chart shows, filled in where a minute saw no
 // requests, and how a key's state reads in its table. Pure: instants come in as ms.
-import { METRICS_BUCKET_MS, type KeyStatus, type MetricsResult, type RateLimitConfig } from "convex-rate-limiter";
+import { METRICS_BUCKET_MS, type KeyStatus, type LimitConfig, type MetricsResult } from "convex-rate-limiter";
 import { formatDuration, formatTokens } from "./format.js";
 
-/** adminLimits lists the app's named limits for the view's choice, those with metrics first. */
-export function adminLimits(limits: Readonly<Record<string, RateLimitConfig>>): { name: string; metrics: boolean }[] {
+/**
+ * adminLimits lists the app's named rate limits for the view's choice, those with metrics first
+ * (concurrency limits have no keys to list and no metrics).
+ */
+export function adminLimits(limits: Readonly<Record<string, LimitConfig>>): { name: string; metrics: boolean }[] {
   return Object.entries(limits)
-    .map(([name, config]) => ({ name, metrics: config.metrics === true }))
+    .flatMap(([name, config]) => (config.kind === "concurrency" ? [] : [{ name, metrics: config.metrics === true }]))
     .sort((a, b) => Number(b.metrics) - Number(a.metrics));
 }
 

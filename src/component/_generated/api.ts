@@ -10,6 +10,7 @@
 
 import type * as admin from "../admin.js";
 import type * as applier from "../applier.js";
+import type * as leases from "../leases.js";
 import type * as lib from "../lib.js";
 import type * as metrics from "../metrics.js";
 import type * as store from "../store.js";
@@ -25,6 +26,7 @@ import { anyApi, componentsGeneric } from "convex/server";
 const fullApi: ApiFromModules<{
   admin: typeof admin;
   applier: typeof applier;
+  leases: typeof leases;
   lib: typeof lib;
   metrics: typeof metrics;
   store: typeof store;

@@ -171,6 +171,77 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         Name
       >;
     };
+    leases: {
+      acquire: FunctionReference<
+        "mutation",
+        "internal",
+        {
+          config: { capacity: number; kind: "concurrency"; lease: number };
+          key?: string;
+          name: string;
+          throws?: boolean;
+        },
+        | { expiresAt: number; lease: string; ok: true }
+        | { ok: false; retryAfter: number },
+        Name
+      >;
+      check: FunctionReference<
+        "query",
+        "internal",
+        {
+          config: { capacity: number; kind: "concurrency"; lease: number };
+          key?: string;
+          name: string;
+          throws?: boolean;
+        },
+        { ok: true; retryAfter?: number } | { ok: false; retryAfter: number },
+        Name
+      >;
+      deleteExpired: FunctionReference<
+        "mutation",
+        "internal",
+        { batchSize?: number },
+        { deleted: number; done: boolean },
+        Name
+      >;
+      extend: FunctionReference<
+        "mutation",
+        "internal",
+        { by?: number; lease: string },
+        { expiresAt: number; ok: true } | { ok: false },
+        Name
+      >;
+      getValue: FunctionReference<
+        "query",
+        "internal",
+        {
+          config: { capacity: number; kind: "concurrency"; lease: number };
+          key?: string;
+          name: string;
+        },
+        {
+          capacity: number;
+          earliestExpiry?: number;
+          inFlight: number;
+          ts: number;
+        },
+        Name
+      >;
+      release: FunctionReference<
+        "mutation",
+        "internal",
+        { lease: string },
+        { released: boolean },
+        Name
+      >;
+      reset: FunctionReference<
+        "mutation",
+        "internal",
+        { key?: string; name: string },
+        null,
+        Name
+      >;
+    };
     lib: {
       checkAll: FunctionReference<
         "query",
