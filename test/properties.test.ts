@@ -1,37 +1,54 @@
-// Property tests (fast-check) of the pure planner through the model store of test/model.ts: random configs and op sequences, with seeded draws; DEEP=1 runs many more (npm run test:deep); replay with FC_SEED (and FC_PATH) as printed on failure.
+// Property tests (fast-check) of the whole request flow: random configs (every kind, sharded or
+// not, applied transactionally or asynchronously) and random sequences of limit, check, reset,
+// shard-count changes and applier runs, with seeded draws, run through `requestFlow` over the
+// in-memory store of tools/memory-store.ts (its lookups, writes, pending takes and layout
+// migrations, as the component runs them); each shard's state is observed through `getValue`.
+// DEEP=1 runs many more (npm run test:deep); replay with FC_SEED (and FC_PATH) as printed on failure.
 import { fc, test } from "@fast-check/vitest";
 import { ConvexError } from "convex/values";
 import { describe, expect } from "vitest";
-import {
-  DAY,
-  HOUR,
-  MINUTE,
-  SECOND,
-  decideRow,
-  delayUntil,
-  evaluate,
-  phaseOf,
-  windowIndex,
-  windowStart,
-  type State,
-} from "../src/shared/algebra.js";
+import { DAY, HOUR, MINUTE, SECOND, evaluate, phaseOf, windowIndex, windowStart, type State } from "../src/shared/algebra.js";
+import { requestFlow, type KeyRead, type RequestOutcome, type RowQuery } from "../src/shared/flow.js";
 import { resolvePhase, shardParams } from "../src/shared/layout.js";
-import { type Plan } from "../src/shared/plan.js";
+import { runPlan, type Plan } from "../src/shared/plan.js";
 import { smallestPair, splitTotal } from "../src/shared/split.js";
 import { validateConfig, validateCount } from "../src/shared/validate.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
+import { MemoryStore } from "../tools/memory-store.js";
 import { seededRandom } from "../tools/random.js";
 import { runs, TIMEOUT } from "../tools/fast-check.js";
-import { applyModel, decideModel, snapshot, type Decision, type Request, type Store } from "./model.js";
-
 
 const TB = "token bucket" as const;
 const FW = "fixed window" as const;
 const SW = "sliding window" as const;
-const T0 = 1_700_000_000_000;
+/** Today's clock, and one near 0, where window starts of a period like 1000/3 ms fall between floats. */
+const CLOCKS = [1_700_000_000_000, 2 * SECOND] as const;
+const T0 = CLOCKS[0];
 const NAME = "limit";
 /** Float slack for sums of fractional tokens. */
 const EPS = 1e-9;
+
+/**
+ * Known bugs the scenarios step around, each a `test.fails` in test/whole-flow.test.ts; run with
+ * KNOWN_BUGS=1 to watch the properties find them (each within a few thousand runs):
+ * - a debt carried over to another shard count is split in proportion to the shards' rates, past
+ *   the share of maxReserved some shards may owe, so reservations can then take the whole limit
+ *   past maxReserved: stepped around by not checking the whole limit's debt until a debt carried
+ *   over is repaid;
+ * - asynchronous mode, a take recorded under another shard count is folded onto the
+ *   same-numbered shard of the current layout (mod its count), not carried over with the rows:
+ *   its debt falls on one shard while the others still serve (the limit admits more than it
+ *   holds), and on a key with no rows yet takes on dropped shards are lost: stepped around by
+ *   running the applier before a change of shard count while takes wait;
+ * - asynchronous mode after a clock that went backwards: a take is recorded at the request's own
+ *   instant, before the row's, and the fold refills in between (a fixed window: a whole window),
+ *   so the limit admits more than it decided: stepped around by keeping asynchronous scenarios'
+ *   clock monotone;
+ * - asynchronous mode, the fold subtracts a take with plain `-` where the decision used `minus`,
+ *   so a retryAfter can miss by float noise (a fixed window: by a whole window): stepped around
+ *   by not checking (2) in asynchronous mode.
+ */
+const STEP_AROUND_KNOWN_BUGS = (process.env.KNOWN_BUGS ?? "") === "";
 
 // ---------------------------------------------------------------------------------------------
 // Arbitraries
@@ -41,7 +58,7 @@ const configArb: fc.Arbitrary<RateLimitConfig> = fc
     kind: fc.constantFrom(TB, FW, SW),
     shards: fc.constantFrom(1, 1, 2, 3, 10),
     rate: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.constantFrom(0.7, 1 / 3, 10 / 3, 2.5, 12.25)),
-    period: fc.constantFrom(SECOND, MINUTE, HOUR, 7, 2.5),
+    period: fc.constantFrom(SECOND, MINUTE, HOUR, 7, 2.5, SECOND / 3),
     capacity: fc.oneof(
       fc.constant(undefined),
       fc.constant(0),
@@ -50,8 +67,9 @@ const configArb: fc.Arbitrary<RateLimitConfig> = fc
     ),
     maxReserved: fc.oneof(fc.constant(undefined), fc.constant(0), fc.integer({ min: 1, max: 30 }), fc.constant(2.5)),
     start: fc.option(fc.integer({ min: -DAY, max: DAY }), { nil: undefined }),
+    async: fc.boolean(),
   })
-  .map(({ kind, shards, rate, period, capacity, maxReserved, start }): RateLimitConfig => {
+  .map(({ kind, shards, rate, period, capacity, maxReserved, start, async }): RateLimitConfig => {
     // Validation wants a whole token of rate (and of a non-zero capacity) per shard.
     const r = Math.floor(rate) < shards ? rate + shards : rate;
     const c = capacity !== undefined && capacity > 0 && Math.floor(capacity) < shards ? capacity + shards : capacity;
@@ -61,6 +79,7 @@ const configArb: fc.Arbitrary<RateLimitConfig> = fc
       ...(c === undefined ? {} : { capacity: c }),
       ...(maxReserved === undefined ? {} : { maxReserved }),
       ...(shards === 1 ? {} : { shards }),
+      ...(async ? { applyUpdates: "asynchronously" as const } : {}),
     };
     if (kind === SW) {
       // A sliding window has no reservations, and its capacity is its rate.
@@ -106,17 +125,31 @@ const countArb: fc.Arbitrary<CountShape> = fc.oneof(
   { arbitrary: fc.constant<CountShape>({ type: "over" }), weight: 1 },
 );
 
-type Op = { action: "limit" | "check" | "reset"; step: Step; count: CountShape; reserve: boolean };
+/**
+ * One step: `limit` decides and writes; `check` decides without writing; `reset` deletes the key;
+ * `reshard` changes the shard count to `shards` (or the largest valid count below it), which
+ * the next read carries over (layout migration); `apply` runs the applier (asynchronous mode).
+ */
+type Op = {
+  action: "limit" | "check" | "reset" | "reshard" | "apply";
+  step: Step;
+  count: CountShape;
+  reserve: boolean;
+  shards: number;
+};
 
 const opArb: fc.Arbitrary<Op> = fc.record({
   action: fc.oneof(
     { arbitrary: fc.constant("limit" as const), weight: 8 },
     { arbitrary: fc.constant("check" as const), weight: 2 },
     { arbitrary: fc.constant("reset" as const), weight: 1 },
+    { arbitrary: fc.constant("reshard" as const), weight: 1 },
+    { arbitrary: fc.constant("apply" as const), weight: 1 },
   ),
   step: stepArb,
   count: countArb,
   reserve: fc.boolean(),
+  shards: fc.constantFrom(1, 2, 3, 10),
 });
 
 type Scenario = {
@@ -127,6 +160,8 @@ type Scenario = {
   /** Whether the clock may jump backwards. */
   backwards: boolean;
   seed: number;
+  /** The clock's first reading (ms). */
+  t0: number;
   ops: Op[];
 };
 
@@ -137,6 +172,7 @@ function scenarioArb(opts: { backwards: boolean | "any"; reserve: boolean | "any
     reserve: opts.reserve === "any" ? fc.boolean() : fc.constant(opts.reserve),
     backwards: opts.backwards === "any" ? fc.boolean() : fc.constant(opts.backwards),
     seed: fc.integer(),
+    t0: fc.constantFrom(...CLOCKS),
     ops: fc.array(opArb, { minLength: 1, maxLength: 40 }),
   });
 }
@@ -239,9 +275,79 @@ function validates(count: number, config: RateLimitConfig, reserve: boolean): bo
   return ok;
 }
 
-/** The store with every row frozen, so a planner that mutated its input would throw. */
-function freeze(store: Store): void {
-  for (const [k, s] of store) store.set(k, Object.freeze({ ...s }));
+/** A request as the scenario makes it: the component's `RateLimitArgs` without `throws`. */
+type Request = Pick<RateLimitArgs, "name" | "key" | "config" | "count" | "reserve">;
+
+/** The request's arguments with `key` left out when absent, as the client sends them. */
+function argsOf(req: Request): RateLimitArgs {
+  const { key, ...rest } = req;
+  return key === undefined ? rest : { ...rest, key };
+}
+
+/**
+ * Answers a flow's reads from one key's stored rows and pending takes, in index order, as the
+ * component's `read` answers them from the database: `shard` (the first row of that shard),
+ * `any` (the key's first row), `all`; takes only when asked for. (The store answers its own
+ * `check` and `limit` the same way; every decision here is compared with theirs.)
+ */
+function answerFrom(read: KeyRead<number>): (q: RowQuery) => KeyRead<number> {
+  return (q) => {
+    switch (q.read) {
+      case "shard":
+        return {
+          rows: read.rows.filter((r) => r.shard === q.shard).slice(0, 1),
+          pending: q.pending ? read.pending.filter((t) => t.shard === q.shard) : [],
+        };
+      case "any":
+        return { rows: read.rows.slice(0, 1), pending: [] };
+      case "all":
+        return { rows: [...read.rows], pending: q.pending ? [...read.pending] : [] };
+      default: {
+        const never: never = q;
+        throw new Error(`unknown read ${JSON.stringify(never)}`);
+      }
+    }
+  };
+}
+
+/** The whole outcome of a request over the store (`requestFlow` run on its rows), written nowhere. */
+function decide(store: MemoryStore, req: Request, now: number, random: () => number): RequestOutcome<number> {
+  const args = argsOf(req);
+  return runPlan(requestFlow<number>(args, now, random), answerFrom(store.read(args)));
+}
+
+/** A deep copy of what the store holds for a key, for comparing before and after. */
+function stored(store: MemoryStore, req: Request): KeyRead<number> {
+  return structuredClone(store.read(argsOf(req)));
+}
+
+/**
+ * Every shard's state at `now` as `getValue` reports it, sampling one shard at a time: what the
+ * next request would see (pending takes folded in, rows of another layout carried over).
+ */
+function shardStates(store: MemoryStore, req: Request, now: number): State[] {
+  const n = req.config.shards ?? 1;
+  return Array.from({ length: n }, (_, i) => {
+    const args = { name: req.name, ...(req.key === undefined ? {} : { key: req.key }), config: req.config, sampleShards: 1 };
+    const v = store.getValue(args, now, replay([(i + 0.5) / n]));
+    expect(v.shard).toBe(i);
+    return v.prev === undefined ? { value: v.value, ts: v.ts } : { value: v.value, ts: v.ts, prev: v.prev };
+  });
+}
+
+/** The valid config with `want` shards, or the most below it that validation accepts (1 always is). */
+function reshard(config: RateLimitConfig, want: number): RateLimitConfig {
+  for (let shards = want; shards > 1; shards--) {
+    const next = { ...config, shards };
+    try {
+      validateConfig(next);
+      return next;
+    } catch {
+      // Too many shards for the rate or capacity: try fewer.
+    }
+  }
+  const { shards: _shards, ...one } = config;
+  return one;
 }
 
 /**
@@ -279,155 +385,244 @@ function checkBound(config: RateLimitConfig, phase: number, admitted: Admission[
           ? cap + (config.rate * (t2 - t1)) / config.period
           : cap + config.rate * (windowIndex(t2, p) - windowIndex(t1, p));
       if (inside > bound + EPS * Math.max(1, bound)) {
-        expect.fail(`${label}: ${inside} admitted in [${t1 - T0}, ${t2 - T0}] (ms after T0) exceeds the bound ${bound}`);
+        expect.fail(`${label}: ${inside} admitted in [${t1}, ${t2}] (ms) exceeds the bound ${bound}`);
       }
     }
   }
 }
 
+/** Whether two configs are the same, whatever order their fields were written in. */
+function sameConfig(a: RateLimitConfig, b: RateLimitConfig): boolean {
+  const sorted = (c: RateLimitConfig) => JSON.stringify(Object.entries(c).sort(([x], [y]) => (x < y ? -1 : 1)));
+  return sorted(a) === sorted(b);
+}
+
 /**
- * Runs a scenario through the model store and asserts the per-step invariants (2), (3), (4), (6);
- * returns the admissions for the bound (1), per segment between resets, counted both for the
- * whole limit and per shard.
+ * Runs a scenario through the whole flow over the in-memory store and asserts the per-step
+ * invariants (2), (3), (4), (6); returns the admissions for the bound (1): for the whole limit per
+ * segment between resets (a reset refills everything at once, by design; a change of shard count
+ * gains nothing, so the whole limit's bound spans it), and per shard per segment between resets and
+ * changes of shard count (which renumber the shards); and whether a reservation was ever split over
+ * two shards (then a shard's tokens aren't its own, see the per-shard property).
  */
 function runScenario(s: Scenario) {
-  const { config } = s;
-  validateConfig(config); // the arbitrary only makes valid configs
-  const n = config.shards ?? 1;
+  validateConfig(s.config); // the arbitrary only makes valid configs
+  let config = s.config;
+  // The phase depends on the name, key, kind, period and start, never on the shard count.
   const phase = resolvePhase(config, NAME, s.key);
-  const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
   const maxReserved = config.maxReserved ?? Infinity;
-  const store: Store = new Map();
+  const async = config.applyUpdates === "asynchronously";
+  let store = new MemoryStore();
   const random = seededRandom(s.seed);
-  let now = T0;
+  let now = s.t0;
   let lastRetry: number | undefined;
-  // Admissions per segment between resets (a reset refills everything at once, by design).
-  let segment = { whole: [] as Admission[], perShard: [] as Admission[] };
-  const segments = [segment];
+  // Whether every stored row was written under the current layout (transactional mode, the key
+  // written since the last change of shard count), so a row's stored state is the state read.
+  let settled = true;
+  // The config the latest pending take was recorded under: the applier runs under it.
+  let takenUnder: RateLimitConfig | undefined;
+  let sharedReserve = false;
+  // Whether a debt was carried over to another shard count and isn't repaid yet (see the known bugs).
+  let debtCarried = false;
+  let whole: Admission[] = [];
+  let perShard: Admission[] = [];
+  const wholes = [whole];
+  const perShards = [perShard];
 
   for (const op of s.ops) {
     const dt = stepOf(op.step, config, lastRetry);
-    now += s.backwards ? dt : Math.max(0, dt);
+    now += s.backwards && !(async && STEP_AROUND_KNOWN_BUGS) ? dt : Math.max(0, dt);
+    const n = config.shards ?? 1;
+    const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
+    const base: Request = { name: NAME, key: s.key, config };
+
     if (op.action === "reset") {
-      store.clear();
-      segment = { whole: [], perShard: [] };
-      segments.push(segment);
+      // The component's reset deletes the key's rows and pending takes: a key never written.
+      store = new MemoryStore();
+      takenUnder = undefined;
+      debtCarried = false;
+      settled = true;
+      whole = [];
+      wholes.push(whole);
+      perShard = [];
+      perShards.push(perShard);
       // (4) A reset restores full capacity: every shard is full, and the largest plain count
       // validation accepts is served at once.
-      params.forEach((p, i) => expect(evaluate(store.get(i) ?? null, p, now).value).toBe(p.capacity));
+      shardStates(store, base, now).forEach((st, i) => expect(st.value).toBe(params[i]!.capacity));
       const max = maxCount(config, false);
-      if (max > 0) {
-        const d = decideModel(store, { name: NAME, key: s.key, config, count: max }, now, seededRandom(s.seed + 1));
-        expect(d.plan.ok && d.plan.retryAfter === undefined).toBe(true);
-      }
+      if (max > 0) expect(store.check(argsOf({ ...base, count: max }), now, seededRandom(s.seed + 1))).toEqual({ ok: true });
       continue;
     }
+    if (op.action === "reshard") {
+      const next = reshard(config, op.shards);
+      if ((next.shards ?? 1) !== n) {
+        if (STEP_AROUND_KNOWN_BUGS && store.read(argsOf(base)).pending.length > 0) {
+          store.apply(now);
+          takenUnder = undefined;
+        }
+        if (shardStates(store, base, now).some((st) => st.value < 0)) debtCarried = true;
+        settled = false;
+        perShard = [];
+        perShards.push(perShard);
+      }
+      config = next;
+      continue;
+    }
+    if (op.action === "apply") {
+      // The applier folds the takes into the rows exactly as every read already counts them: run
+      // under the config the reads use, it changes nothing any shard reports.
+      const invisible = takenUnder !== undefined && sameConfig(takenUnder, config);
+      const before = invisible ? shardStates(store, base, now) : [];
+      store.apply(now);
+      takenUnder = undefined;
+      if (invisible) expect(shardStates(store, base, now)).toEqual(before);
+      continue;
+    }
+
     const reserve = s.reserve && op.reserve && config.kind !== SW;
     const count = countOf(op.count, config, reserve);
-    const req: Request = { name: NAME, key: s.key, config, count, reserve };
+    const req: Request = { ...base, count, reserve };
     const draws = [random(), random()];
-    freeze(store);
-    const before = snapshot(store);
+    const before = stored(store, req);
 
     // (7, validation side) a count is refused by validation exactly when it can never succeed,
-    // and the decision refuses it the same way, before reading anything.
+    // and the request flow refuses it the same way, before reading anything.
     if (!validates(count, config, reserve)) {
+      const asked: RowQuery[] = [];
       let thrown: unknown;
       try {
-        decideModel(store, req, now, replay(draws));
+        runPlan(requestFlow<number>(argsOf(req), now, replay(draws)), (q) => {
+          asked.push(q);
+          return answerFrom(store.read(argsOf(req)))(q);
+        });
       } catch (e) {
         thrown = e;
       }
       expect(isInvalidCount(thrown)).toBe(true);
+      expect(asked).toEqual([]);
       continue;
     }
-    const d: Decision = decideModel(store, req, now, replay(draws));
-    // (3) Deciding never changes state, and the same instant and draws give the same answer:
+    // Every shard as this request sees it, evaluated at `now`.
+    const states = shardStates(store, req, now);
+    const out = decide(store, req, now, replay(draws));
+    // (3) Deciding never changes state, and the same instant and draws give the same outcome:
     // `check` is `limit` without the writes.
-    expect(snapshot(store)).toEqual(before);
-    const again = decideModel(store, req, now, replay(draws));
-    expect(again.plan).toEqual(d.plan);
+    expect(stored(store, req)).toEqual(before);
+    expect(decide(store, req, now, replay(draws))).toEqual(out);
+    expect(store.check(argsOf(req), now, replay(draws))).toEqual(out.result);
+    expect(stored(store, req)).toEqual(before);
     if (op.action === "check") continue;
 
-    const { plan, reads } = d;
+    const { plan } = out;
     checkPlanShape(plan, count, reserve);
-    if (plan.ok) {
-      // Conservation: the written shards lose exactly `count` between them; nothing else changes.
-      const evaluated = new Map(reads.map((r) => [r.shard, evaluate(r.state, r.p, now)]));
-      const lost = plan.writes.reduce((sum, w) => sum + (evaluated.get(w.shard)?.value ?? NaN) - w.state.value, 0);
-      if (plan.writes.length > 0) expect(lost).toBeCloseTo(count, 9);
-      else expect(count).toBe(0);
-      for (const w of plan.writes) {
-        const p = params[w.shard];
-        if (!p) throw new Error(`no shard ${w.shard}`);
-        // (4) never above capacity; (1) never deeper than the shard's share of maxReserved.
-        expect(w.state.value).toBeLessThanOrEqual(p.capacity + EPS);
-        expect(w.state.value).toBeGreaterThanOrEqual(-p.maxReserved - EPS * Math.max(1, p.maxReserved));
-        // A write keeps the row's time: evaluated ts (monotone per shard).
-        expect(w.state.ts).toBe(evaluated.get(w.shard)?.ts);
+    expect(out.result).toEqual(plan.retryAfter === undefined ? { ok: plan.ok } : { ok: plan.ok, retryAfter: plan.retryAfter });
+    // The writes: asynchronous mode records takes and writes no row; otherwise rows of the
+    // current layout (every shard, once a layout changed), and deletes only rows it dropped.
+    for (const w of out.ops) {
+      if (async) {
+        expect(w.op).toBe("record");
+      } else if (w.op === "insert" || w.op === "patch") {
+        expect(w.shard >= 0 && w.shard < n && w.fields.shards === n).toBe(true);
+      } else {
+        expect(w.op === "delete" && !(w.shard < n)).toBe(true);
       }
     }
 
     // (6) A clock that went backwards: a row read at an instant before its ts evaluates to what
     // it holds (clamped to capacity), with no refill and nothing lost.
-    for (const r of reads) {
-      if (r.state !== null && now < r.state.ts) {
-        const prev = r.p.kind === SW ? { prev: r.state.prev ?? 0 } : {};
-        expect(evaluate(r.state, r.p, now)).toStrictEqual({ value: Math.min(r.state.value, r.p.capacity), ts: r.state.ts, ...prev });
+    if (settled && !async) {
+      for (const row of before.rows) {
+        if (!(now < row.ts)) continue;
+        const p = params[row.shard]!;
+        const prev = p.kind === SW ? { prev: row.prev ?? 0 } : {};
+        expect(states[row.shard]).toStrictEqual({ value: Math.min(row.value, p.capacity), ts: row.ts, ...prev });
         if (n === 1) {
           // The decision equals the one at the row's own ts, with the same absolute retry instant.
-          const at = decideRow(r.state, r.p, r.state.ts, count, reserve);
-          const here = decideRow(r.state, r.p, now, count, reserve);
-          expect(here.ok).toBe(at.ok);
-          expect("next" in here ? here.next : undefined).toEqual("next" in at ? at.next : undefined);
+          const at = decide(store, req, row.ts, replay(draws));
+          expect(out.plan.ok).toBe(at.plan.ok);
+          expect(out.plan.writes).toEqual(at.plan.writes);
           // (Compared only for a whole-ms ts: from a fractional window start the least whole
           // delay lands on a different instant.)
-          if (Number.isInteger(r.state.ts) && (here.retryAfter !== undefined || at.retryAfter !== undefined)) {
-            expect(now + (here.retryAfter ?? NaN)).toBe(r.state.ts + (at.retryAfter ?? NaN));
+          if (Number.isInteger(row.ts) && (out.plan.retryAfter !== undefined || at.plan.retryAfter !== undefined)) {
+            expect(now + (out.plan.retryAfter ?? NaN)).toBe(row.ts + (at.plan.retryAfter ?? NaN));
           }
         }
       }
     }
 
     // (2) retryAfter is exact for an unsharded limit.
-    if (n === 1 && !plan.ok) {
+    const exactRetry = n === 1 && !(async && STEP_AROUND_KNOWN_BUGS);
+    if (exactRetry && !plan.ok) {
       const r = plan.retryAfter;
-      expect(decideModel(store, req, now + r, replay(draws)).plan.ok).toBe(true);
-      expect(decideModel(store, req, now + r - 1, replay(draws)).plan.ok).toBe(false);
+      expect(store.check(argsOf(req), now + r, replay(draws)).ok).toBe(true);
+      expect(store.check(argsOf(req), now + r - 1, replay(draws)).ok).toBe(false);
     }
 
-    applyModel(store, plan);
+    // The store's own write path decides the same, and writes it.
+    expect(store.limit(argsOf(req), now, replay(draws))).toEqual(out.result);
     lastRetry = plan.retryAfter;
+    if (out.ops.some((w) => w.op === "record")) takenUnder = config;
+    if (!async && count > 0) settled = true;
+    const after = shardStates(store, req, now);
 
-    if (n === 1 && plan.ok && plan.retryAfter !== undefined) {
+    const written = new Map(plan.writes.map((w) => [w.shard, w.state]));
+    if (plan.ok) {
+      // Conservation: the written shards lose exactly `count` between them.
+      const lost = plan.writes.reduce((sum, w) => sum + states[w.shard]!.value - w.state.value, 0);
+      if (plan.writes.length > 0) expect(lost).toBeCloseTo(count, 9);
+      else expect(count).toBe(0);
+    }
+    for (const [shard, state] of written) {
+      const p = params[shard]!;
+      // (4) never above capacity; (1) never deeper than the shard's share of maxReserved.
+      expect(state.value).toBeLessThanOrEqual(p.capacity + EPS);
+      expect(state.value).toBeGreaterThanOrEqual(-p.maxReserved - EPS * Math.max(1, p.maxReserved));
+      // A write keeps the row's time: evaluated ts (monotone per shard).
+      expect(state.ts).toBe(states[shard]!.ts);
+      // What the next read sees is what was decided: the row written (read back clamped to the
+      // capacity, which a decimal snap of a fractional share may pass by float noise), or the
+      // take recorded, folded into it (which rounds the value as a subtraction does).
+      if (async) {
+        expect(after[shard]!.ts).toBe(state.ts);
+        expect(after[shard]!.value).toBeCloseTo(state.value, 9);
+      } else {
+        expect(after[shard]).toEqual({ ...state, value: Math.min(state.value, p.capacity) });
+      }
+    }
+    // Nothing else changes: a shard not written (a refusal writes only a migration, which
+    // carries every shard over as it already reads) is seen as before.
+    states.forEach((state, shard) => {
+      if (!written.has(shard)) expect(after[shard]).toEqual(state);
+    });
+
+    if (exactRetry && plan.ok && plan.retryAfter !== undefined) {
       // (2) for a reservation: the debt is repaid at exactly now + retryAfter.
-      const peek: Request = { ...req, count: 0, reserve: false };
-      expect(decideModel(store, peek, now + plan.retryAfter, replay(draws)).plan.ok).toBe(true);
-      expect(decideModel(store, peek, now + plan.retryAfter - 1, replay(draws)).plan.ok).toBe(false);
+      const peek = argsOf({ ...req, count: 0, reserve: false });
+      expect(store.check(peek, now + plan.retryAfter, replay(draws)).ok).toBe(true);
+      expect(store.check(peek, now + plan.retryAfter - 1, replay(draws)).ok).toBe(false);
     }
 
-    // (1) never more than maxReserved in debt, across the whole limit.
-    const debt = [...store.values()].reduce((sum, st) => sum + Math.min(0, st.value), 0);
-    expect(debt).toBeGreaterThanOrEqual(-maxReserved - EPS * Math.max(1, Number.isFinite(maxReserved) ? maxReserved : 1));
+    // (1) never more than maxReserved in debt, across the whole limit; (4) no shard above capacity.
+    const debt = after.reduce((sum, st) => sum + Math.min(0, st.value), 0);
+    if (debt === 0) debtCarried = false;
+    if (!(debtCarried && STEP_AROUND_KNOWN_BUGS)) expect(debt).toBeGreaterThanOrEqual(-maxReserved - EPS * Math.max(1, Number.isFinite(maxReserved) ? maxReserved : 1));
+    after.forEach((st, i) => expect(st.value).toBeLessThanOrEqual(params[i]!.capacity + EPS));
 
     if (plan.ok && count > 0) {
-      const from = Math.max(now, ...reads.filter((r) => r.state !== null).map((r) => r.state?.ts ?? now));
-      segment.whole.push({
-        tokens: count,
-        at: plan.retryAfter === undefined ? from : now + plan.retryAfter,
-        from,
-      });
+      if (reserve && n > 1) sharedReserve = true;
+      const from = Math.max(now, ...plan.shards.map((i) => states[i]!.ts));
+      whole.push({ tokens: count, at: plan.retryAfter === undefined ? from : now + plan.retryAfter, from });
       for (const w of plan.writes) {
-        const r = reads.find((x) => x.shard === w.shard);
-        if (!r) throw new Error("wrote a shard it didn't read");
-        const tokens = evaluate(r.state, r.p, now).value - w.state.value;
-        const own = Math.max(now, r.state?.ts ?? now);
-        const repaid = w.state.value < 0 ? now + delayUntil(w.state, r.p, now, 0) : own;
-        segment.perShard.push({ tokens, at: repaid, from: own });
+        const tokens = states[w.shard]!.value - w.state.value;
+        const own = Math.max(now, states[w.shard]!.ts);
+        // A shard left in debt runs its work when the debt is repaid: for an unsharded limit,
+        // exactly `retryAfter` (checked above); a sharded one's per-shard count isn't judged.
+        const repaid = w.state.value < 0 ? now + (plan.retryAfter ?? NaN) : own;
+        perShard.push({ tokens, at: repaid, from: own });
       }
     }
   }
-  return { phase, segments };
+  return { phase, wholes, perShards, sharedReserve };
 }
 
 /** The shape every plan must have, whatever the state. */
@@ -452,12 +647,12 @@ function checkPlanShape(plan: Plan, count: number, reserve: boolean): void {
 // ---------------------------------------------------------------------------------------------
 // Properties
 
-describe("invariants over random sequences of limit/check/reset", () => {
+describe("invariants over random sequences of limit/check/reset/reshard/apply", () => {
   test.prop([scenarioArb({ backwards: false, reserve: "any" })], runs(150, 20_000))(
     "(1) admitted tokens never exceed the bound for the whole limit (monotone clock), and (2)(3)(4)",
     (s) => {
-      const { phase, segments } = runScenario(s);
-      for (const segment of segments) checkBound(s.config, phase, segment.whole, "whole limit");
+      const { phase, wholes } = runScenario(s);
+      for (const admitted of wholes) checkBound(s.config, phase, admitted, "whole limit");
     },
     TIMEOUT,
   );
@@ -465,12 +660,13 @@ describe("invariants over random sequences of limit/check/reset", () => {
   test.prop([scenarioArb({ backwards: true, reserve: "any" })], runs(150, 20_000))(
     "(1) with a clock that jumps backwards, counted per shard at each shard's own time; (2)(3)(4)(6)",
     (s) => {
-      const { phase, segments } = runScenario(s);
+      const { phase, perShards, sharedReserve } = runScenario(s);
       // Per-shard counting needs each shard's tokens to be its own: with reservations across a
       // pair, combining may move debt from one shard to the other (the pair's total is still
-      // conserved, which runScenario checks), so only plain or unsharded runs are counted here.
-      if (s.reserve && (s.config.shards ?? 1) > 1) return;
-      for (const segment of segments) checkBound(s.config, phase, segment.perShard, "per shard");
+      // conserved, which runScenario checks), so only runs that never reserved on a sharded
+      // layout are counted here.
+      if (sharedReserve) return;
+      for (const admitted of perShards) checkBound(s.config, phase, admitted, "per shard");
     },
     TIMEOUT,
   );
@@ -490,46 +686,47 @@ describe("(7) a fresh limit accepts every request that validation accepts", () =
     const reserve = wantReserve && config.kind !== SW;
     const count = countOf(shape, config, reserve);
     fc.pre(validates(count, config, reserve));
-    const { plan } = decideModel(new Map(), { name: NAME, config, count, reserve }, T0 + at, seededRandom(seed));
-    expect(plan.ok).toBe(true);
+    const result = new MemoryStore().limit(argsOf({ name: NAME, config, count, reserve }), T0 + at, seededRandom(seed));
+    expect(result.ok).toBe(true);
   }, TIMEOUT);
 
   test.prop([scenarioArb({ backwards: true, reserve: "any" }), requestArb], runs(100, 10_000))(
     "eventually, after any traffic, retrying at retryAfter with no other traffic",
     (s, { reserve: wantReserve, count: shape, seed }) => {
-      const { config } = s;
-      const store: Store = new Map();
+      let config = s.config;
+      let store = new MemoryStore();
       const random = seededRandom(s.seed);
-      let now = T0;
+      let now = s.t0;
       for (const op of s.ops) {
         now += stepOf(op.step, config, undefined);
-        if (op.action === "reset") store.clear();
+        if (op.action === "reset") store = new MemoryStore();
+        if (op.action === "reshard") config = reshard(config, op.shards);
+        if (op.action === "apply") store.apply(now);
         if (op.action !== "limit") continue;
         const reserve = s.reserve && op.reserve && config.kind !== SW;
         const count = countOf(op.count, config, reserve);
         if (!validates(count, config, reserve)) continue;
-        applyModel(store, decideModel(store, { name: NAME, key: s.key, config, count, reserve }, now, random).plan);
+        store.limit(argsOf({ name: NAME, key: s.key, config, count, reserve }), now, random);
       }
       const reserve = wantReserve && config.kind !== SW;
       const count = countOf(shape, config, reserve);
       fc.pre(validates(count, config, reserve));
-      // By the time every shard is full, any pair can serve what validation accepts.
+      // By the time every shard is full (a peek's details say when, with no other traffic), any
+      // pair can serve what validation accepts.
       const n = config.shards ?? 1;
-      const phase = resolvePhase(config, NAME, s.key);
-      let full = now;
-      for (let i = 0; i < n; i++) {
-        const p = shardParams(config, phase, i);
-        full = Math.max(full, now + delayUntil(store.get(i) ?? null, p, now, p.capacity));
-      }
+      const base = argsOf({ name: NAME, key: s.key, config });
+      const { details } = store.check({ ...base, count: 0, details: true }, now, replay([0, 0]));
+      expect(details?.exact).toBe(true);
+      const full = now + (details?.resetAfter ?? NaN);
       const pick = seededRandom(seed);
-      const req: Request = { name: NAME, key: s.key, config, count, reserve };
+      const req = argsOf({ name: NAME, key: s.key, config, count, reserve });
       for (let tries = 0; ; tries++) {
-        const { plan } = decideModel(store, req, now, pick);
-        if (plan.ok) break;
+        const result = store.check(req, now, pick);
+        if (result.ok) break;
         expect(now, `still refused after ${tries} retries`).toBeLessThanOrEqual(full);
         expect(tries).toBeLessThan(100_000);
         if (n === 1) expect(tries, "an unsharded retry at retryAfter succeeds").toBe(0);
-        now += plan.retryAfter;
+        now += result.retryAfter;
       }
     },
     TIMEOUT,
@@ -554,8 +751,8 @@ describe("(7) counterexamples fast-check found (fixed rows, so they replay witho
       if (!validates(count, config, reserve)) continue;
       // The seeds cover every pair of up to 3 shards.
       for (let seed = 0; seed < 30; seed++) {
-        const { plan } = decideModel(new Map(), { name: NAME, config, count, reserve }, T0, seededRandom(seed));
-        expect(plan.ok, `count ${count}, seed ${seed}`).toBe(true);
+        const result = new MemoryStore().limit(argsOf({ name: NAME, config, count, reserve }), T0, seededRandom(seed));
+        expect(result.ok, `count ${count}, seed ${seed}`).toBe(true);
       }
     }
   });
