@@ -9,8 +9,9 @@ import { ConvexError } from "convex/values";
 import { describe, expect } from "vitest";
 import { DAY, HOUR, MINUTE, SECOND, evaluate, phaseOf, windowIndex, windowStart, type State } from "../src/shared/algebra.js";
 import { requestFlow, type KeyRead, type RequestOutcome, type RowQuery } from "../src/shared/flow.js";
-import { resolvePhase, shardParams } from "../src/shared/layout.js";
-import { runPlan, type Plan } from "../src/shared/plan.js";
+import { configTerms, resolvePhase, shardParams, termsHash } from "../src/shared/layout.js";
+import type { Plan } from "../src/shared/plan.js";
+import { answerRead, runPlan, type KeyInMemory } from "../src/shared/rows.js";
 import { smallestPair, splitTotal } from "../src/shared/split.js";
 import { validateConfig, validateCount } from "../src/shared/validate.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
@@ -284,30 +285,9 @@ function argsOf(req: Request): RateLimitArgs {
   return key === undefined ? rest : { ...rest, key };
 }
 
-/**
- * Answers a flow's reads from one key's stored rows and pending takes, in index order, as the
- * component's `read` answers them from the database: `shard` (the first row of that shard),
- * `any` (the key's first row), `all`; takes only when asked for. (The store answers its own
- * `check` and `limit` the same way; every decision here is compared with theirs.)
- */
-function answerFrom(read: KeyRead<number>): (q: RowQuery) => KeyRead<number> {
-  return (q) => {
-    switch (q.read) {
-      case "shard":
-        return {
-          rows: read.rows.filter((r) => r.shard === q.shard).slice(0, 1),
-          pending: q.pending ? read.pending.filter((t) => t.shard === q.shard) : [],
-        };
-      case "any":
-        return { rows: read.rows.slice(0, 1), pending: [] };
-      case "all":
-        return { rows: [...read.rows], pending: q.pending ? [...read.pending] : [] };
-      default: {
-        const never: never = q;
-        throw new Error(`unknown read ${JSON.stringify(never)}`);
-      }
-    }
-  };
+/** Answers a flow's reads from one key in memory, as the store does (see `answerRead`). */
+function answerFrom(read: KeyInMemory<number>): (q: RowQuery) => KeyRead<number> {
+  return (q) => answerRead(read, q);
 }
 
 /** The whole outcome of a request over the store (`requestFlow` run on its rows), written nowhere. */
@@ -522,7 +502,9 @@ function runScenario(s: Scenario) {
       if (async) {
         expect(w.op).toBe("record");
       } else if (w.op === "insert" || w.op === "patch") {
-        expect(w.shard >= 0 && w.shard < n && w.fields.shards === n).toBe(true);
+        expect(w.shard >= 0 && w.shard < n && w.fields.h === termsHash(configTerms(config))).toBe(true);
+      } else if (w.op === "terms") {
+        expect(w.terms).toBe(configTerms(config));
       } else {
         expect(w.op === "delete" && !(w.shard < n)).toBe(true);
       }
