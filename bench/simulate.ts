@@ -48,6 +48,9 @@ type Mode = (typeof MODES)[number];
 /** Failed requests under this share count as "keeps up" in the smallest-shards table. */
 const FAIL_TARGET = 0.001;
 
+const SECTIONS = ["grid", "headline", "stress", "metrics"] as const;
+type Section = (typeof SECTIONS)[number];
+
 type Options = {
   seed: number;
   seconds: number;
@@ -64,6 +67,10 @@ type Options = {
   /** The stress section's offered load, as a fraction of the limit's rate. */
   stressLoad: number;
   readOnlyConflicts: boolean;
+  /** The sections to run (default all). */
+  only: Set<Section>;
+  /** The implementations to run (default both). */
+  impls: Impl[];
   out: string;
   write: boolean;
 };
@@ -85,6 +92,8 @@ const USAGE = `usage: npm run simulate -- [--quick] [options]
   --stress-load F    the overload section's offered load (default 1.5)
   --free-refusals    a transaction that writes nothing never conflicts (default: it is
                      checked like any other)
+  --only LIST        run only these sections: grid, headline, stress, metrics (default all)
+  --impl LIST        run only these implementations: ours, upstream (default both)
   --out DIR          where simulate-report.json and .svg go (default: the repository root)
   --no-write         print only`;
 
@@ -103,6 +112,8 @@ function parseOptions(argv: readonly string[]): Options {
     applyEveryMs: 50,
     stressLoad: 1.5,
     readOnlyConflicts: true,
+    only: new Set(SECTIONS),
+    impls: [...IMPLS],
     out: process.cwd(),
     write: true,
   };
@@ -164,6 +175,24 @@ function parseOptions(argv: readonly string[]): Options {
         break;
       case "--free-refusals":
         opts.readOnlyConflicts = false;
+        break;
+      case "--only":
+        opts.only = new Set(
+          value()
+            .split(",")
+            .map((v) => {
+              if (!(SECTIONS as readonly string[]).includes(v)) throw new Error(`--only ${v}: expected one of ${SECTIONS.join(", ")}\n${USAGE}`);
+              return v as Section;
+            }),
+        );
+        break;
+      case "--impl":
+        opts.impls = value()
+          .split(",")
+          .map((v) => {
+            if (!(IMPLS as readonly string[]).includes(v)) throw new Error(`--impl ${v}: expected ours or upstream\n${USAGE}`);
+            return v as Impl;
+          });
         break;
       case "--out":
         opts.out = path.resolve(value());
@@ -426,7 +455,7 @@ async function runGrid(opts: Options, rateOf: (qps: number) => number): Promise<
   for (const qps of opts.qps) {
     for (const shards of opts.shards) {
       for (const mode of MODES) {
-        for (const impl of IMPLS) {
+        for (const impl of opts.impls) {
           const cell = await runCell(impl, mode, { qps, shards, rate: rateOf(qps) }, opts);
           if (cell) cells.push(cell);
         }
@@ -569,18 +598,18 @@ export async function main(argv: readonly string[]): Promise<void> {
   const opts = parseOptions(argv);
   const started = performance.now();
   const rateOf = (load: number) => (qps: number) => opts.rate ?? qps / load;
-  const grid = await runGrid(opts, rateOf(opts.load));
+  const grid = opts.only.has("grid") ? await runGrid(opts, rateOf(opts.load)) : [];
   const headlineQps = HEADLINE.rate * HEADLINE.load;
   const headline: Cell[] = [];
-  for (const mode of MODES) {
-    for (const impl of IMPLS) {
+  for (const mode of opts.only.has("headline") ? MODES : []) {
+    for (const impl of opts.impls) {
       const shards = impl === "upstream" && mode === "asynchronous" ? 1 : HEADLINE.shards;
       const cell = await runCell(impl, mode, { qps: headlineQps, shards, rate: HEADLINE.rate }, opts);
       if (cell) headline.push(cell);
     }
   }
-  const stress = await runGrid(opts, rateOf(opts.stressLoad));
-  const metrics = await metricsCells(opts, headlineQps);
+  const stress = opts.only.has("stress") ? await runGrid(opts, rateOf(opts.stressLoad)) : [];
+  const metrics = opts.only.has("metrics") ? await metricsCells(opts, headlineQps) : [];
 
   const rateText = opts.rate === null ? `rate = QPS / ${opts.load} per second` : `rate = ${opts.rate} per second`;
   console.log(`npm run simulate: one global key, token bucket, ${rateText}, capacity = rate;`);
