@@ -148,6 +148,36 @@ describe("runModel", () => {
     expect(row?.value).toBeCloseTo(10 - 1 + 0.305 - 1, 12);
   });
 
+  test("a refusal writes nothing, so by default it is never checked; --checked-refusals checks it", async () => {
+    // A spent row: the request at 0.5 ms reads it and refuses, writing nothing; another writer
+    // patches the row at 10, after the request's snapshot and before its commit at 25.5.
+    const spent: RateLimitConfig = { kind: "token bucket", rate: 1, period: 1_000_000 };
+    const run = async (readOnlyConflicts: boolean | undefined) => {
+      const store = new Store();
+      store.commit(-1, [{ op: "insertRow", shard: 0, fields: { value: 0, ts: 0, shards: 1, kind: "token bucket" } }]);
+      const id = store.rowsAt(0)[0]!.id;
+      let patched = false;
+      return runModel(
+        store,
+        {
+          request: (now) => {
+            const attempt = oursTransactional(store, requestArgs("n", spent), now, () => 0.5);
+            if (!patched) {
+              // Another writer's commit at 10, after this attempt's snapshot and before its commit.
+              store.commit(10, [{ op: "patchRow", id, fields: { value: 0, ts: 10 } }]);
+              patched = true;
+            }
+            return attempt;
+          },
+        },
+        { ...params(4), readOnlyConflicts },
+        { arrivals: gaps(0.5), backoff: () => 0.5, staleness: () => 0 },
+      );
+    };
+    expect(await run(undefined)).toMatchObject({ requests: 1, attempts: 1, conflicts: 0, refused: 1 });
+    expect(await run(true)).toMatchObject({ requests: 1, attempts: 2, conflicts: 1, refused: 1 });
+  });
+
   test("with no retries left, the conflicting request fails and writes nothing", async () => {
     const { stats, store } = await twoRequests(0);
     expect(stats).toMatchObject({ requests: 2, attempts: 2, conflicts: 1, admitted: 1, failed: 1 });

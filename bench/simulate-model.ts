@@ -553,8 +553,9 @@ export type ModelParams = {
   applyEveryMs: number | null;
   /**
    * Whether a transaction that writes nothing (a refusal) is checked for conflicts at commit like
-   * any other (default). When false it commits at its snapshot and never conflicts, as a
-   * serializable store may treat a read-only transaction.
+   * any other. By default (false) it never conflicts, as Convex commits it: its committer skips
+   * read-only transactions (`crates/database/src/committer.rs`, `start_commit`), and a mutation
+   * that throws is not committed at all. `true` is the pessimistic reading, kept for comparison.
    */
   readOnlyConflicts?: boolean;
   /** The metrics fold starts a transaction every `foldEveryMs` (ms), or never when null or unset. */
@@ -719,7 +720,7 @@ export async function runModel(store: Store, driver: Driver, params: ModelParams
       }
       case "commit": {
         const { attempt, req } = e;
-        const checked = attempt.ops.length > 0 || (params.readOnlyConflicts ?? true);
+        const checked = attempt.ops.length > 0 || (params.readOnlyConflicts ?? false);
         if (checked && store.conflict(attempt.reads, attempt.snapshot)) {
           stats.conflicts++;
           if (req.tries <= params.maxRetries) {
