@@ -18,6 +18,7 @@
 // (simulate-upstream.ts).
 import { applyFlow, ASYNC_MARGIN, requestFlow, type KeyRead, type KeyRow, type RowFields, type RowOp, type RowQuery } from "../src/shared/flow.js";
 import { shardParams } from "../src/shared/layout.js";
+import { staleVerdict } from "../src/shared/overload.js";
 import { runPlan } from "../src/shared/plan.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
 
@@ -372,9 +373,9 @@ export function oursTransactional(store: Store, args: RateLimitArgs, now: number
 /**
  * oursAsynchronous is one attempt of our `rateLimit` with `applyUpdates: "asynchronously"`, as
  * `lib.rateLimit` runs it: decide first on a snapshot `lag` ms old (reads join no read set); when
- * that decision is `safeOnStale` and `lag` ≤ `maxStalenessMs`, record its takes (inserts only);
- * otherwise decide again on the transaction's own snapshot (reads, pending ranges included, join
- * the read set) and record those takes.
+ * `staleVerdict` lets it stand (and `lag` ≤ `maxStalenessMs`), record its takes (inserts only), or
+ * return the refusal it sheds (nothing written); otherwise decide again on the transaction's own
+ * snapshot (reads, pending ranges included, join the read set) and record those takes.
  */
 export function oursAsynchronous(
   store: Store,
@@ -386,8 +387,11 @@ export function oursAsynchronous(
 ): Attempt {
   const count = { queries: 0, dependent: 0 };
   const stale = runPlan(requestFlow<number>(args, now, random), flowReader(store, now - lag, null, count));
-  if (stale.safeOnStale && lag <= maxStalenessMs) {
-    return { snapshot: now, now, reads: [], ops: storeOps(stale.ops), count, outcome: stale.result.ok ? "admitted" : "refused", decidedOn: "stale" };
+  const takes = stale.ops.flatMap((op) => (op.op === "record" ? [op.take] : []));
+  const stands = lag <= maxStalenessMs ? staleVerdict({ ...stale, takes }, lag) : null;
+  if (stands) {
+    const ops = stands.takes.map((take): StoreOp => ({ op: "insertTake", shard: take.shard, count: take.count, ts: take.ts }));
+    return { snapshot: now, now, reads: [], ops, count, outcome: stands.result.ok ? "admitted" : "refused", decidedOn: "stale" };
   }
   const reads: ReadEntry[] = [];
   const out = runPlan(requestFlow<number>(args, now, random), flowReader(store, now, reads, count));

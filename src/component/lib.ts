@@ -17,6 +17,7 @@ import {
   type Take,
 } from "../shared/flow.js";
 import { outcomeOf, recordsMetrics } from "../shared/metrics.js";
+import { staleVerdict } from "../shared/overload.js";
 import { runPlanAsync } from "../shared/plan.js";
 import { validateNameAndKey } from "../shared/validate.js";
 import {
@@ -54,11 +55,7 @@ type Row = KeyRow<Id<"rateLimits">>;
 type Read = KeyRead<Id<"rateLimits">>;
 type Op = RowOp<Id<"rateLimits">>;
 
-/**
- * The longest a snapshot may lag the caller's own (ms) for an asynchronous limit to decide on it;
- * an older one is not trusted, and the request is decided on the current state instead.
- */
-export const MAX_STALENESS_MS = 1000;
+export { MAX_STALENESS_MS } from "../shared/overload.js";
 
 /**
  * Answers a flow's read within one name and key, with the takes recorded but not yet applied when
@@ -152,6 +149,7 @@ const snapshotDecision = v.object({
   result: rateLimitResult,
   takes: v.array(takeValidator),
   safeOnStale: v.boolean(),
+  shed: v.optional(rateLimitResult),
   snapshotTs: v.int64(),
 });
 type SnapshotDecision = Infer<typeof snapshotDecision>;
@@ -192,10 +190,10 @@ function logDryRun(args: Pick<RateLimitArgs, "name" | "key" | "count">, outcome:
  * Validation errors throw an `InvalidRateLimit` `ConvexError` and write nothing.
  *
  * With `applyUpdates: "asynchronously"`, the decision is first made on a stale snapshot, whose
- * reads never conflict, and stands when it admits leaving every shard it used at least
- * `ASYNC_MARGIN` of its capacity and the snapshot is at most {@link MAX_STALENESS_MS} old;
- * otherwise it is made again on the current state. Either way the tokens taken are recorded with
- * inserts only, and the applier folds them into the rows later.
+ * reads never conflict; `staleVerdict` says what of it stands (an admission leaving every shard
+ * it used at least `ASYNC_MARGIN` of its capacity, or, while others are taking, a refusal that
+ * sheds the excess); otherwise it is made again on the current state. Either way the tokens taken
+ * are recorded with inserts only, and the applier folds them into the rows later.
  */
 export const rateLimit = mutation({
   args: rateLimitArgs,
@@ -204,12 +202,12 @@ export const rateLimit = mutation({
     const now = Date.now();
     if (isAsync(args.config) && !args.exact) {
       const stale: SnapshotDecision = await ctx.runQuery(internal.lib.decideOnSnapshot, { ...args, throws: false }, { useStaleSnapshot: true });
-      const lag = Number(ctx.meta.getSnapshotTs() - stale.snapshotTs) / 1e6;
-      if (stale.safeOnStale && lag <= MAX_STALENESS_MS) {
-        throwIfLimited(args, stale.result);
-        await write(ctx, args, stale.takes.map((take) => ({ op: "record", take })));
-        await recordDecision(ctx.db, args, stale.result, now);
-        return stale.result;
+      const stands = staleVerdict(stale, Number(ctx.meta.getSnapshotTs() - stale.snapshotTs) / 1e6);
+      if (stands) {
+        throwIfLimited(args, stands.result);
+        await write(ctx, args, stands.takes.map((take) => ({ op: "record", take })));
+        await recordDecision(ctx.db, args, stands.result, now);
+        return stands.result;
       }
     }
     const outcome = await decide(ctx.db, args, now);
@@ -223,7 +221,8 @@ export const rateLimit = mutation({
 /**
  * Decides an asynchronous limit's request on the snapshot this query runs on (`rateLimit` reads
  * it stale), counting the takes recorded but not yet applied. Returns the result, the takes that
- * apply it, whether the decision may stand on a stale snapshot, and the snapshot's time.
+ * apply it, whether the decision may stand on a stale snapshot, the refusal it may shed instead,
+ * and the snapshot's time.
  */
 export const decideOnSnapshot = internalQuery({
   args: rateLimitArgs,
@@ -234,6 +233,7 @@ export const decideOnSnapshot = internalQuery({
       result: outcome.result,
       takes: outcome.ops.flatMap((op) => (op.op === "record" ? [op.take] : [])),
       safeOnStale: outcome.safeOnStale,
+      ...(outcome.shed ? { shed: outcome.shed } : {}),
       snapshotTs: ctx.meta.getSnapshotTs(),
     };
   },

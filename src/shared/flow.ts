@@ -8,6 +8,7 @@ import { delayUntil, evaluate, stateOf, type State } from "./algebra.js";
 import { minus } from "./split.js";
 import type { Params } from "./algebra.js";
 import { relayout, resolvePhase, sameClock, shardConfig, shardParams, type StoredRow } from "./layout.js";
+import { shedPlan } from "./overload.js";
 import { planRequest, sampleDistinct, type Plan, type ShardRead, type ShardWrite } from "./plan.js";
 import { invalid, validateConfig, validateCount, validateNameAndKey, validateSampleShards } from "./validate.js";
 import type {
@@ -97,6 +98,12 @@ export type RequestOutcome<Id> = {
   result: RateLimitResult;
   ops: RowOp<Id>[];
   safeOnStale: boolean;
+  /**
+   * Asynchronous mode: the refusal to return instead when the decision doesn't stand on a stale
+   * snapshot but others are taking from the key (see `shedPlan` and `staleVerdict` in
+   * overload.ts); unset when it must then be decided again on the current state.
+   */
+  shed?: RateLimitResult;
   /** Set when a dry-run limit would have refused or made the work wait: that wait (ms). */
   wouldRefuse?: { retryAfter: number };
 };
@@ -149,6 +156,8 @@ type View<Id> = {
   migration?: { rows: KeyRow<Id>[]; states: State[] };
   /** Whether the key has no rows at all (learned when a missing shard made us look). */
   fresh: boolean;
+  /** Whether a read found takes still waiting for the applier (asynchronous mode): others are taking. */
+  busy: boolean;
 };
 
 /**
@@ -166,7 +175,7 @@ function checkStored(row: StoredRow): void {
 }
 
 function newView<Id>(config: RateLimitConfig, phase: number, now: number): View<Id> {
-  return { config, phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false };
+  return { config, phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false, busy: false };
 }
 
 function migrated<Id>(view: View<Id>, shard: number): { row: KeyRow<Id> | null; read: ShardRead } {
@@ -199,6 +208,7 @@ function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: KeyRow<
     const found = yield pending ? { read: "shard", shard, pending } : { read: "shard", shard };
     row = found.rows[0] ?? null;
     takes = found.pending;
+    if (takes.length > 0) view.busy = true;
     // Only a missing row needs a look at its siblings. Once a key has rows it has all of them
     // (a key's first write creates every shard), so this is off the hot path.
     if (!row) other = (yield { read: "any" }).rows[0] ?? null;
@@ -210,6 +220,7 @@ function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: KeyRow<
   if (seen && (seen.shards !== view.n || !sameClock(seen, p))) {
     const all = yield pending ? { read: "all", pending } : { read: "all" };
     all.rows.forEach(checkStored);
+    if (all.pending.length > 0) view.busy = true;
     const states = relayout(all.rows, view.config, view.phase, view.now).map((state, i) =>
       fold(state, all.pending.filter((t) => shardFor(t, view.n) === i), shardParams(view.config, view.phase, i))!,
     );
@@ -363,7 +374,18 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
   const shadow = args.config.dryRun === true && plan.retryAfter !== undefined;
   const result: RateLimitResult = shadow ? { ok: true, ...details } : { ...resultOf(plan), ...details };
   throwIfLimited(args, result);
-  const outcome = { plan, result, ops: opsOf(view, plan, count), safeOnStale: keepsMargin(view, plan) };
+  const outcome: RequestOutcome<Id> = { plan, result, ops: opsOf(view, plan, count), safeOnStale: keepsMargin(view, plan) };
+  const shed = isAsync(args.config)
+    ? shedPlan(plan, plan.shards.map((shard) => readOf(view, shard)), now, {
+        count,
+        reserve,
+        dryRun: args.config.dryRun === true,
+        busy: view.busy,
+        shards: view.n,
+        margin: ASYNC_MARGIN,
+      })
+    : undefined;
+  if (shed) outcome.shed = { ...resultOf(shed), ...(args.details ? { details: detailsOf(view, shed) } : {}) };
   return shadow ? { ...outcome, wouldRefuse: { retryAfter: plan.retryAfter! } } : outcome;
 }
 
