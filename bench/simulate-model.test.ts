@@ -101,6 +101,21 @@ describe("our flows over the store", () => {
   });
 });
 
+describe("shedding in the model, as lib.rateLimit runs it", () => {
+  const async: RateLimitConfig = { kind: "token bucket", rate: 10, period: 1000, applyUpdates: "asynchronously" };
+
+  test("near the limit with takes pending, a stale decision sheds: no read in the read set, nothing written", () => {
+    const store = new Store();
+    // Eight tokens taken at 10, still pending: 2 + 0.5 refilled by 60 is inside the margin (2.5).
+    store.commit(10, [{ op: "insertTake", shard: 0, count: 8, ts: 10 }]);
+    const a = oursAsynchronous(store, requestArgs("n", async), 60, 20, 1000, () => 0.5);
+    expect(a).toMatchObject({ decidedOn: "stale", outcome: "refused", reads: [], ops: [] });
+    // The same on a snapshot that doesn't lag: decided again on the current state, and admitted.
+    const exact = oursAsynchronous(store, requestArgs("n", async), 60, 0, 1000, () => 0.5);
+    expect(exact).toMatchObject({ decidedOn: "current", outcome: "admitted" });
+  });
+});
+
 describe("runModel", () => {
   const config: RateLimitConfig = { kind: "token bucket", rate: 10, period: 1000 };
   /** Poisson gaps at 1 per ms: a draw u gives a gap of −ln(1 − u) ms, so u = 1 − e^(−gap). */

@@ -175,6 +175,42 @@ describe("asynchronous mode: decisions count pending takes, and stand on a stale
     expect(out.ops).toEqual(ok ? [{ op: "record", take: { shard: 0, count, ts: T0 } }] : []);
   });
 
+  test.each([
+    // [why, config, pending takes, count, shed]
+    ["6 of 8 taken and others' takes pending: inside the margin, shed until 1 + 2 are back (1000 ms)", config, [{ shard: 0, count: 6, ts: T0 }], 1, { ok: false, retryAfter: 1000 }],
+    ["8 taken: the refusal on the snapshot is what is shed", config, [{ shard: 0, count: 8, ts: T0 }], 1, { ok: false, retryAfter: 1000 }],
+    ["5 taken: the decision stands on its own, nothing to shed", config, [{ shard: 0, count: 5, ts: T0 }], 1, undefined],
+    ["a dry run is decided again exactly, to log what it would refuse", { ...config, dryRun: true }, [{ shard: 0, count: 8, ts: T0 }], 1, undefined],
+    ["a transactional limit never sheds", { kind: TB, rate: 8, period: 8000 }, [], 1, undefined],
+  ] as [string, RateLimitConfig, Take[], number, unknown][])("shed: %s", (_why, cfg, takes, count, shed) => {
+    const rows = cfg.applyUpdates === undefined ? [row(0, 0, 1)] : [];
+    const out = runPlan(requestFlow<string>(request(cfg, { count }), T0, draws(0, 0)), reader(rows, takes).answer);
+    expect(out.shed).toEqual(shed);
+  });
+
+  test("shed: a row with no take pending (the applier has caught up) is decided again exactly, not shed", () => {
+    const out = runPlan(requestFlow<string>(request(config), T0, draws(0, 0)), reader([row(0, 2, 1)]).answer);
+    expect(out.result.ok).toBe(true);
+    expect(out.safeOnStale).toBe(false);
+    expect(out.shed).toBeUndefined();
+  });
+
+  test("shed: a sharded limit sheds nothing (one shard's margin says nothing of the others)", () => {
+    const sharded: RateLimitConfig = { ...config, rate: 16, shards: 2 };
+    const takes = [{ shard: 0, count: 7, ts: T0 }, { shard: 1, count: 7, ts: T0 }];
+    const out = runPlan(requestFlow<string>(request(sharded), T0, draws(0, 0)), reader([], takes).answer);
+    expect(out.safeOnStale).toBe(false);
+    expect(out.shed).toBeUndefined();
+  });
+
+  test("shed: with details, the shed refusal carries the details of what was read", () => {
+    const out = runPlan(
+      requestFlow<string>(request(config, { details: true }), T0, draws(0, 0)),
+      reader([], [{ shard: 0, count: 6, ts: T0 }]).answer,
+    );
+    expect(out.shed).toEqual({ ok: false, retryAfter: 1000, details: { shards: [0], remaining: 2, capacity: 8, resetAfter: 6000, exact: true } });
+  });
+
   test("reserving into debt is decided on the current state", () => {
     const reserve: RateLimitConfig = { ...config, maxReserved: 8 };
     const { answer } = reader([], [{ shard: 0, count: 8, ts: T0 }]);

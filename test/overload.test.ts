@@ -115,6 +115,7 @@ describe("shedPlan: which stale decisions of an unsharded asynchronous limit she
     // [why, plan, row value, args, shed]
     ["busy, inside the margin (2 left, 1 after): refused until 1 + 2 are back, 1000 ms", admit(2), 2, {}, { ok: false, retryAfter: 1000, writes: [], shards: [0] }],
     ["busy, a refusal on the snapshot stands as it is", refuse, 0.5, {}, refuse],
+    ["busy, but keeping the margin (4 left, 3 after): it stands on its own, nothing to shed", admit(4), 4, {}, undefined],
     ["not busy: decided again exactly", admit(2), 2, { busy: false }, undefined],
     ["sharded: one shard's margin says nothing of the others", admit(2), 2, { shards: 2 }, undefined],
     ["a reservation may go into debt: decided again exactly", admit(2), 2, { reserve: true }, undefined],

@@ -128,8 +128,9 @@ export function shedPlan(
   if (!busy || shards !== 1 || reserve || dryRun || !(count > 0)) return undefined;
   if (!plan.ok) return plan;
   if (plan.retryAfter !== undefined) return undefined;
-  const used = reads.filter((r) => plan.shards.includes(r.shard));
-  const retryAfter = Math.max(1, ...used.map((r) => waitFor(r, now, count + margin * r.p.capacity)));
+  const short = reads.filter((r) => plan.shards.includes(r.shard) && !holds(r, now, count + margin * r.p.capacity));
+  if (short.length === 0) return undefined;
+  const retryAfter = Math.max(...short.map((r) => waitFor(r, now, count + margin * r.p.capacity)));
   return Number.isFinite(retryAfter) ? { ok: false, retryAfter, writes: [], shards: plan.shards } : undefined;
 }
 
