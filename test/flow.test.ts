@@ -163,12 +163,13 @@ describe("asynchronous mode: decisions count pending takes, and stand on a stale
     ["a full row, one token: far from the limit", [], 1, true, true],
     ["6 taken: 1 left after this one is below a quarter of 8", [{ shard: 0, count: 6, ts: T0 }], 1, true, false],
     ["5 taken: 2 left after this one is exactly a quarter", [{ shard: 0, count: 5, ts: T0 }], 1, true, true],
-    ["8 taken: refused, and a refusal is always re-decided on the current state", [{ shard: 0, count: 8, ts: T0 }], 1, false, false],
+    ["8 taken: refused, which stands on its own only as a shed refusal (see below)", [{ shard: 0, count: 8, ts: T0 }], 1, false, false],
     ["a take made 4 s ago has refilled 4 tokens since", [{ shard: 0, count: 8, ts: T0 - 4000 }], 2, true, true],
   ] as [string, Take[], number, boolean, boolean][])("%s", (_why, takes, count, ok, safe) => {
     const { answer, reads } = reader([], takes);
     const out = runPlan(requestFlow<string>(request(config, { count }), T0, draws(0, 0)), answer);
-    expect(reads[0]).toEqual({ read: "shard", shard: 0, pending: true });
+    // Unsharded: one read finds the row and every take pending on the key, of whatever layout.
+    expect(reads).toEqual([{ read: "all", pending: true }]);
     expect(out.result.ok).toBe(ok);
     expect(out.safeOnStale).toBe(safe);
     // Rows are never written on the hot path: only takes are recorded.
@@ -273,6 +274,20 @@ describe("applyFlow: the applier's exact writes", () => {
     expect(ops).toEqual([
       { op: "delete", id: "row1", shard: 1 },
       { op: "patch", id: "row0", shard: 0, fields: { value: 5, ts: T0, shards: 1, kind: TB, rate: 8, period: 8000, capacity: 8, terms: termsOf(one) } },
+    ]);
+  });
+
+  test("a batch of takes under two configs: each folded under its own, the rows written under the newest", () => {
+    // Capacity 5 then 20, refilled over a day: 4 of 5 taken, 1 carried over into 20, then 1 taken.
+    const small: RateLimitConfig = { kind: TB, rate: 5, period: 86_400_000, capacity: 5, applyUpdates: "asynchronously" };
+    const big: RateLimitConfig = { ...small, capacity: 20 };
+    const takes = [
+      { shard: 0, count: 4, ts: T0, config: small },
+      { shard: 0, count: 1, ts: T0, config: big },
+    ];
+    const ops = runPlan(applyFlow<string>({ name: "n", config: big }, takes, T0), reader([]).answer);
+    expect(ops).toEqual([
+      { op: "insert", shard: 0, fields: { value: 0, ts: T0, shards: 1, kind: TB, rate: 5, period: 86_400_000, capacity: 20, terms: termsOf(big) } },
     ]);
   });
 });

@@ -107,9 +107,12 @@ export function rowOf(doc: Doc<"rateLimits">): Row {
   return { ...fields, id: _id };
 }
 
-/** A take recorded for the applier as the shared decisions see it: its shard, count and instant (ms). */
+/**
+ * A take recorded for the applier as the shared decisions see it: its shard, count and instant
+ * (ms), and the config it was decided under (it counts under those terms).
+ */
 export function takeOf(doc: Doc<"pendingTakes">): Take {
-  return { shard: doc.shard, count: doc.count, ts: doc.ts };
+  return { shard: doc.shard, count: doc.count, ts: doc.ts, config: doc.config };
 }
 
 /** Executes a flow's writes, in order; a recorded take wakes the applier. */

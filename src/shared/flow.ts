@@ -9,6 +9,7 @@ import { minus } from "./split.js";
 import type { Params } from "./algebra.js";
 import { relayout, resolvePhase, sameClock, shardConfig, shardParams, type StoredRow } from "./layout.js";
 import { shedPlan } from "./overload.js";
+import { fold, settle, takenUnder, type PhaseOf } from "./settle.js";
 import { planRequest, sampleDistinct, type Plan, type ShardRead, type ShardWrite } from "./plan.js";
 import { invalid, validateConfig, validateCount, validateNameAndKey, validateSampleShards } from "./validate.js";
 import type {
@@ -31,9 +32,12 @@ export type KeyRow<Id> = StoredRow & { id: Id };
 
 /**
  * A take of tokens recorded but not yet applied to its row (asynchronous mode): `count` tokens
- * (negative: given back) from shard `shard` at `ts` (ms).
+ * (negative: given back) from shard `shard` at `ts` (ms), under `config` (as stored; a take just
+ * decided, or one that records none, is under the request's config).
  */
-export type Take = { shard: number; count: number; ts: number };
+export type Take = { shard: number; count: number; ts: number; config?: RateLimitConfig };
+
+export { fold } from "./settle.js";
 
 /**
  * A read a flow asks for, always within the request's name and key. Each is answered with the
@@ -122,25 +126,6 @@ export function isAsync(config: RateLimitConfig): boolean {
 }
 
 /**
- * fold applies takes recorded but not yet applied to a row's state, in order of time, as the
- * applier will: each at its own instant (no earlier than the row's `ts`), never above capacity.
- * Applying a take later than it happened can only leave fewer tokens, never more.
- */
-export function fold(state: State | null, takes: readonly Take[], p: Params): State | null {
-  let out = state;
-  for (const take of [...takes].sort((a, b) => a.ts - b.ts)) {
-    const cur = evaluate(out, p, take.ts);
-    out = { ...cur, value: Math.min(cur.value - take.count, p.capacity) };
-  }
-  return out;
-}
-
-/** The shard of the current `n`-shard layout a take recorded under another layout counts against. */
-function shardFor(take: Take, n: number): number {
-  return Number.isInteger(take.shard) && take.shard >= 0 ? take.shard % n : 0;
-}
-
-/**
  * What one request knows of its key's rows. A missing row is a full shard (never used under this
  * layout). When a row turns out to have been written under another layout (shard count, kind, or
  * fixed-window phase or period; see `sameClock`), the whole key is read and its state
@@ -158,6 +143,8 @@ type View<Id> = {
   fresh: boolean;
   /** Whether a read found takes still waiting for the applier (asynchronous mode): others are taking. */
   busy: boolean;
+  /** The phase of any config's windows for this key (a take may record another config). */
+  phaseOf: PhaseOf;
 };
 
 /**
@@ -174,8 +161,10 @@ function checkStored(row: StoredRow): void {
   }
 }
 
-function newView<Id>(config: RateLimitConfig, phase: number, now: number): View<Id> {
-  return { config, phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false, busy: false };
+function newView<Id>(args: { name: string; key?: string | undefined; config: RateLimitConfig }, now: number): View<Id> {
+  const phaseOf = (config: RateLimitConfig) => resolvePhase(config, args.name, args.key);
+  const { config } = args;
+  return { config, phase: phaseOf(config), now, n: config.shards ?? 1, rows: new Map(), fresh: false, busy: false, phaseOf };
 }
 
 function migrated<Id>(view: View<Id>, shard: number): { row: KeyRow<Id> | null; read: ShardRead } {
@@ -189,7 +178,10 @@ function migrated<Id>(view: View<Id>, shard: number): { row: KeyRow<Id> | null; 
 /**
  * Shard `shard`'s stored row and state as of the current layout, reading as little as possible:
  * one index lookup; a look at the key's first row only when the shard's row is missing (is the key
- * new, or laid out differently?); the whole key only when a row of another layout turns up.
+ * new, or laid out differently?); the whole key only when a row of another layout turns up. An
+ * asynchronous limit also reads the takes pending on the shard (on the whole key when unsharded
+ * or when the row is missing), and a take recorded under other terms settles the key too
+ * (`settle`: each take counted under the terms it was taken under).
  */
 function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: KeyRow<Id> | null; read: ShardRead }> {
   if (view.migration) return migrated(view, shard);
@@ -199,31 +191,47 @@ function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: KeyRow<
   let row: KeyRow<Id> | null;
   let other: KeyRow<Id> | null = null;
   let takes: Take[] = [];
+  let key: KeyRead<Id> | null = null;
   if (view.n === 1 && !pending) {
     // One read finds the row, or a row left by an earlier, sharded layout.
     const first = (yield { read: "any" }).rows[0] ?? null;
     row = first?.shard === shard ? first : null;
     other = row ? null : first;
+  } else if (view.n === 1) {
+    // Asynchronous and unsharded: one read finds the row and every take pending on the key,
+    // whatever layout left them.
+    key = yield { read: "all", pending: true };
+    row = key.rows.find((r) => r.shard === shard) ?? null;
+    other = row ? null : (key.rows[0] ?? null);
+    takes = key.pending.filter((t) => t.shard === shard);
+    if (key.pending.length > 0) view.busy = true;
   } else {
     const found = yield pending ? { read: "shard", shard, pending } : { read: "shard", shard };
     row = found.rows[0] ?? null;
     takes = found.pending;
     if (takes.length > 0) view.busy = true;
     // Only a missing row needs a look at its siblings. Once a key has rows it has all of them
-    // (a key's first write creates every shard), so this is off the hot path.
-    if (!row) other = (yield { read: "any" }).rows[0] ?? null;
+    // (a key's first write creates every shard), so this is off the hot path. An asynchronous
+    // key's takes may all still be pending, recorded under another layout: it looks at them too.
+    if (!row && pending) {
+      key = yield { read: "all", pending: true };
+      other = key.rows[0] ?? null;
+      if (key.pending.length > 0) view.busy = true;
+    } else if (!row) other = (yield { read: "any" }).rows[0] ?? null;
   }
   if (!row && !other) view.fresh = true;
   const seen = row ?? other;
   if (seen) checkStored(seen);
   const p = shardParams(view.config, view.phase, shard);
-  if (seen && (seen.shards !== view.n || !sameClock(seen, p))) {
-    const all = yield pending ? { read: "all", pending } : { read: "all" };
+  // A take recorded under other terms counts under them (settle), never under the current ones.
+  const otherTerms = (key?.pending ?? takes).some((t) => !takenUnder(t, view.config, view.phaseOf));
+  if ((seen && (seen.shards !== view.n || !sameClock(seen, p))) || otherTerms) {
+    const all = key ?? (yield pending ? { read: "all", pending } : { read: "all" });
     all.rows.forEach(checkStored);
     if (all.pending.length > 0) view.busy = true;
-    const states = relayout(all.rows, view.config, view.phase, view.now).map((state, i) =>
-      fold(state, all.pending.filter((t) => shardFor(t, view.n) === i), shardParams(view.config, view.phase, i))!,
-    );
+    const states = pending
+      ? settle(all.rows, all.pending, view.config, view.phaseOf, view.now)
+      : relayout(all.rows, view.config, view.phase, view.now);
     view.migration = { rows: all.rows, states };
     return migrated(view, shard);
   }
@@ -364,7 +372,7 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
   const count = args.count ?? 1;
   const reserve = args.reserve ?? false;
   validateCount(count, args.config, reserve);
-  const view = newView<Id>(args.config, resolvePhase(args.config, args.name, args.key), now);
+  const view = newView<Id>(args, now);
   const flow = planRequest(view.n, now, count, reserve, random);
   let step = flow.next();
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
@@ -400,7 +408,7 @@ export function* getValueFlow<Id>(args: GetValueArgs, now: number, random: () =>
   validateNameAndKey(args.name, args.key);
   validateConfig(args.config);
   validateSampleShards(args.sampleShards);
-  const view = newView<Id>(args.config, resolvePhase(args.config, args.name, args.key), now);
+  const view = newView<Id>(args, now);
   const picked = sampleDistinct(view.n, args.sampleShards ?? 1, random);
   for (const shard of picked) yield* shardOf(view, shard);
   // Asked again: a later read may have switched the view to a migrated layout.
@@ -448,11 +456,13 @@ export function summarize(
 }
 
 /**
- * applyFlow folds takes recorded for one key (asynchronous mode) into its rows at `now`: it reads
- * every row of the key, carries rows of another layout over to the current one (`relayout`), folds
- * the takes in order of time (see {@link fold}), and returns the exact writes: every shard of the
- * layout that changed or is missing is patched or inserted, and rows beyond the layout are deleted.
- * The takes themselves are deleted by the caller, in the same transaction.
+ * applyFlow folds takes recorded for one key (asynchronous mode) into its rows at `now`, under
+ * `args.config` (the newest take's): it reads every row of the key and settles rows and takes
+ * (`settle`): each take folded in order of time under the config it was taken under, rows of
+ * another layout or terms carried over (`relayout`). It returns the exact writes: every shard of
+ * the layout that changed or is missing is patched or inserted (every shard, when a row or take
+ * was of other terms), and rows beyond the layout are deleted. The takes themselves are deleted
+ * by the caller, in the same transaction.
  */
 export function* applyFlow<Id>(
   args: { name: string; key?: string; config: RateLimitConfig },
@@ -460,18 +470,18 @@ export function* applyFlow<Id>(
   now: number,
 ): KeyFlow<Id, RowOp<Id>[]> {
   const { config } = args;
-  const phase = resolvePhase(config, args.name, args.key);
+  const phaseOf: PhaseOf = (c) => resolvePhase(c, args.name, args.key);
+  const phase = phaseOf(config);
   const n = config.shards ?? 1;
   const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
   const { rows } = yield { read: "all" };
   rows.forEach(checkStored);
-  const laidOut = rows.some((r) => r.shards !== n || !sameClock(r, params[r.shard] ?? params[0]!));
-  const before: (State | null)[] = laidOut
-    ? relayout(rows, config, phase, now)
-    : params.map((_, i) => {
-        const row = rows.find((r) => r.shard === i);
-        return row ? stateOf(row) : null;
-      });
+  // Rows of another layout, or takes under other terms: every shard is rewritten, each take
+  // counted under the terms it was taken under (settle).
+  const laidOut =
+    rows.some((r) => r.shards !== n || !sameClock(r, params[r.shard] ?? params[0]!)) ||
+    takes.some((t) => !takenUnder(t, config, phaseOf));
+  const after = settle(rows, takes, config, phaseOf, now);
   const ops: RowOp<Id>[] = [];
   if (laidOut) {
     for (const row of rows) {
@@ -479,11 +489,9 @@ export function* applyFlow<Id>(
     }
   }
   params.forEach((p, i) => {
-    const mine = takes.filter((t) => shardFor(t, n) === i);
     const row = rows.find((r) => r.shard === i) ?? null;
-    if (row && !laidOut && mine.length === 0) return;
-    const state = fold(before[i] ?? null, mine, p) ?? evaluate(null, p, now);
-    const fields = fieldsOf(state, p, n, config.kind);
+    if (row && !laidOut && !takes.some((t) => t.shard === i)) return;
+    const fields = fieldsOf(after[i]!, p, n, config.kind);
     ops.push(row ? { op: "patch", id: row.id, shard: i, fields } : { op: "insert", shard: i, fields });
   });
   return ops;
@@ -589,7 +597,7 @@ export function* creditFlow<Id>(
   validateNameAndKey(args.name, args.key);
   validateConfig(args.config);
   if (!(Number.isFinite(args.count) && args.count > 0)) throw invalid("count", args.count, "must be a finite number > 0");
-  const view = newView<Id>(args.config, resolvePhase(args.config, args.name, args.key), now);
+  const view = newView<Id>(args, now);
   for (const shard of args.shards ?? []) {
     if (!(Number.isInteger(shard) && shard >= 0 && shard < view.n)) throw invalid("shards", shard, `must be a shard of the limit's ${view.n}`);
   }
