@@ -34,6 +34,7 @@ import {
   type RunStats,
   withMetricEvent,
 } from "./simulate-model.js";
+import { checkCell, type CheckStats } from "./simulate-check.js";
 import { chartSvg, type LegendEntry, type Panel } from "./simulate-svg.js";
 import { upstreamAsynchronous, upstreamConfig, upstreamTransactional, upstreamWorker } from "./simulate-upstream.js";
 import { num, pct, table } from "./table.js";
@@ -48,7 +49,7 @@ type Mode = (typeof MODES)[number];
 /** Failed requests under this share count as "keeps up" in the smallest-shards table. */
 const FAIL_TARGET = 0.001;
 
-const SECTIONS = ["grid", "headline", "stress", "metrics"] as const;
+const SECTIONS = ["grid", "headline", "stress", "metrics", "check"] as const;
 type Section = (typeof SECTIONS)[number];
 
 type Options = {
@@ -93,7 +94,7 @@ const USAGE = `usage: npm run simulate -- [--quick] [options]
   --checked-refusals a transaction that writes nothing is checked for conflicts like any
                      other (pessimistic; default: never, as Convex's committer skips it)
   --free-refusals    the default, kept for old command lines
-  --only LIST        run only these sections: grid, headline, stress, metrics (default all)
+  --only LIST        run only these sections: grid, headline, stress, metrics, check (default all)
   --impl LIST        run only these implementations: ours, upstream (default both)
   --out DIR          where simulate-report.json and .svg go (default: the repository root)
   --no-write         print only`;
@@ -382,18 +383,16 @@ async function runCell(impl: Impl, mode: Mode, scenario: Scenario, opts: Options
  * metrics loses, since its event is a write).
  */
 async function metricsCells(opts: Options, headlineQps: number): Promise<{ freeRefusals: boolean; off: Cell; on: Cell }[]> {
-  const scenarios: Scenario[] = [
-    { qps: headlineQps, shards: HEADLINE.shards, rate: HEADLINE.rate },
-    { qps: 1000, shards: 1, rate: 1000 / opts.stressLoad },
-    { qps: 1000, shards: 10, rate: 1000 / opts.stressLoad },
+  // The issue's scenario in both modes, then the overload targets: each mode where it is advised.
+  const cells: [Mode, Scenario][] = [
+    ...MODES.map((mode): [Mode, Scenario] => [mode, { qps: headlineQps, shards: HEADLINE.shards, rate: HEADLINE.rate }]),
+    ...TARGETS.map(({ mode, qps, shards }): [Mode, Scenario] => [mode, { qps, shards, rate: qps / opts.stressLoad }]),
   ];
   const out = [];
-  for (const scenario of scenarios) {
-    for (const mode of MODES) {
-      const off = await runCell("ours", mode, scenario, opts);
-      const on = await runCell("ours", mode, scenario, opts, true);
-      if (off && on) out.push({ freeRefusals: !opts.readOnlyConflicts, off, on });
-    }
+  for (const [mode, scenario] of cells) {
+    const off = await runCell("ours", mode, scenario, opts);
+    const on = await runCell("ours", mode, scenario, opts, true);
+    if (off && on) out.push({ freeRefusals: !opts.readOnlyConflicts, off, on });
   }
   return out;
 }
@@ -430,6 +429,86 @@ function metricsTable(rows: readonly { freeRefusals: boolean; off: Cell; on: Cel
   );
 }
 
+/** A target cell in both models: simulate's (`model`) and the independent check's (simulate-check.ts). */
+type CheckRow = {
+  mode: Mode;
+  qps: number;
+  shards: number;
+  rate: number;
+  load: number;
+  model: Cell;
+  check: Omit<CheckStats, "admissions"> & { failedShare: number; refusedShare: number; attemptsPerRequest: number; overAdmission: number };
+};
+
+/**
+ * The issue's targets at the model's load and at the stress load, in both models. The model's cell
+ * comes from `cells` when it ran there (the grid or the stress section), else is run here.
+ */
+async function checkCells(opts: Options, cells: { load: number; cells: readonly Cell[] }[]): Promise<CheckRow[]> {
+  const out: CheckRow[] = [];
+  for (const { load, cells: ran } of cells) {
+    for (const { mode, qps, shards } of TARGETS) {
+      const scenario = { qps, shards, rate: opts.rate ?? qps / load };
+      const model = find(ran, "ours", mode, qps, shards) ?? (await runCell("ours", mode, scenario, opts));
+      if (!model) continue;
+      const config = limitConfig(scenario, mode);
+      const { admissions, ...c } = checkCell(config, {
+        qps,
+        seconds: opts.seconds,
+        serviceMs: opts.serviceMs,
+        maxRetries: opts.maxRetries,
+        backoffMs: opts.backoffMs,
+        stalenessMs: opts.stalenessMs,
+        applyEveryMs: opts.applyEveryMs,
+        seed: opts.seed,
+      });
+      const excess = admissions.length === 0 ? 0 : worstExcess(admissions.map((at) => ({ at, count: 1 })), limitOf(config));
+      out.push({
+        mode,
+        qps,
+        shards,
+        rate: scenario.rate,
+        load,
+        model,
+        check: {
+          ...c,
+          failedShare: c.failed / c.requests,
+          refusedShare: c.refused / c.requests,
+          attemptsPerRequest: c.attempts / c.requests,
+          overAdmission: Math.max(0, excess),
+        },
+      });
+    }
+  }
+  return out;
+}
+
+function checkTable(rows: readonly CheckRow[]): string {
+  const pair = (a: string, b: string) => `${a} / ${b}`;
+  return table(
+    [
+      { title: "mode" },
+      { title: "load", right: true },
+      { title: "QPS", right: true },
+      { title: "shards", right: true },
+      { title: "failed", right: true },
+      { title: "refused", right: true },
+      { title: "attempts/req", right: true },
+      { title: "over-admitted", right: true },
+    ],
+    rows.map((r) => [
+      r.mode,
+      pct(r.load, 0),
+      num(r.qps),
+      String(r.shards),
+      pair(share(r.model.failedShare), share(r.check.failedShare)),
+      pair(share(r.model.refusedShare), share(r.check.refusedShare)),
+      pair(num(r.model.attempts / r.model.requests, 3), num(r.check.attemptsPerRequest, 3)),
+      pair(num(r.model.overAdmission, 1), num(r.check.overAdmission, 1)),
+    ]),
+  );
+}
+
 /** The smallest shard count (of those run) whose failed share is under {@link FAIL_TARGET}, per QPS. */
 function smallestShards(cells: readonly Cell[], impl: Impl, mode: Mode, opts: Options): Record<string, number | null> {
   const out: Record<string, number | null> = {};
@@ -446,6 +525,17 @@ const both = (a: string | undefined, b: string | undefined) => `${a ?? "—"} / 
 const share = (x: number) => (x === 0 ? "0" : x < 0.0001 ? "<0.01%" : pct(x, 2));
 const find = (cells: readonly Cell[], impl: Impl, mode: Mode, qps: number, shards: number) =>
   cells.find((c) => c.impl === impl && c.mode === mode && c.qps === qps && c.shards === shards);
+
+/**
+ * The overload targets of issue 21, at the stress load: an unsharded asynchronous limit at 200 and
+ * 1,000 QPS, and a transactional one at 200 QPS over 20 shards and 1,000 over 50.
+ */
+const TARGETS: { mode: Mode; qps: number; shards: number }[] = [
+  { mode: "asynchronous", qps: 200, shards: 1 },
+  { mode: "asynchronous", qps: 1000, shards: 1 },
+  { mode: "transactional", qps: 200, shards: 20 },
+  { mode: "transactional", qps: 1000, shards: 50 },
+];
 
 /** The issue's scenario: a token bucket of 200 per second (capacity 200) over 10 shards, at 90 % load. */
 const HEADLINE = { rate: 200, load: 0.9, shards: 10 };
@@ -611,6 +701,12 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
   const stress = opts.only.has("stress") ? await runGrid(opts, rateOf(opts.stressLoad)) : [];
   const metrics = opts.only.has("metrics") ? await metricsCells(opts, headlineQps) : [];
+  const check = opts.only.has("check")
+    ? await checkCells(opts, [
+        { load: opts.load, cells: grid },
+        { load: opts.stressLoad, cells: stress },
+      ])
+    : [];
 
   const rateText = opts.rate === null ? `rate = QPS / ${opts.load} per second` : `rate = ${opts.rate} per second`;
   console.log(`npm run simulate: one global key, token bucket, ${rateText}, capacity = rate;`);
@@ -691,7 +787,21 @@ export async function main(argv: readonly string[]): Promise<void> {
   console.log(`Requests never read events or summaries, so an event adds no read; but a refusal with metrics is no longer`);
   console.log(`read-only (its event is a write), so it is checked for conflicts like an admission, on whatever it read.`);
 
-  const runs = grid.length + headline.length + stress.length + metrics.length * 2;
+  if (check.length > 0) {
+    console.log(
+      `\nThe issue's targets in an independent model (bench/simulate-check.ts: its own event loop in 1 ms ticks, store, conflict\n` +
+        `rule and random streams; the same decision code). Each cell: simulate's model / the check.`,
+    );
+    console.log(checkTable(check));
+    const gap = (f: (r: CheckRow) => [number, number]) => Math.max(...check.map((r) => Math.abs(f(r)[0] - f(r)[1])));
+    console.log(
+      `Largest differences: failed ${pct(gap((r) => [r.model.failedShare, r.check.failedShare]), 2)} points, ` +
+        `refused ${pct(gap((r) => [r.model.refusedShare, r.check.refusedShare]), 2)} points, ` +
+        `attempts per request ${num(gap((r) => [r.model.attempts / r.model.requests, r.check.attemptsPerRequest]), 3)}.`,
+    );
+  }
+
+  const runs = grid.length + headline.length + stress.length + metrics.length * 2 + check.length;
   console.log(`\n${runs} runs in ${num((performance.now() - started) / 1000, 1)} s of wall time.`);
   if (opts.write) {
     const json = path.join(opts.out, "simulate-report.json");
@@ -716,6 +826,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       headline,
       stress,
       metrics,
+      check,
     };
     writeFileSync(json, JSON.stringify(report, null, 2) + "\n");
     writeFileSync(svg, chart(grid, stress, opts));
