@@ -204,6 +204,17 @@ describe("asynchronous mode: decisions count pending takes, and stand on a stale
     expect(out.shed).toBeUndefined();
   });
 
+  test("a sharded asynchronous limit keeps the pair near empty (its stale reads race for nothing)", () => {
+    // 2 shards of 10: shard 0 holds 2 (8 pending), uncomfortable but able to serve; shard 1 is full.
+    const sharded: RateLimitConfig = { kind: TB, rate: 20, period: 20_000, shards: 2, applyUpdates: "asynchronously" };
+    const out = runPlan(
+      requestFlow<string>(request(sharded), T0, draws(0, 0)),
+      reader([row(0, 10, 2), row(1, 10, 2)], [{ shard: 0, count: 8, ts: T0 }]).answer,
+    );
+    expect(out.plan.shards).toEqual([1]);
+    expect(out.safeOnStale).toBe(true);
+  });
+
   test("shed: with details, the shed refusal carries the details of what was read", () => {
     const out = runPlan(
       requestFlow<string>(request(config, { details: true }), T0, draws(0, 0)),

@@ -96,6 +96,14 @@ describe("planRequest near empty: what it reads and takes, by shard size", () =>
     expect(out.plan.ok ? out.plan.writes.map((w) => w.shard) : null).toEqual(taken);
   });
 
+  test("with nearEmpty false (an asynchronous limit), big shards keep the pair: the fuller serves", () => {
+    const rows = [read(0, 10, 2), read(1, 10, 10)];
+    const asked: number[] = [];
+    const plan = runPlan(planRequest(2, 0, 1, false, draws(), undefined, false), (shard) => (asked.push(shard), rows[shard]!));
+    expect([...new Set(asked)]).toEqual([0, 1]);
+    expect(plan.writes.map((w) => w.shard)).toEqual([1]);
+  });
+
   test("a reservation on big shards still reads the pair and goes into debt", () => {
     const rows = [read(0, 10, 0.5), read(1, 10, 0.25)];
     const plan = runPlan(planRequest(2, 0, 1, true, draws()), (shard) => rows[shard]!);

@@ -373,7 +373,7 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
   const reserve = args.reserve ?? false;
   validateCount(count, args.config, reserve);
   const view = newView<Id>(args, now);
-  const flow = planRequest(view.n, now, count, reserve, random);
+  const flow = planRequest(view.n, now, count, reserve, random, undefined, !isAsync(args.config));
   let step = flow.next();
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
   const plan = step.value;

@@ -59,7 +59,9 @@ export function pickTwo(n: number, r1: number, r2: number): [number, number] {
  * {@link planPeek}). Otherwise it never reads a third: reading on when the pair refuses serves a tight limit slightly better one request at a
  * time, but under overload it sends every request after the last tokens, where they conflict and
  * fail instead of being refused (`npm run simulate`; see docs/hot-limits.md). `comfort`
- * overrides {@link COMFORT_FRACTION} (the benchmark sweeps it).
+ * overrides {@link COMFORT_FRACTION} (the benchmark sweeps it). `nearEmpty` false keeps the pair
+ * near empty whatever the shards' size: an asynchronous limit decides first on a stale snapshot,
+ * whose reads race for nothing, and a second shard read there keeps more decisions standing on it.
  */
 export function* planRequest(
   n: number,
@@ -68,6 +70,7 @@ export function* planRequest(
   reserve: boolean,
   random: () => number,
   comfort?: number,
+  nearEmpty = true,
 ): Generator<number, Plan, ShardRead> {
   const [first, second] = pickTwo(n, random(), random());
   if (count === 0 && n > 1) {
@@ -81,7 +84,7 @@ export function* planRequest(
   if (n === 1 || isComfortable(a, now, count, comfort)) return planOne(yield first, now, count, reserve);
   // Near empty, on shards big enough, read no second shard when the first can serve, and never
   // combine two shards' partial tokens: see nearEmptyRule.
-  const rule = nearEmptyRule(a, count, reserve);
+  const rule = nearEmpty ? nearEmptyRule(a, count, reserve) : "pair";
   if (rule === "alone" && servesAlone(a, now, count)) return planOne(yield first, now, count, reserve);
   const b = yield second;
   const again = yield first;
