@@ -4,8 +4,11 @@
 // JSON and as an SVG chart, for each QPS × shard count × mode: conflicts per request, requests that
 // fail after retries, refusals, over-admission and reads per attempt; the smallest shard count
 // that keeps failed requests under 0.1 %; asynchronous mode's worst over-admission beside its
-// bound; and what `metrics: true` changes (each request also inserts an event, a fold reads and
-// deletes them). It measures and prints; it asserts nothing. Run through tools/run.mjs; seeded.
+// bound; what `metrics: true` changes (each request also inserts an event, a fold reads and
+// deletes them); and issue 21's overload targets beside an independent model of the same cells
+// (simulate-check.ts). A transaction that writes nothing is never checked for conflicts, as Convex
+// commits it (`--checked-refusals` for the pessimistic reading). It measures and prints; it
+// asserts nothing. Run through tools/run.mjs; seeded.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { SECOND } from "../src/shared/algebra.js";
