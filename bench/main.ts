@@ -273,7 +273,8 @@ function refusals(opts: Options): void {
   }
   console.log(`   refNN%: share refused at NN% load; reads: shard rows read per call.`);
   console.log(`   c: a second shard is read only when the first would hold < c x its capacity`);
-  console.log(`   after serving; then take from the fuller or both, or refuse. "ours" rows run the`);
+  console.log(`   after serving; then take from the fuller or both (ours: not both on shards of 4 requests'`);
+  console.log(`   worth or more, see nearEmptyRule), or refuse. "ours" rows run the`);
   console.log(`   component's own flow with c overridden; * = COMFORT_FRACTION in src/shared/plan.ts:`);
   console.log(`   token bucket ${COMFORT_FRACTION["token bucket"]}, fixed window ${COMFORT_FRACTION["fixed window"]}. Reading a third shard`);
   console.log(`   when the pair refuses would refuse less here but fails more requests under overload`);

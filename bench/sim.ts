@@ -30,8 +30,9 @@ export type Policy =
    */
   | { kind: "read on"; fraction: number; probes: number }
   /**
-   * The component's own flow (`planRequest`): comfort, then a pair, then, when the pair refuses,
-   * the other shards until the whole limit can serve. `fraction` overrides COMFORT_FRACTION.
+   * The component's own flow (`planRequest`, as a transactional limit runs it): comfort, then a
+   * pair, under the near-empty rules of shards of several requests' worth (`nearEmptyRule`).
+   * `fraction` overrides COMFORT_FRACTION.
    */
   | { kind: "component"; fraction?: number };
 

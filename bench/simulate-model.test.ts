@@ -92,12 +92,27 @@ describe("our flows over the store", () => {
     const a = oursAsynchronous(store, requestArgs("n", async), 60, 20, 1000, () => 0.5);
     expect(a.decidedOn).toBe("stale");
     expect(a.reads).toEqual([]);
-    expect(a.count).toEqual({ queries: 3, dependent: 0 }); // row and pending range, then `.first()` of the key
+    expect(a.count).toEqual({ queries: 2, dependent: 0 }); // the key's rows, and its pending takes
     expect(a.ops).toEqual([{ op: "insertTake", shard: 0, count: 1, ts: 60 }]);
     // Decided on the current state (8 taken: 2 left, under the margin), the reads would count.
     const exact = oursAsynchronous(store, requestArgs("n", async), 60, 0, 1000, () => 0.5);
     expect(exact.decidedOn).toBe("current");
-    expect(exact.reads).toContainEqual({ table: "takes", lo: 0, hi: 0 });
+    expect(exact.reads).toContainEqual({ table: "takes", lo: -Infinity, hi: Infinity });
+  });
+});
+
+describe("shedding in the model, as lib.rateLimit runs it", () => {
+  const async: RateLimitConfig = { kind: "token bucket", rate: 10, period: 1000, applyUpdates: "asynchronously" };
+
+  test("near the limit with takes pending, a stale decision sheds: no read in the read set, nothing written", () => {
+    const store = new Store();
+    // Eight tokens taken at 10, still pending: 2 + 0.5 refilled by 60 is inside the margin (2.5).
+    store.commit(10, [{ op: "insertTake", shard: 0, count: 8, ts: 10 }]);
+    const a = oursAsynchronous(store, requestArgs("n", async), 60, 20, 1000, () => 0.5);
+    expect(a).toMatchObject({ decidedOn: "stale", outcome: "refused", reads: [], ops: [] });
+    // The same on a snapshot that doesn't lag: decided again on the current state, and admitted.
+    const exact = oursAsynchronous(store, requestArgs("n", async), 60, 0, 1000, () => 0.5);
+    expect(exact).toMatchObject({ decidedOn: "current", outcome: "admitted" });
   });
 });
 
@@ -146,6 +161,36 @@ describe("runModel", () => {
     const [row] = store.rowsAt(100);
     expect(row?.ts).toBe(31);
     expect(row?.value).toBeCloseTo(10 - 1 + 0.305 - 1, 12);
+  });
+
+  test("a refusal writes nothing, so by default it is never checked; --checked-refusals checks it", async () => {
+    // A spent row: the request at 0.5 ms reads it and refuses, writing nothing; another writer
+    // patches the row at 10, after the request's snapshot and before its commit at 25.5.
+    const spent: RateLimitConfig = { kind: "token bucket", rate: 1, period: 1_000_000 };
+    const run = async (readOnlyConflicts: boolean | undefined) => {
+      const store = new Store();
+      store.commit(-1, [{ op: "insertRow", shard: 0, fields: { value: 0, ts: 0, shards: 1, kind: "token bucket" } }]);
+      const id = store.rowsAt(0)[0]!.id;
+      let patched = false;
+      return runModel(
+        store,
+        {
+          request: (now) => {
+            const attempt = oursTransactional(store, requestArgs("n", spent), now, () => 0.5);
+            if (!patched) {
+              // Another writer's commit at 10, after this attempt's snapshot and before its commit.
+              store.commit(10, [{ op: "patchRow", id, fields: { value: 0, ts: 10 } }]);
+              patched = true;
+            }
+            return attempt;
+          },
+        },
+        { ...params(4), readOnlyConflicts },
+        { arrivals: gaps(0.5), backoff: () => 0.5, staleness: () => 0 },
+      );
+    };
+    expect(await run(undefined)).toMatchObject({ requests: 1, attempts: 1, conflicts: 0, refused: 1 });
+    expect(await run(true)).toMatchObject({ requests: 1, attempts: 2, conflicts: 1, refused: 1 });
   });
 
   test("with no retries left, the conflicting request fails and writes nothing", async () => {

@@ -16,8 +16,9 @@
 // What each request reads and writes comes from the code under test: our `requestFlow` and
 // `applyFlow` through {@link flowReader}, or upstream's code through a fake database
 // (simulate-upstream.ts).
-import { applyFlow, ASYNC_MARGIN, requestFlow, standsOnStale, type KeyRead, type KeyRow, type RowFields, type RowOp, type RowQuery } from "../src/shared/flow.js";
+import { applyFlow, ASYNC_MARGIN, requestFlow, type KeyRead, type KeyRow, type RowFields, type RowOp, type RowQuery } from "../src/shared/flow.js";
 import { shardParams } from "../src/shared/layout.js";
+import { staleVerdict } from "../src/shared/overload.js";
 import { runPlan } from "../src/shared/rows.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
 
@@ -380,9 +381,9 @@ export function oursTransactional(store: Store, args: RateLimitArgs, now: number
 /**
  * oursAsynchronous is one attempt of our `rateLimit` with `applyUpdates: "asynchronously"`, as
  * `lib.rateLimit` runs it: decide first on a snapshot `lag` ms old (reads join no read set); when
- * that decision stands on it (`standsOnStale`, with `maxStalenessMs` for `MAX_STALENESS_MS`), record its takes (inserts only);
- * otherwise decide again on the transaction's own snapshot (reads, pending ranges included, join
- * the read set) and record those takes.
+ * `staleVerdict` lets it stand (and `lag` ≤ `maxStalenessMs`), record its takes (inserts only), or
+ * return the refusal it sheds (nothing written); otherwise decide again on the transaction's own
+ * snapshot (reads, pending ranges included, join the read set) and record those takes.
  */
 export function oursAsynchronous(
   store: Store,
@@ -394,8 +395,11 @@ export function oursAsynchronous(
 ): Attempt {
   const count = { queries: 0, dependent: 0 };
   const stale = runPlan(requestFlow<number>(args, now, random), flowReader(store, now - lag, null, count));
-  if (standsOnStale({ maxLag: stale.maxLag < 0 ? -1 : maxStalenessMs }, lag)) {
-    return { snapshot: now, now, reads: [], ops: storeOps(stale.ops), count, outcome: stale.result.ok ? "admitted" : "refused", decidedOn: "stale" };
+  const takes = stale.ops.flatMap((op) => (op.op === "record" ? [op.take] : []));
+  const stands = lag <= maxStalenessMs ? staleVerdict({ ...stale, takes }, lag) : null;
+  if (stands) {
+    const ops = stands.takes.map((take): StoreOp => ({ op: "insertTake", shard: take.shard, count: take.count, ts: take.ts }));
+    return { snapshot: now, now, reads: [], ops, count, outcome: stands.result.ok ? "admitted" : "refused", decidedOn: "stale" };
   }
   const reads: ReadEntry[] = [];
   const out = runPlan(requestFlow<number>(args, now, random), flowReader(store, now, reads, count));
@@ -561,8 +565,9 @@ export type ModelParams = {
   applyEveryMs: number | null;
   /**
    * Whether a transaction that writes nothing (a refusal) is checked for conflicts at commit like
-   * any other (default). When false it commits at its snapshot and never conflicts, as a
-   * serializable store may treat a read-only transaction.
+   * any other. By default (false) it never conflicts, as Convex commits it: its committer skips
+   * read-only transactions (`crates/database/src/committer.rs`, `start_commit`), and a mutation
+   * that throws is not committed at all. `true` is the pessimistic reading, kept for comparison.
    */
   readOnlyConflicts?: boolean;
   /** The metrics fold starts a transaction every `foldEveryMs` (ms), or never when null or unset. */
@@ -727,7 +732,7 @@ export async function runModel(store: Store, driver: Driver, params: ModelParams
       }
       case "commit": {
         const { attempt, req } = e;
-        const checked = attempt.ops.length > 0 || (params.readOnlyConflicts ?? true);
+        const checked = attempt.ops.length > 0 || (params.readOnlyConflicts ?? false);
         if (checked && store.conflict(attempt.reads, attempt.snapshot)) {
           stats.conflicts++;
           if (req.tries <= params.maxRetries) {

@@ -4,8 +4,11 @@
 // JSON and as an SVG chart, for each QPS × shard count × mode: conflicts per request, requests that
 // fail after retries, refusals, over-admission and reads per attempt; the smallest shard count
 // that keeps failed requests under 0.1 %; asynchronous mode's worst over-admission beside its
-// bound; and what `metrics: true` changes (each request also inserts an event, a fold reads and
-// deletes them). It measures and prints; it asserts nothing. Run through tools/run.mjs; seeded.
+// bound; what `metrics: true` changes (each request also inserts an event, a fold reads and
+// deletes them); and issue 21's overload targets beside an independent model of the same cells
+// (simulate-check.ts). A transaction that writes nothing is never checked for conflicts, as Convex
+// commits it (`--checked-refusals` for the pessimistic reading). It measures and prints; it
+// asserts nothing. Run through tools/run.mjs; seeded.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { SECOND } from "../src/shared/algebra.js";
@@ -14,7 +17,7 @@ import { validateConfig } from "../src/shared/validate.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import { APPLY_BATCH } from "../src/component/applier.js";
 import { FOLD_BATCH, FOLD_SETTLE_MS } from "../src/component/metrics.js";
-import { MAX_STALENESS_MS } from "../src/shared/request.js";
+import { MAX_STALENESS_MS } from "../src/shared/overload.js";
 import { limitOf, worstExcess } from "../tools/bounds.js";
 import { seededRandom, streamSeed } from "../tools/random.js";
 import {
@@ -34,6 +37,7 @@ import {
   type RunStats,
   withMetricEvent,
 } from "./simulate-model.js";
+import { checkCell, type CheckStats } from "./simulate-check.js";
 import { chartSvg, type LegendEntry, type Panel } from "./simulate-svg.js";
 import { upstreamAsynchronous, upstreamConfig, upstreamTransactional, upstreamWorker } from "./simulate-upstream.js";
 import { num, pct, table } from "./table.js";
@@ -47,6 +51,9 @@ type Impl = (typeof IMPLS)[number];
 type Mode = (typeof MODES)[number];
 /** Failed requests under this share count as "keeps up" in the smallest-shards table. */
 const FAIL_TARGET = 0.001;
+
+const SECTIONS = ["grid", "headline", "stress", "metrics", "check"] as const;
+type Section = (typeof SECTIONS)[number];
 
 type Options = {
   seed: number;
@@ -64,6 +71,10 @@ type Options = {
   /** The stress section's offered load, as a fraction of the limit's rate. */
   stressLoad: number;
   readOnlyConflicts: boolean;
+  /** The sections to run (default all). */
+  only: Set<Section>;
+  /** The implementations to run (default both). */
+  impls: Impl[];
   out: string;
   write: boolean;
 };
@@ -83,8 +94,11 @@ const USAGE = `usage: npm run simulate -- [--quick] [options]
   --staleness MS     stale snapshots lag by uniform [0, MS) ms (default 100)
   --apply-every MS   the applier starts a batch every MS ms (default 50)
   --stress-load F    the overload section's offered load (default 1.5)
-  --free-refusals    a transaction that writes nothing never conflicts (default: it is
-                     checked like any other)
+  --checked-refusals a transaction that writes nothing is checked for conflicts like any
+                     other (pessimistic; default: never, as Convex's committer skips it)
+  --free-refusals    the default, kept for old command lines
+  --only LIST        run only these sections: grid, headline, stress, metrics, check (default all)
+  --impl LIST        run only these implementations: ours, upstream (default both)
   --out DIR          where simulate-report.json and .svg go (default: the repository root)
   --no-write         print only`;
 
@@ -102,7 +116,9 @@ function parseOptions(argv: readonly string[]): Options {
     stalenessMs: 100,
     applyEveryMs: 50,
     stressLoad: 1.5,
-    readOnlyConflicts: true,
+    readOnlyConflicts: false,
+    only: new Set(SECTIONS),
+    impls: [...IMPLS],
     out: process.cwd(),
     write: true,
   };
@@ -164,6 +180,27 @@ function parseOptions(argv: readonly string[]): Options {
         break;
       case "--free-refusals":
         opts.readOnlyConflicts = false;
+        break;
+      case "--checked-refusals":
+        opts.readOnlyConflicts = true;
+        break;
+      case "--only":
+        opts.only = new Set(
+          value()
+            .split(",")
+            .map((v) => {
+              if (!(SECTIONS as readonly string[]).includes(v)) throw new Error(`--only ${v}: expected one of ${SECTIONS.join(", ")}\n${USAGE}`);
+              return v as Section;
+            }),
+        );
+        break;
+      case "--impl":
+        opts.impls = value()
+          .split(",")
+          .map((v) => {
+            if (!(IMPLS as readonly string[]).includes(v)) throw new Error(`--impl ${v}: expected ours or upstream\n${USAGE}`);
+            return v as Impl;
+          });
         break;
       case "--out":
         opts.out = path.resolve(value());
@@ -344,26 +381,21 @@ async function runCell(impl: Impl, mode: Mode, scenario: Scenario, opts: Options
 
 /**
  * What `metrics: true` changes, ours only: the issue's scenario and a few overload cells run
- * without and with metrics on the same streams, under both readings of a refusal (checked for
- * conflicts like any transaction, or, with `freeRefusals`, never, which a refusal with metrics
- * loses: its event is a write).
+ * without and with metrics on the same streams, under the model's reading of a refusal (by
+ * default Convex's: a transaction that writes nothing is never checked, which a refusal with
+ * metrics loses, since its event is a write).
  */
 async function metricsCells(opts: Options, headlineQps: number): Promise<{ freeRefusals: boolean; off: Cell; on: Cell }[]> {
-  const scenarios: Scenario[] = [
-    { qps: headlineQps, shards: HEADLINE.shards, rate: HEADLINE.rate },
-    { qps: 1000, shards: 1, rate: 1000 / opts.stressLoad },
-    { qps: 1000, shards: 10, rate: 1000 / opts.stressLoad },
+  // The issue's scenario in both modes, then the overload targets: each mode where it is advised.
+  const cells: [Mode, Scenario][] = [
+    ...MODES.map((mode): [Mode, Scenario] => [mode, { qps: headlineQps, shards: HEADLINE.shards, rate: HEADLINE.rate }]),
+    ...TARGETS.map(({ mode, qps, shards }): [Mode, Scenario] => [mode, { qps, shards, rate: qps / opts.stressLoad }]),
   ];
   const out = [];
-  for (const freeRefusals of [false, true]) {
-    const o = { ...opts, readOnlyConflicts: !freeRefusals };
-    for (const scenario of scenarios) {
-      for (const mode of MODES) {
-        const off = await runCell("ours", mode, scenario, o);
-        const on = await runCell("ours", mode, scenario, o, true);
-        if (off && on) out.push({ freeRefusals, off, on });
-      }
-    }
+  for (const [mode, scenario] of cells) {
+    const off = await runCell("ours", mode, scenario, opts);
+    const on = await runCell("ours", mode, scenario, opts, true);
+    if (off && on) out.push({ freeRefusals: !opts.readOnlyConflicts, off, on });
   }
   return out;
 }
@@ -400,6 +432,86 @@ function metricsTable(rows: readonly { freeRefusals: boolean; off: Cell; on: Cel
   );
 }
 
+/** A target cell in both models: simulate's (`model`) and the independent check's (simulate-check.ts). */
+type CheckRow = {
+  mode: Mode;
+  qps: number;
+  shards: number;
+  rate: number;
+  load: number;
+  model: Cell;
+  check: Omit<CheckStats, "admissions"> & { failedShare: number; refusedShare: number; attemptsPerRequest: number; overAdmission: number };
+};
+
+/**
+ * The issue's targets at the model's load and at the stress load, in both models. The model's cell
+ * comes from `cells` when it ran there (the grid or the stress section), else is run here.
+ */
+async function checkCells(opts: Options, cells: { load: number; cells: readonly Cell[] }[]): Promise<CheckRow[]> {
+  const out: CheckRow[] = [];
+  for (const { load, cells: ran } of cells) {
+    for (const { mode, qps, shards } of TARGETS) {
+      const scenario = { qps, shards, rate: opts.rate ?? qps / load };
+      const model = find(ran, "ours", mode, qps, shards) ?? (await runCell("ours", mode, scenario, opts));
+      if (!model) continue;
+      const config = limitConfig(scenario, mode);
+      const { admissions, ...c } = checkCell(config, {
+        qps,
+        seconds: opts.seconds,
+        serviceMs: opts.serviceMs,
+        maxRetries: opts.maxRetries,
+        backoffMs: opts.backoffMs,
+        stalenessMs: opts.stalenessMs,
+        applyEveryMs: opts.applyEveryMs,
+        seed: opts.seed,
+      });
+      const excess = admissions.length === 0 ? 0 : worstExcess(admissions.map((at) => ({ at, count: 1 })), limitOf(config));
+      out.push({
+        mode,
+        qps,
+        shards,
+        rate: scenario.rate,
+        load,
+        model,
+        check: {
+          ...c,
+          failedShare: c.failed / c.requests,
+          refusedShare: c.refused / c.requests,
+          attemptsPerRequest: c.attempts / c.requests,
+          overAdmission: Math.max(0, excess),
+        },
+      });
+    }
+  }
+  return out;
+}
+
+function checkTable(rows: readonly CheckRow[]): string {
+  const pair = (a: string, b: string) => `${a} / ${b}`;
+  return table(
+    [
+      { title: "mode" },
+      { title: "load", right: true },
+      { title: "QPS", right: true },
+      { title: "shards", right: true },
+      { title: "failed", right: true },
+      { title: "refused", right: true },
+      { title: "attempts/req", right: true },
+      { title: "over-admitted", right: true },
+    ],
+    rows.map((r) => [
+      r.mode,
+      pct(r.load, 0),
+      num(r.qps),
+      String(r.shards),
+      pair(share(r.model.failedShare), share(r.check.failedShare)),
+      pair(share(r.model.refusedShare), share(r.check.refusedShare)),
+      pair(num(r.model.attempts / r.model.requests, 3), num(r.check.attemptsPerRequest, 3)),
+      pair(num(r.model.overAdmission, 1), num(r.check.overAdmission, 1)),
+    ]),
+  );
+}
+
 /** The smallest shard count (of those run) whose failed share is under {@link FAIL_TARGET}, per QPS. */
 function smallestShards(cells: readonly Cell[], impl: Impl, mode: Mode, opts: Options): Record<string, number | null> {
   const out: Record<string, number | null> = {};
@@ -417,6 +529,17 @@ const share = (x: number) => (x === 0 ? "0" : x < 0.0001 ? "<0.01%" : pct(x, 2))
 const find = (cells: readonly Cell[], impl: Impl, mode: Mode, qps: number, shards: number) =>
   cells.find((c) => c.impl === impl && c.mode === mode && c.qps === qps && c.shards === shards);
 
+/**
+ * The overload targets of issue 21, at the stress load: an unsharded asynchronous limit at 200 and
+ * 1,000 QPS, and a transactional one at 200 QPS over 20 shards and 1,000 over 50.
+ */
+const TARGETS: { mode: Mode; qps: number; shards: number }[] = [
+  { mode: "asynchronous", qps: 200, shards: 1 },
+  { mode: "asynchronous", qps: 1000, shards: 1 },
+  { mode: "transactional", qps: 200, shards: 20 },
+  { mode: "transactional", qps: 1000, shards: 50 },
+];
+
 /** The issue's scenario: a token bucket of 200 per second (capacity 200) over 10 shards, at 90 % load. */
 const HEADLINE = { rate: 200, load: 0.9, shards: 10 };
 
@@ -426,7 +549,7 @@ async function runGrid(opts: Options, rateOf: (qps: number) => number): Promise<
   for (const qps of opts.qps) {
     for (const shards of opts.shards) {
       for (const mode of MODES) {
-        for (const impl of IMPLS) {
+        for (const impl of opts.impls) {
           const cell = await runCell(impl, mode, { qps, shards, rate: rateOf(qps) }, opts);
           if (cell) cells.push(cell);
         }
@@ -569,18 +692,24 @@ export async function main(argv: readonly string[]): Promise<void> {
   const opts = parseOptions(argv);
   const started = performance.now();
   const rateOf = (load: number) => (qps: number) => opts.rate ?? qps / load;
-  const grid = await runGrid(opts, rateOf(opts.load));
+  const grid = opts.only.has("grid") ? await runGrid(opts, rateOf(opts.load)) : [];
   const headlineQps = HEADLINE.rate * HEADLINE.load;
   const headline: Cell[] = [];
-  for (const mode of MODES) {
-    for (const impl of IMPLS) {
+  for (const mode of opts.only.has("headline") ? MODES : []) {
+    for (const impl of opts.impls) {
       const shards = impl === "upstream" && mode === "asynchronous" ? 1 : HEADLINE.shards;
       const cell = await runCell(impl, mode, { qps: headlineQps, shards, rate: HEADLINE.rate }, opts);
       if (cell) headline.push(cell);
     }
   }
-  const stress = await runGrid(opts, rateOf(opts.stressLoad));
-  const metrics = await metricsCells(opts, headlineQps);
+  const stress = opts.only.has("stress") ? await runGrid(opts, rateOf(opts.stressLoad)) : [];
+  const metrics = opts.only.has("metrics") ? await metricsCells(opts, headlineQps) : [];
+  const check = opts.only.has("check")
+    ? await checkCells(opts, [
+        { load: opts.load, cells: grid },
+        { load: opts.stressLoad, cells: stress },
+      ])
+    : [];
 
   const rateText = opts.rate === null ? `rate = QPS / ${opts.load} per second` : `rate = ${opts.rate} per second`;
   console.log(`npm run simulate: one global key, token bucket, ${rateText}, capacity = rate;`);
@@ -651,26 +780,43 @@ export async function main(argv: readonly string[]): Promise<void> {
   console.log(
     `\nMetrics (metrics: true), ours: each request also inserts an event; a fold every ${FOLD_EVERY_MS} ms reads up to ${FOLD_BATCH} events`,
   );
+  console.log(`created over ${FOLD_SETTLE_MS} ms before it, adds them to per-minute summaries and deletes them. Same streams off and on.`);
   console.log(
-    `created over ${FOLD_SETTLE_MS} ms before it, adds them to per-minute summaries and deletes them. Same streams off and on. "checked":`,
+    opts.readOnlyConflicts
+      ? `Refusals: "checked", every transaction is checked for conflicts (--checked-refusals).`
+      : `Refusals: "never conflict", as Convex commits a transaction that writes nothing (run --checked-refusals for the pessimistic reading).`,
   );
-  console.log(`a refusal's transaction is checked for conflicts like any other (the default); "never conflict": --free-refusals.`);
   console.log(metricsTable(metrics));
-  console.log(`Requests never read events or summaries, so an event adds no read and no conflict; with "never conflict" a`);
-  console.log(`refusal with metrics is no longer read-only (its event is a write), so it is checked like an admission.`);
+  console.log(`Requests never read events or summaries, so an event adds no read; but a refusal with metrics is no longer`);
+  console.log(`read-only (its event is a write), so it is checked for conflicts like an admission, on whatever it read.`);
 
-  const runs = grid.length + headline.length + stress.length + metrics.length * 2;
+  if (check.length > 0) {
+    console.log(
+      `\nThe issue's targets in an independent model (bench/simulate-check.ts: its own event loop in 1 ms ticks, store, conflict\n` +
+        `rule and random streams; the same decision code). Each cell: simulate's model / the check.`,
+    );
+    console.log(checkTable(check));
+    const gap = (f: (r: CheckRow) => [number, number]) => Math.max(...check.map((r) => Math.abs(f(r)[0] - f(r)[1])));
+    console.log(
+      `Largest differences: failed ${pct(gap((r) => [r.model.failedShare, r.check.failedShare]), 2)} points, ` +
+        `refused ${pct(gap((r) => [r.model.refusedShare, r.check.refusedShare]), 2)} points, ` +
+        `attempts per request ${num(gap((r) => [r.model.attempts / r.model.requests, r.check.attemptsPerRequest]), 3)}.`,
+    );
+  }
+
+  const runs = grid.length + headline.length + stress.length + metrics.length * 2 + check.length;
   console.log(`\n${runs} runs in ${num((performance.now() - started) / 1000, 1)} s of wall time.`);
   if (opts.write) {
     const json = path.join(opts.out, "simulate-report.json");
     const svg = path.join(opts.out, "simulate-report.svg");
-    const { out: _out, write: _write, ...settings } = opts;
+    const { out: _out, write: _write, only, ...settings } = opts;
     const report = {
       command: `npm run simulate -- ${argv.join(" ")}`.trim(),
       model: {
         key: "one global key (no key argument), count 1 per request",
         limit: `token bucket, ${rateText}, capacity = rate; overload section: rate = QPS / ${opts.stressLoad}`,
         ...settings,
+        only: [...only],
         maxStalenessMs: MAX_STALENESS_MS,
         asyncMargin: ASYNC_MARGIN,
         applyBatch: APPLY_BATCH,
@@ -683,6 +829,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       headline,
       stress,
       metrics,
+      check,
     };
     writeFileSync(json, JSON.stringify(report, null, 2) + "\n");
     writeFileSync(svg, chart(grid, stress, opts));

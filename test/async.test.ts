@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { MINUTE, RateLimiter, SECOND, type RateLimitConfig } from "../src/client/index.js";
 const APPLY_BATCH = 256;
 import { seededRandom } from "../tools/random.js";
+import { convexToJson, jsonToConvex } from "convex/values";
 import { convexErrorData, inspectable, makeInspectableTest } from "./setup.js";
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 0);
@@ -121,6 +122,95 @@ describe.each([1, 4, 10])("asynchronous, %i shard(s)", (shards) => {
     await drain(t);
     expect(stored(await rows(t))).toBe(40 - admitted - 2);
     expect(await pending(t)).toEqual([]);
+  });
+});
+
+/**
+ * Runs `fn` with every asynchronous limit's stale query reporting a snapshot `lagMs` older than the
+ * mutation's own. convex-test has no stale snapshots: a stale query reads the current state, and
+ * `getSnapshotTs` answers the same in the query and in the mutation that runs it, so the lag is 0.
+ * `lib.rateLimit` asks twice per call, the stale query first, then the mutation itself: this
+ * answers the first of each pair `lagMs` earlier, at the syscall every `ctx.meta.getSnapshotTs` makes.
+ */
+async function withLag<T>(lagMs: number, fn: () => Promise<T>): Promise<T> {
+  type Syscalls = { syscall: (op: string, json: string) => string; asyncSyscall: unknown; jsSyscall: unknown };
+  const global = globalThis as unknown as { Convex: Syscalls };
+  const original = global.Convex;
+  let asked = 0;
+  global.Convex = {
+    get syscall() {
+      const inner = original.syscall;
+      return (op: string, json: string) => {
+        const out = inner(op, json);
+        if (op !== "1.0/getSnapshotTs" || asked++ % 2 === 1) return out;
+        const ts = jsonToConvex(JSON.parse(out)) as bigint;
+        return JSON.stringify(convexToJson(ts - BigInt(lagMs) * 1_000_000n));
+      };
+    },
+    get asyncSyscall() {
+      return original.asyncSyscall;
+    },
+    get jsSyscall() {
+      return original.jsSyscall;
+    },
+  };
+  try {
+    return await fn();
+  } finally {
+    global.Convex = original;
+  }
+}
+
+describe("shedding: near its limit while others' takes are pending, an unsharded limit refuses on its stale snapshot", () => {
+  // 8 tokens per 8 s (1 a second): the margin is 2.
+  const config: RateLimitConfig = { kind: "token bucket", rate: 8, period: 8 * SECOND, applyUpdates: ASYNC };
+
+  test("on a snapshot 50 ms stale, the 7th and 8th are refused (inside the margin) until 1 + 2 are back", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, { hot: { ...config, metrics: true } });
+    const results = await withLag(50, async () => {
+      const out = [];
+      for (let i = 0; i < 8; i++) out.push(await t.run((ctx) => rl.limit(ctx, "hot")));
+      return out;
+    });
+    // 6 admitted on the snapshot keeping the margin; then 2 left, inside it, with 6 takes pending.
+    expect(results.map((r) => r.ok)).toEqual([true, true, true, true, true, true, false, false]);
+    expect(results[6]).toEqual({ ok: false, retryAfter: SECOND });
+    // Shed on the snapshot: nothing recorded, the rows untouched, and the refusal counted.
+    expect(await pending(t)).toHaveLength(6);
+    const summary = await t.run((ctx) => rl.metrics(ctx, "hot", { from: T0 - MINUTE, to: T0 + MINUTE }));
+    expect(summary.total).toMatchObject({ admitted: 6, refused: 2 });
+    // With the applier caught up (no take pending), the same request is decided again exactly.
+    await drain(t);
+    expect(await withLag(50, () => t.run((ctx) => rl.limit(ctx, "hot")))).toEqual({ ok: true });
+  });
+
+  test("throws: a shed refusal throws RateLimited like any other", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, { hot: config });
+    await withLag(50, () => t.run((ctx) => rl.limit(ctx, "hot", { count: 6 })));
+    expect(await convexErrorData(withLag(50, () => t.run((ctx) => rl.limit(ctx, "hot", { throws: true }))))).toEqual({
+      kind: "RateLimited",
+      name: "hot",
+      retryAfter: SECOND,
+    });
+  });
+
+  test("on a snapshot that doesn't lag, the same calls are decided exactly: all 8 pass", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, { hot: config });
+    for (let i = 0; i < 8; i++) expect((await t.run((ctx) => rl.limit(ctx, "hot"))).ok).toBe(true);
+    expect((await t.run((ctx) => rl.limit(ctx, "hot"))).ok).toBe(false);
+  });
+
+  test("a sharded limit sheds nothing: the same lag, decided exactly", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, { hot: { ...config, rate: 16, shards: 2 } });
+    let admitted = 0;
+    await withLag(50, async () => {
+      for (let i = 0; i < 40; i++) if ((await t.run((ctx) => rl.limit(ctx, "hot"))).ok) admitted += 1;
+    });
+    expect(admitted).toBeGreaterThanOrEqual(14);
   });
 });
 

@@ -1,7 +1,7 @@
 // The key-level flows (src/shared/flow.ts): the exact reads and writes of a request and the exact
 // report of getValue, as tables over an in-memory key with explicit rows, instants and draws.
 import { describe, expect, test } from "vitest";
-import { applyFlow, fold, getValueFlow, MAX_STALENESS_MS, requestFlow, standsOnStale, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow.js";
+import { applyFlow, fold, getValueFlow, requestFlow, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow.js";
 import { configTerms, shardParams, termsHash } from "../src/shared/layout.js";
 import { sampleDistinct } from "../src/shared/plan.js";
 import { answerRead, runPlan } from "../src/shared/rows.js";
@@ -192,21 +192,68 @@ describe("asynchronous mode: decisions count pending takes, and stand on a stale
   const config: RateLimitConfig = { kind: TB, rate: 8, period: 8000, applyUpdates: "asynchronously" };
 
   test.each([
-    // [why, pending takes, count, ok, stands on a snapshot up to MAX_STALENESS_MS old]
+    // [why, pending takes, count, ok, stands on a stale snapshot]
     ["a full row, one token: far from the limit", [], 1, true, true],
     ["6 taken: 1 left after this one is below a quarter of 8", [{ shard: 0, count: 6, ts: T0 }], 1, true, false],
     ["5 taken: 2 left after this one is exactly a quarter", [{ shard: 0, count: 5, ts: T0 }], 1, true, true],
-    ["8 taken: refused, and a refusal is always re-decided on the current state", [{ shard: 0, count: 8, ts: T0 }], 1, false, false],
+    ["8 taken: refused, which stands on its own only as a shed refusal (see below)", [{ shard: 0, count: 8, ts: T0 }], 1, false, false],
     ["a take made 4 s ago has refilled 4 tokens since", [{ shard: 0, count: 8, ts: T0 - 4000 }], 2, true, true],
   ] as [string, Take[], number, boolean, boolean][])("%s", (_why, takes, count, ok, safe) => {
     const { answer, reads } = reader([], takes);
     const out = runPlan(requestFlow<string>(request(config, { count }), T0, draws(0, 0)), answer);
-    expect(reads[0]).toEqual({ read: "shard", shard: 0, pending: true });
+    // Unsharded: one read finds the row and every take pending on the key, of whatever layout.
+    expect(reads).toEqual([{ read: "all", pending: true }]);
     expect(out.result.ok).toBe(ok);
-    expect(standsOnStale(out, MAX_STALENESS_MS)).toBe(safe);
-    expect(standsOnStale(out, MAX_STALENESS_MS + 1)).toBe(false);
+    expect(out.safeOnStale).toBe(safe);
     // Rows are never written on the hot path: only takes are recorded.
     expect(out.ops).toEqual(ok ? [{ op: "record", take: { shard: 0, count, ts: T0 } }] : []);
+  });
+
+  test.each([
+    // [why, config, pending takes, count, shed]
+    ["6 of 8 taken and others' takes pending: inside the margin, shed until 1 + 2 are back (1000 ms)", config, [{ shard: 0, count: 6, ts: T0 }], 1, { ok: false, retryAfter: 1000 }],
+    ["8 taken: the refusal on the snapshot is what is shed", config, [{ shard: 0, count: 8, ts: T0 }], 1, { ok: false, retryAfter: 1000 }],
+    ["5 taken: the decision stands on its own, nothing to shed", config, [{ shard: 0, count: 5, ts: T0 }], 1, undefined],
+    ["a dry run is decided again exactly, to log what it would refuse", { ...config, dryRun: true }, [{ shard: 0, count: 8, ts: T0 }], 1, undefined],
+    ["a transactional limit never sheds", { kind: TB, rate: 8, period: 8000 }, [], 1, undefined],
+  ] as [string, RateLimitConfig, Take[], number, unknown][])("shed: %s", (_why, cfg, takes, count, shed) => {
+    const rows = cfg.applyUpdates === undefined ? [row(0, 0, 1)] : [];
+    const out = runPlan(requestFlow<string>(request(cfg, { count }), T0, draws(0, 0)), reader(rows, takes).answer);
+    expect(out.shed?.result).toEqual(shed);
+  });
+
+  test("shed: a row with no take pending (the applier has caught up) is decided again exactly, not shed", () => {
+    const out = runPlan(requestFlow<string>(request(config), T0, draws(0, 0)), reader([row(0, 2, 1)]).answer);
+    expect(out.result.ok).toBe(true);
+    expect(out.safeOnStale).toBe(false);
+    expect(out.shed).toBeUndefined();
+  });
+
+  test("shed: a sharded limit sheds nothing (one shard's margin says nothing of the others)", () => {
+    const sharded: RateLimitConfig = { ...config, rate: 16, shards: 2 };
+    const takes = [{ shard: 0, count: 7, ts: T0 }, { shard: 1, count: 7, ts: T0 }];
+    const out = runPlan(requestFlow<string>(request(sharded), T0, draws(0, 0)), reader([], takes).answer);
+    expect(out.safeOnStale).toBe(false);
+    expect(out.shed).toBeUndefined();
+  });
+
+  test("a sharded asynchronous limit keeps the pair near empty (its stale reads race for nothing)", () => {
+    // 2 shards of 10: shard 0 holds 2 (8 pending), uncomfortable but able to serve; shard 1 is full.
+    const sharded: RateLimitConfig = { kind: TB, rate: 20, period: 20_000, shards: 2, applyUpdates: "asynchronously" };
+    const out = runPlan(
+      requestFlow<string>(request(sharded), T0, draws(0, 0)),
+      reader([row(0, 10, 2), row(1, 10, 2)], [{ shard: 0, count: 8, ts: T0 }]).answer,
+    );
+    expect(out.plan.shards).toEqual([1]);
+    expect(out.safeOnStale).toBe(true);
+  });
+
+  test("shed: with details, the shed refusal carries the details of what was read", () => {
+    const out = runPlan(
+      requestFlow<string>(request(config, { details: true }), T0, draws(0, 0)),
+      reader([], [{ shard: 0, count: 6, ts: T0 }]).answer,
+    );
+    expect(out.shed?.result).toEqual({ ok: false, retryAfter: 1000, details: { shards: [0], remaining: 2, capacity: 8, resetAfter: 6000, exact: true } });
   });
 
   test("reserving into debt is decided on the current state", () => {
@@ -214,7 +261,7 @@ describe("asynchronous mode: decisions count pending takes, and stand on a stale
     const { answer } = reader([], [{ shard: 0, count: 8, ts: T0 }]);
     const out = runPlan(requestFlow<string>(request(reserve, { count: 2, reserve: true }), T0, draws(0, 0)), answer);
     expect(out.result).toEqual({ ok: true, retryAfter: 2000 });
-    expect(standsOnStale(out, 0)).toBe(false);
+    expect(out.safeOnStale).toBe(false);
   });
 
   test("a transactional config never asks for pending takes", () => {
@@ -272,6 +319,18 @@ describe("applyFlow: the applier's exact writes", () => {
       { op: "delete", id: "row1", shard: 1 },
       { op: "patch", id: "row0", shard: 0, fields: { value: 5, ts: T0, h: hashOf(one) } },
     ]);
+  });
+
+  test("a batch of takes under two configs: each folded under its own, the rows written under the newest", () => {
+    // Capacity 5 then 20, refilled over a day: 4 of 5 taken, 1 carried over into 20, then 1 taken.
+    const small: RateLimitConfig = { kind: TB, rate: 5, period: 86_400_000, capacity: 5, applyUpdates: "asynchronously" };
+    const big: RateLimitConfig = { ...small, capacity: 20 };
+    const takes = [
+      { shard: 0, count: 4, ts: T0, config: small },
+      { shard: 0, count: 1, ts: T0, config: big },
+    ];
+    const ops = runPlan(applyFlow<string>({ name: "n", config: big }, takes, T0), reader([]).answer);
+    expect(ops).toEqual([termsWrite(big), { op: "insert", shard: 0, fields: { value: 0, ts: T0, h: hashOf(big) } }]);
   });
 });
 

@@ -284,13 +284,24 @@ describe("the model store, deciding as lib.ts does", () => {
   });
 
   test("an uncomfortable first shard makes it read a second and take from the fuller", () => {
-    const config: RateLimitConfig = { kind: TB, rate: 100, period: MINUTE, shards: 10 };
+    // 6 tokens a shard: under ALONE_COUNTS, so the pair decides.
+    const config: RateLimitConfig = { kind: TB, rate: 60, period: MINUTE, shards: 10 };
     const random = seededRandom(7);
     const [first, second] = pickTwo(10, random(), random());
     const store: Store = new Map([[first, { value: 2, ts: 0 }]]);
     const { plan, reads } = decideModel(store, { name: "n", config, count: 1 }, 0, seededRandom(7));
     expect(reads.map((r) => r.shard)).toEqual([first, second]);
-    expect(plan.writes).toStrictEqual([{ shard: second, state: { value: 9, ts: 0 } }]);
+    expect(plan.writes).toStrictEqual([{ shard: second, state: { value: 5, ts: 0 } }]);
+  });
+
+  test("on shards of ALONE_COUNTS requests or more, an uncomfortable first shard that can serve is the only one read", () => {
+    const config: RateLimitConfig = { kind: TB, rate: 100, period: MINUTE, shards: 10 };
+    const random = seededRandom(7);
+    const [first] = pickTwo(10, random(), random());
+    const store: Store = new Map([[first, { value: 2, ts: 0 }]]);
+    const { plan, reads } = decideModel(store, { name: "n", config, count: 1 }, 0, seededRandom(7));
+    expect(reads.map((r) => r.shard)).toEqual([first]);
+    expect(plan.writes).toStrictEqual([{ shard: first, state: { value: 1, ts: 0 } }]);
   });
 
   /**

@@ -4,7 +4,7 @@
 // execute it, so these rows are the whole rule.
 import { describe, expect, test } from "vitest";
 import { limitAllOutcome, mergeRequests } from "../src/shared/limit-all.js";
-import { MAX_STALENESS_MS, raiseOf, requestFlow, standsOnStale, type RequestOutcome } from "../src/shared/request.js";
+import { raiseOf, requestFlow, type RequestOutcome } from "../src/shared/request.js";
 import { answerRead, runPlan, type KeyRow } from "../src/shared/rows.js";
 import type { LimitAllArgs, RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
 
@@ -68,15 +68,14 @@ describe("requestFlow's verdict", () => {
   });
 
   test.each([
-    // [why, tokens at T0, count, stands on a snapshot MAX_STALENESS_MS old]
+    // [why, tokens at T0, count, stands on a stale snapshot]
     ["8 of 8: 7 left, above a quarter of capacity", 8, 1, true],
     ["3 of 8: 2 left, exactly a quarter", 3, 1, true],
     ["2 of 8: 1 left, into the margin", 2, 1, false],
     ["refused", 0, 1, false],
   ] as const)("asynchronous: %s", (_why, value, count, stands) => {
     const out = decide({ name: "n", config: { ...plain, rate: 8, period: 8000, applyUpdates: "asynchronously" }, count }, value);
-    expect(standsOnStale(out, MAX_STALENESS_MS)).toBe(stands);
-    expect(standsOnStale(out, MAX_STALENESS_MS + 1)).toBe(false);
+    expect(out.safeOnStale).toBe(stands);
   });
 });
 

@@ -12,8 +12,9 @@ import { components } from "./_generated/api.js";
 // #region hotFeed
 /**
  * The public feed, loaded by every visitor: 300 a second for the whole app (no key). Asynchronous:
- * decided on a stale snapshot while a quarter of the bucket is left, so concurrent requests don't
- * conflict; nearer the limit, decided exactly.
+ * decided on a stale snapshot, whose reads don't conflict, while a quarter of the bucket is left;
+ * nearer the limit, refused on that snapshot while others are taking (the excess is shed, not
+ * failed), and decided exactly when no one else is.
  */
 const hotFeed: RateLimitConfig = {
   kind: "token bucket",

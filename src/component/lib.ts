@@ -5,7 +5,10 @@
 import { ConvexError, v, type Infer } from "convex/values";
 import { creditFlow } from "../shared/credit.js";
 import { limitAllOutcome, mergeRequests, type LimitAllOutcome } from "../shared/limit-all.js";
-import { requestFlow, standsOnStale, type MetricEventOf, type Raise, type RequestOutcome } from "../shared/request.js";
+import { MAX_STALENESS_MS, staleVerdict } from "../shared/overload.js";
+import { requestFlow, type MetricEventOf, type Raise, type RequestOutcome } from "../shared/request.js";
+
+export { MAX_STALENESS_MS };
 import { runPlanAsync } from "../shared/rows.js";
 import { validateNameAndKey } from "../shared/validate.js";
 import { getValueFlow } from "../shared/value.js";
@@ -65,13 +68,22 @@ function raiseHere<E extends RateLimitError>(raise: Raise<E> | undefined): { err
   return { error: raise.error };
 }
 
-/** A request's verdict as a stale-snapshot query returns it: no row ids, only takes to record. */
-const snapshotDecision = v.object({
+/** What a decision executes: its result, metric event and error (see `Executed`). */
+const executedFields = {
   result: rateLimitResult,
-  takes: v.array(takeValidator),
   event: v.optional(v.object({ outcome: metricOutcome, count: v.number() })),
   raise: v.optional(v.object({ error: rateLimitErrorValidator, inCaller: v.boolean() })),
-  maxLag: v.number(),
+};
+
+/**
+ * A request's verdict as a stale-snapshot query returns it: no row ids, only takes to record;
+ * whether it stands on the snapshot, and the refusal it may shed instead (see `staleVerdict`).
+ */
+const snapshotDecision = v.object({
+  ...executedFields,
+  takes: v.array(takeValidator),
+  safeOnStale: v.boolean(),
+  shed: v.optional(v.object(executedFields)),
   snapshotTs: v.int64(),
 });
 type SnapshotDecision = Infer<typeof snapshotDecision>;
@@ -94,10 +106,11 @@ async function execute(
  * Validation errors throw an `InvalidRateLimit` `ConvexError` and write nothing.
  *
  * With `applyUpdates: "asynchronously"`, the decision is first made on a stale snapshot, whose
- * reads never conflict, and stands when it admits leaving every shard it used at least
- * `ASYNC_MARGIN` of its capacity and the snapshot is at most {@link MAX_STALENESS_MS} old;
- * otherwise it is made again on the current state. Either way the tokens taken are recorded with
- * inserts only, and the applier folds them into the rows later.
+ * reads never conflict; `staleVerdict` says what of it stands on a snapshot at most
+ * {@link MAX_STALENESS_MS} old (an admission leaving every shard it used at least `ASYNC_MARGIN`
+ * of its capacity, or, while others are taking, a refusal that sheds the excess); otherwise it is
+ * made again on the current state. Either way the tokens taken are recorded with inserts only, and
+ * the applier folds them into the rows later.
  */
 export const rateLimit = mutation({
   args: rateLimitArgs,
@@ -106,10 +119,8 @@ export const rateLimit = mutation({
     const now = Date.now();
     if (isAsync(args.config) && !args.exact) {
       const stale: SnapshotDecision = await ctx.runQuery(internal.lib.decideOnSnapshot, args, { useStaleSnapshot: true });
-      const lag = Number(ctx.meta.getSnapshotTs() - stale.snapshotTs) / 1e6;
-      if (standsOnStale(stale, lag)) {
-        return await execute(ctx, args, { ...stale, ops: stale.takes.map((take) => ({ op: "record", take })) }, now);
-      }
+      const stands = staleVerdict(stale, Number(ctx.meta.getSnapshotTs() - stale.snapshotTs) / 1e6);
+      if (stands) return await execute(ctx, args, { ...stands, ops: stands.takes.map((take) => ({ op: "record", take })) }, now);
     }
     const outcome = await decide(ctx.db, args, now);
     logDryRun(args, outcome.wouldRefuse);
@@ -120,19 +131,21 @@ export const rateLimit = mutation({
 /**
  * Decides an asynchronous limit's request on the snapshot this query runs on (`rateLimit` reads
  * it stale), counting the takes recorded but not yet applied. Returns the result, the takes that
- * apply it, whether the decision may stand on a stale snapshot, and the snapshot's time.
+ * apply it, whether the decision may stand on a stale snapshot, the refusal it may shed instead,
+ * and the snapshot's time.
  */
 export const decideOnSnapshot = internalQuery({
   args: rateLimitArgs,
   returns: snapshotDecision,
   handler: async (ctx, args): Promise<SnapshotDecision> => {
-    const { result, ops, event, raise, maxLag } = await decide(ctx.db, args);
+    const { result, ops, event, raise, safeOnStale, shed } = await decide(ctx.db, args);
     return {
       result,
       takes: ops.flatMap((op) => (op.op === "record" ? [op.take] : [])),
       ...(event ? { event } : {}),
       ...(raise ? { raise } : {}),
-      maxLag,
+      safeOnStale,
+      ...(shed ? { shed } : {}),
       snapshotTs: ctx.meta.getSnapshotTs(),
     };
   },

@@ -24,9 +24,12 @@ export function rowOf(doc: Doc<"rateLimits">): Row {
   return { ...fields, id: _id };
 }
 
-/** takeOf returns a recorded take as the flows see it: its shard, count and instant (ms). */
+/**
+ * takeOf returns a recorded take as the flows see it: its shard, count and instant (ms), and the
+ * config it was decided under (it counts under those terms).
+ */
 export function takeOf(doc: Doc<"pendingTakes">): Take {
-  return { shard: doc.shard, count: doc.count, ts: doc.ts };
+  return { shard: doc.shard, count: doc.count, ts: doc.ts, config: doc.config };
 }
 
 /** The rows of one key in index order (by shard), or of one of its shards. */
@@ -123,7 +126,7 @@ export async function writeKey(
         await ctx.db.delete(op.id);
         break;
       case "record":
-        await ctx.db.insert("pendingTakes", { name, ...keyField, ...op.take, config, committedAt: ctx.db.vars.commitTs });
+        await ctx.db.insert("pendingTakes", { name, ...keyField, ...op.take, config: op.take.config ?? config, committedAt: ctx.db.vars.commitTs });
         recorded = true;
         break;
       case "terms":

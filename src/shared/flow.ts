@@ -5,8 +5,10 @@
 export { applyFlow } from "./apply.js";
 export { creditFlow } from "./credit.js";
 export { combineResults, limitAllOutcome, mergeRequests } from "./limit-all.js";
-export { ASYNC_MARGIN, MAX_STALENESS_MS, requestFlow, resultOf, standsOnStale, type RequestOutcome } from "./request.js";
+export { ASYNC_MARGIN, requestFlow, resultOf, type RequestOutcome } from "./request.js";
+export { MAX_STALENESS_MS, staleVerdict } from "./overload.js";
 export { answerRead, keyIdOf, runPlan, runPlanAsync, type KeyFlow, type KeyRead, type KeyRow, type RowOp, type RowQuery } from "./rows.js";
 export { getValueFlow, summarize } from "./value.js";
-export { fold, isAsync } from "./view.js";
+export { isAsync } from "./view.js";
+export { fold, settle } from "./settle.js";
 export type { RowFields, StoredRow, Take } from "./validators.js";

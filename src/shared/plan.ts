@@ -2,6 +2,7 @@
 // caller supplies the rows it read and the random draws; the planner says which shard to read
 // next and, at the end, which tokens to take from which shard.
 import { decideRow, delayUntil, evaluate, leastDelay, type Params, type State } from "./algebra.js";
+import { NO_COMBINE_COUNTS, nearEmptyRule, planNearEmpty, servesAlone } from "./overload.js";
 import { minus, pairAccepts } from "./split.js";
 
 /**
@@ -50,12 +51,17 @@ export function pickTwo(n: number, r1: number, r2: number): [number, number] {
  * migrated layout).
  *
  * It reads one shard, and a second only when the first can't serve comfortably (power of two
- * choices): then it takes from the fuller, or from both together, or refuses. A peek (`count` 0)
- * reads every shard instead (see {@link planPeek}). Otherwise it never reads a
- * third: reading on when the pair refuses serves a tight limit slightly better one request at a
+ * choices): then it takes from the fuller, or from both together, or refuses. On shards that hold
+ * several requests' worth, near empty it is stricter, so that under overload the excess is
+ * refused rather than raced for (see `nearEmptyRule` in overload.ts): it combines no partial
+ * tokens, and on bigger shards still reads a second shard only when the first can't serve, and
+ * takes from it only what it can spare. A peek (`count` 0) reads every shard instead (see
+ * {@link planPeek}). Otherwise it never reads a third: reading on when the pair refuses serves a tight limit slightly better one request at a
  * time, but under overload it sends every request after the last tokens, where they conflict and
  * fail instead of being refused (`npm run simulate`; see docs/hot-limits.md). `comfort`
- * overrides {@link COMFORT_FRACTION} (the benchmark sweeps it).
+ * overrides {@link COMFORT_FRACTION} (the benchmark sweeps it). `nearEmpty` false keeps the pair
+ * near empty whatever the shards' size: an asynchronous limit decides first on a stale snapshot,
+ * whose reads race for nothing, and a second shard read there keeps more decisions standing on it.
  */
 export function* planRequest(
   n: number,
@@ -64,6 +70,7 @@ export function* planRequest(
   reserve: boolean,
   random: () => number,
   comfort?: number,
+  nearEmpty = true,
 ): Generator<number, Plan, ShardRead> {
   const [first, second] = pickTwo(n, random(), random());
   if (count === 0 && n > 1) {
@@ -75,8 +82,15 @@ export function* planRequest(
   }
   const a = yield first;
   if (n === 1 || isComfortable(a, now, count, comfort)) return planOne(yield first, now, count, reserve);
+  // Near empty, on shards big enough, read no second shard when the first can serve, and never
+  // combine two shards' partial tokens: see nearEmptyRule.
+  const rule = nearEmpty ? nearEmptyRule(a, count, reserve) : "pair";
+  if (rule === "alone" && servesAlone(a, now, count)) return planOne(yield first, now, count, reserve);
   const b = yield second;
-  return planTwo(yield first, b, now, count, reserve);
+  const again = yield first;
+  return rule === "pair" || !(b.p.capacity >= NO_COMBINE_COUNTS * count)
+    ? planTwo(again, b, now, count, reserve)
+    : planNearEmpty(rule, again, b, now, count);
 }
 
 /**

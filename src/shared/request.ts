@@ -1,12 +1,13 @@
 // Deciding one request: which shards to read, the result, and the exact writes that apply it.
 import { evaluate } from "./algebra.js";
 import { resolvePhase } from "./layout.js";
+import { shedPlan } from "./overload.js";
 import { planRequest, type Plan } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
 import { validateConfig, validateCount, validateNameAndKey } from "./validate.js";
 import { outcomeOf, recordsMetrics, type MetricOutcome } from "./metrics.js";
 import type { RateLimitArgs, RateLimitConfig, RateLimitDetails, RateLimitError, RateLimitResult, RateLimitReturns } from "./validators.js";
-import { fullAfter, newView, opsOf, readOf, scaledTotal, migrated, shardOf, type View } from "./view.js";
+import { fullAfter, isAsync, migrated, newView, opsOf, readOf, scaledTotal, shardOf, type View } from "./view.js";
 
 /**
  * A metric event to record (a limit with `metrics: true`): what the limit decided, or for a dry
@@ -26,43 +27,42 @@ export type MetricEventOf = { outcome: MetricOutcome; count: number };
 export type Raise<E> = { error: E; inCaller: boolean };
 
 /**
- * What a request's flow decided, executed as it stands by the component: the result to return,
- * the exact writes that apply it, the metric event to record, the error to throw, and how stale a
- * snapshot the decision may stand on.
+ * What a decision does when executed: the result to return, the metric event to record with it,
+ * and the error to throw.
  */
-export type RequestOutcome<Id> = {
-  plan: Plan;
+export type Executed = {
   result: RateLimitResult;
-  /** The writes that apply the decision; none when it throws. */
-  ops: RowOp<Id>[];
   /** The metric event to record with it, if the limit records metrics (a peek records none). */
   event?: MetricEventOf;
   /** Set when the call throws `RateLimited`; see {@link Raise}. */
   raise?: Raise<RateLimitError>;
-  /**
-   * The most (ms) the snapshot it was decided on may lag the current state for the decision to
-   * stand (asynchronous mode; see {@link standsOnStale}); -1: it stands only on the current state.
-   */
-  maxLag: number;
-  /** Set when a dry-run limit would have refused or made the work wait: that wait (ms). */
-  wouldRefuse?: { retryAfter: number };
 };
 
 /**
- * MAX_STALENESS_MS is the longest (ms) a snapshot may lag the caller's own for an asynchronous
- * limit's decision on it to stand; an older one is not trusted, and the request is decided again
- * on the current state.
+ * What a request's flow decided, executed as it stands by the component: the result to return,
+ * the exact writes that apply it, the metric event to record, the error to throw, and, for an
+ * asynchronous limit decided on a stale snapshot, whether it stands there and the refusal it may
+ * shed instead (`staleVerdict` in overload.ts picks, given the snapshot's lag).
  */
-export const MAX_STALENESS_MS = 1000;
-
-/**
- * standsOnStale reports whether a decision made on a snapshot `lagMs` ms older than the current
- * state may stand (asynchronous mode): only one that admits with the margin to spare (see
- * {@link ASYNC_MARGIN}) on a snapshot at most {@link MAX_STALENESS_MS} old.
- */
-export function standsOnStale(outcome: Pick<RequestOutcome<unknown>, "maxLag">, lagMs: number): boolean {
-  return lagMs <= outcome.maxLag;
-}
+export type RequestOutcome<Id> = Executed & {
+  plan: Plan;
+  /** The writes that apply the decision; none when it throws. */
+  ops: RowOp<Id>[];
+  /**
+   * Whether the decision may stand on a stale snapshot (asynchronous mode): it admits, and every
+   * shard it used keeps at least {@link ASYNC_MARGIN} of its capacity, a margin for consumption
+   * the snapshot may not show yet.
+   */
+  safeOnStale: boolean;
+  /**
+   * Asynchronous mode: the refusal to execute instead when the decision doesn't stand on a stale
+   * snapshot but others are taking from the key (see `shedPlan`); unset when it must then be
+   * decided again on the current state.
+   */
+  shed?: Executed;
+  /** Set when a dry-run limit would have refused or made the work wait: that wait (ms). */
+  wouldRefuse?: { retryAfter: number };
+};
 
 /**
  * ASYNC_MARGIN is the fraction of each shard's capacity that a decision on a stale snapshot must
@@ -140,6 +140,14 @@ export function eventOf(config: RateLimitConfig, count: number, decided: Pick<Pl
   return recordsMetrics(config) && count > 0 ? { outcome: outcomeOf(decided), count } : undefined;
 }
 
+/** The result, metric event and error of a shed refusal (a plan that writes nothing). */
+function executedOf<Id>(args: RateLimitArgs, plan: Plan, count: number, view: View<Id>): Executed {
+  const result: RateLimitResult = { ...resultOf(plan), ...(args.details ? { details: detailsOf(view, plan) } : {}) };
+  const event = eventOf(args.config, count, plan);
+  const raise = raiseOf(args, result, false, event !== undefined);
+  return { result, ...(event ? { event } : {}), ...(raise ? { raise } : {}) };
+}
+
 /**
  * requestFlow decides a request at `now` and says exactly how to apply it. It validates first
  * (an `InvalidRateLimit` `ConvexError` before any read), reads one shard and a second only when
@@ -153,7 +161,7 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
   const reserve = args.reserve ?? false;
   validateCount(count, args.config, reserve);
   const view = newView<Id>(args, now);
-  const flow = planRequest(view.n, now, count, reserve, random);
+  const flow = planRequest(view.n, now, count, reserve, random, undefined, !isAsync(args.config));
   let step = flow.next();
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
   const plan = step.value;
@@ -164,13 +172,25 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
   const event = eventOf(args.config, count, plan);
   const ops = opsOf(view, plan, count);
   const raise = raiseOf(args, result, ops.length > 0, event !== undefined);
+  // Asynchronous mode: the refusal a stale decision near the limit may shed instead (overload.ts).
+  const shed = isAsync(args.config)
+    ? shedPlan(plan, plan.shards.map((shard) => readOf(view, shard)), now, {
+        count,
+        reserve,
+        dryRun: args.config.dryRun === true,
+        busy: view.busy,
+        shards: view.n,
+        margin: ASYNC_MARGIN,
+      })
+    : undefined;
   return {
     plan,
     result,
     ops: raise ? [] : ops,
     ...(event ? { event } : {}),
     ...(raise ? { raise } : {}),
-    maxLag: keepsMargin(view, plan) ? MAX_STALENESS_MS : -1,
+    safeOnStale: keepsMargin(view, plan),
+    ...(shed ? { shed: executedOf(args, shed, count, view) } : {}),
     ...(shadow ? { wouldRefuse: { retryAfter: plan.retryAfter! } } : {}),
   };
 }

@@ -205,6 +205,11 @@ export const takeFields = {
   count: v.number(),
   /** When the tokens were taken (ms). */
   ts: v.number(),
+  /**
+   * The config the take was decided under, as stored: it counts under those terms (see
+   * `settle`). Absent on a take just decided, which is under the request's config.
+   */
+  config: v.optional(configValidator),
 };
 
 /** A take recorded but not yet applied to its row (asynchronous mode); see {@link takeFields}. */

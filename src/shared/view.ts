@@ -4,7 +4,8 @@
 import { delayUntil, evaluate, stateOf, type Params, type State } from "./algebra.js";
 import { configTerms, expandRow, relayout, resolvePhase, sameClock, shardParams, termsConfig, termsHash } from "./layout.js";
 import type { Plan, ShardRead } from "./plan.js";
-import type { KeyFlow, KeyRow, RowOp } from "./rows.js";
+import type { KeyFlow, KeyRead, KeyRow, RowOp } from "./rows.js";
+import { fold, settle, takenUnder, type PhaseOf } from "./settle.js";
 import { invalid } from "./validate.js";
 import type { RateLimitConfig, RowFields, StoredRow, Take } from "./validators.js";
 
@@ -52,25 +53,6 @@ export function isAsync(config: RateLimitConfig): boolean {
 }
 
 /**
- * fold applies takes recorded but not yet applied to a row's state, in order of time, as the
- * applier will: each at its own instant (no earlier than the row's `ts`), never above capacity.
- * Applying a take later than it happened can only leave fewer tokens, never more.
- */
-export function fold(state: State | null, takes: readonly Take[], p: Params): State | null {
-  let out = state;
-  for (const take of [...takes].sort((a, b) => a.ts - b.ts)) {
-    const cur = evaluate(out, p, take.ts);
-    out = { ...cur, value: Math.min(cur.value - take.count, p.capacity) };
-  }
-  return out;
-}
-
-/** The shard of the current `n`-shard layout a take recorded under another layout counts against. */
-export function shardFor(take: Take, n: number): number {
-  return Number.isInteger(take.shard) && take.shard >= 0 ? take.shard % n : 0;
-}
-
-/**
  * What one request knows of its key's rows. A missing row is a full shard (never used under this
  * layout). When a row turns out to have been written under another layout (shard count, kind, or
  * fixed-window phase or period; see `sameClock`), the whole key is read and its state
@@ -93,6 +75,10 @@ export type View<Id> = {
   known: Map<number, string | undefined>;
   /** Whether a row read doesn't carry the current terms' fingerprint, so writing it records them. */
   rewrites: boolean;
+  /** Whether a read found takes still waiting for the applier (asynchronous mode): others are taking. */
+  busy: boolean;
+  /** The phase of any config's windows for this key (a take may record another config). */
+  phaseOf: PhaseOf;
 };
 
 /**
@@ -111,8 +97,9 @@ export function checkStored(row: StoredRow): void {
 
 export function newView<Id>(at: { name: string; key?: string | undefined; config: RateLimitConfig }, now: number): View<Id> {
   const { name, key, config } = at;
-  const phase = resolvePhase(config, name, key);
-  return { config, phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false, name, key, known: new Map(), rewrites: false };
+  const phaseOf: PhaseOf = (c) => resolvePhase(c, name, key);
+  const phase = phaseOf(config);
+  return { config, phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false, name, key, known: new Map(), rewrites: false, busy: false, phaseOf };
 }
 
 export function migrated<Id>(view: View<Id>, shard: number): { row: KeyRow<Id> | null; read: ShardRead } {
@@ -126,7 +113,11 @@ export function migrated<Id>(view: View<Id>, shard: number): { row: KeyRow<Id> |
 /**
  * Shard `shard`'s stored row and state as of the current layout, reading as little as possible:
  * one index lookup; a look at the key's first row only when the shard's row is missing (is the key
- * new, or laid out differently?); the whole key only when a row of another layout turns up.
+ * new, or laid out differently?); the whole key only when a row of another layout turns up. An
+ * asynchronous limit also reads the takes pending on the shard (on the whole key when unsharded
+ * or when the row is missing), and a take recorded under other terms settles the key too
+ * (`settle`: each take counted under the terms it was taken under). Rows are expanded from their
+ * fingerprint first (`expanded`), so every rule below sees a row's terms in full.
  */
 export function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: KeyRow<Id> | null; read: ShardRead }> {
   if (view.migration) return migrated(view, shard);
@@ -136,18 +127,33 @@ export function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: 
   let row: KeyRow<Id> | null;
   let other: KeyRow<Id> | null = null;
   let takes: Take[] = [];
+  let key: KeyRead<Id> | null = null;
   if (view.n === 1 && !pending) {
     // One read finds the row, or a row left by an earlier, sharded layout.
     const first = (yield { read: "any" }).rows[0] ?? null;
     row = first?.shard === shard ? first : null;
     other = row ? null : first;
+  } else if (view.n === 1) {
+    // Asynchronous and unsharded: one read finds the row and every take pending on the key,
+    // whatever layout left them.
+    key = yield { read: "all", pending: true };
+    row = key.rows.find((r) => r.shard === shard) ?? null;
+    other = row ? null : (key.rows[0] ?? null);
+    takes = key.pending.filter((t) => t.shard === shard);
+    if (key.pending.length > 0) view.busy = true;
   } else {
     const found = yield pending ? { read: "shard", shard, pending } : { read: "shard", shard };
     row = found.rows[0] ?? null;
     takes = found.pending;
+    if (takes.length > 0) view.busy = true;
     // Only a missing row needs a look at its siblings. Once a key has rows it has all of them
-    // (a key's first write creates every shard), so this is off the hot path.
-    if (!row) other = (yield { read: "any" }).rows[0] ?? null;
+    // (a key's first write creates every shard), so this is off the hot path. An asynchronous
+    // key's takes may all still be pending, recorded under another layout: it looks at them too.
+    if (!row && pending) {
+      key = yield { read: "all", pending: true };
+      other = key.rows[0] ?? null;
+      if (key.pending.length > 0) view.busy = true;
+    } else if (!row) other = (yield { read: "any" }).rows[0] ?? null;
   }
   if (!row && !other) view.fresh = true;
   // A row that doesn't carry the current terms' fingerprint (other terms that mean the same, or a
@@ -158,14 +164,17 @@ export function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: 
   const seen = row ?? other;
   if (seen) checkStored(seen);
   const p = shardParams(view.config, view.phase, shard);
-  if (seen && (seen.shards !== view.n || !sameClock(seen, p))) {
-    const all = yield pending ? { read: "all", pending } : { read: "all" };
+  // A take recorded under other terms counts under them (settle), never under the current ones.
+  const otherTerms = (key?.pending ?? takes).some((t) => !takenUnder(t, view.config, view.phaseOf));
+  if ((seen && (seen.shards !== view.n || !sameClock(seen, p))) || otherTerms) {
+    const all = key ?? (yield pending ? { read: "all", pending } : { read: "all" });
     const rows: KeyRow<Id>[] = [];
     for (const r of all.rows) rows.push(yield* expanded(r, view, view.known));
     rows.forEach(checkStored);
-    const states = relayout(rows, view.config, view.phase, view.now).map((state, i) =>
-      fold(state, all.pending.filter((t) => shardFor(t, view.n) === i), shardParams(view.config, view.phase, i))!,
-    );
+    if (all.pending.length > 0) view.busy = true;
+    const states = pending
+      ? settle(rows, all.pending, view.config, view.phaseOf, view.now)
+      : relayout(rows, view.config, view.phase, view.now);
     view.migration = { rows, states };
     return migrated(view, shard);
   }

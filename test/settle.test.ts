@@ -1,0 +1,63 @@
+// settle and fold (src/shared/settle.ts), table-driven with explicit instants: takes not yet applied count under the config each was taken under, rows and takes of another layout are carried over to the current one, and nothing is lost or gained.
+import { describe, expect, test } from "vitest";
+import { resolvePhase, shardParams } from "../src/shared/layout.js";
+import type { StoredRow } from "../src/shared/validators.js";
+import { settle, takenUnder } from "../src/shared/settle.js";
+import type { Take } from "../src/shared/flow.js";
+import type { RateLimitConfig } from "../src/shared/validators.js";
+
+const T0 = 1_000_000;
+const phaseOf = (c: RateLimitConfig) => resolvePhase(c, "n", undefined);
+// Refills over a day: within these tests' seconds, nothing whole.
+const DAY = 86_400_000;
+const small: RateLimitConfig = { kind: "token bucket", rate: 5, period: DAY, capacity: 5, applyUpdates: "asynchronously" };
+const big: RateLimitConfig = { ...small, capacity: 20 };
+const four: RateLimitConfig = { kind: "token bucket", rate: 40, period: DAY, shards: 4, applyUpdates: "asynchronously" };
+const two: RateLimitConfig = { ...four, shards: 2 };
+
+/** The row shard `shard` of `config` stores when it holds `value` at `ts`. */
+function row(config: RateLimitConfig, shard: number, value: number, ts = T0): StoredRow {
+  const p = shardParams(config, phaseOf(config), shard);
+  return { shard, value, ts, shards: config.shards ?? 1, kind: p.kind, rate: p.rate, period: p.period, capacity: p.capacity, terms: p.terms! };
+}
+const take = (shard: number, count: number, config?: RateLimitConfig, ts = T0): Take => ({ shard, count, ts, ...(config ? { config } : {}) });
+/** The states' values, rounded off below a token (a day's refill over a few ms). */
+const values = (states: { value: number }[]) => states.map((s) => Math.round(s.value * 1000) / 1000);
+
+describe("settle", () => {
+  test.each([
+    // [why, rows, takes, config, values]
+    ["no row, no take: full", [], [], small, [5]],
+    ["takes under the current config fold onto a missing (full) row", [], [take(0, 3, small)], small, [2]],
+    ["a take that records no config is under the current one", [], [take(0, 3)], small, [2]],
+    ["capacity raised 5 → 20 over 5 pending takes and no row: still nothing left", [], [take(0, 5, small)], big, [0]],
+    ["the same over a row: carried over as it stands", [row(small, 0, 2)], [take(0, 2, small)], big, [0]],
+    ["takes under both, in order of time: 4 of 5, then 1 of what was carried over", [], [take(0, 4, small, T0), take(0, 1, big, T0 + 1)], big, [0]],
+    // Two deployments racing: 19 of 20 left, carried into 5 (clamped), 4 taken: 1, carried back.
+    ["a later take under the old config still counts, under its own terms", [], [take(0, 1, big, T0), take(0, 4, small, T0 + 1)], big, [1]],
+    ["4 shards → 2, every take pending, no row: takes on dropped shards 2 and 3 count", [], [0, 1, 2, 3].map((s) => take(s, 10, four)), two, [0, 0]],
+    ["4 shards → 2 over rows of 4, takes on 2 and 3: 10 + 10 left of 40", [0, 1, 2, 3].map((s) => row(four, s, s < 2 ? 0 : 10)), [take(2, 10, four), take(3, 0, four)], two, [5, 5]],
+    ["2 → 4 over rows of 2 and a take under 4 on shard 3", [row(two, 0, 20), row(two, 1, 20)], [take(3, 10, four)], four, [10, 10, 10, 0]],
+  ] as [string, StoredRow[], Take[], RateLimitConfig, number[]][])("%s", (_why, rows, takes, config, expected) => {
+    expect(values(settle(rows, takes, config, phaseOf, T0 + 10))).toEqual(expected);
+  });
+
+  test("whatever the order of the takes given, they are applied in order of time", () => {
+    const takes = [take(0, 1, big, T0 + 5), take(0, 4, small, T0), take(0, 2, big, T0 + 9)];
+    const a = settle([], takes, big, phaseOf, T0 + 10);
+    expect(settle([], [...takes].reverse(), big, phaseOf, T0 + 10)).toEqual(a);
+  });
+});
+
+describe("takenUnder", () => {
+  test.each([
+    ["the same config", small, small, true],
+    ["no config recorded", undefined, small, true],
+    ["equal terms, another object (as read back from the database)", { ...small }, small, true],
+    ["maxReserved doesn't change what a row means", { ...small, maxReserved: 3 }, small, true],
+    ["capacity does", small, big, false],
+    ["the shard count does", four, two, false],
+  ] as [string, RateLimitConfig | undefined, RateLimitConfig, boolean][])("%s", (_why, under, config, expected) => {
+    expect(takenUnder(take(0, 1, under), config, phaseOf)).toBe(expected);
+  });
+});
