@@ -20,7 +20,7 @@ import { applyFlow, ASYNC_MARGIN, requestFlow, type KeyRead, type KeyRow, type R
 import { shardParams } from "../src/shared/layout.js";
 import { staleVerdict } from "../src/shared/overload.js";
 import { runPlan } from "../src/shared/rows.js";
-import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
+import type { RateLimitArgs, RateLimitConfig, StoredRow } from "../src/shared/validators.js";
 
 /**
  * The tables of the model: shard rows, takes recorded but not yet applied, metric events (their
@@ -41,8 +41,8 @@ export type Write = { table: Table; shard: number; id: number };
 /** A committed transaction: when, and what it wrote. */
 export type Commit = { at: number; writes: Write[] };
 
-/** The fields of a row document: upstream writes `value` and `ts` only; ours also the layout. */
-export type RowDocFields = { value: number; ts: number; shards?: number; kind?: RateLimitConfig["kind"]; prev?: number; h?: number };
+/** The fields of a row document: upstream writes `value` and `ts` only; ours also `h` (or, in earlier versions, the layout). */
+export type RowDocFields = Pick<StoredRow, "value" | "ts" | "shards" | "kind" | "prev" | "h">;
 
 /** A row as read: its id, shard and fields. */
 export type RowDoc = RowDocFields & { id: number; shard: number };
