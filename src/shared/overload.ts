@@ -10,7 +10,7 @@
 //   is refused on that snapshot instead of being decided again on the contended current state
 //   (`shedPlan`, `staleVerdict`).
 import { delayUntil, evaluate } from "./algebra.js";
-import type { Plan, ShardRead } from "./plan.js";
+import type { Plan, ShardRead } from "./shard.js";
 import { minus } from "./split.js";
 import type { RateLimitResult } from "./validators.js";
 

@@ -2,6 +2,7 @@
 // caller supplies the rows it read and the random draws; the planner says which shard to read
 // next and, at the end, which tokens to take from which shard.
 import { decideRow, delayUntil, evaluate, leastDelay, type Params, type State } from "./algebra.js";
+import type { Plan, ShardRead } from "./shard.js";
 import { NO_COMBINE_COUNTS, nearEmptyRule, planNearEmpty, servesAlone } from "./overload.js";
 import { minus, pairAccepts } from "./split.js";
 
@@ -21,19 +22,7 @@ export const COMFORT_FRACTION: Readonly<Record<Params["kind"], number>> = {
   "sliding window": 0.25,
 };
 
-/** A shard row as the planner sees it: its number, what is stored (null: none), and its params. */
-export type ShardRead = { shard: number; state: State | null; p: Params };
-
-/** A row to write: shard `shard` holds `state`. */
-export type ShardWrite = { shard: number; state: State };
-
-/**
- * The planner's verdict. `shards` lists the shards used (when ok) or read (when refused; a
- * refused peek lists the shards in debt).
- */
-export type Plan =
-  | { ok: true; retryAfter?: number; writes: ShardWrite[]; shards: number[] }
-  | { ok: false; retryAfter: number; writes: []; shards: number[] };
+export type { Plan, ShardRead, ShardWrite } from "./shard.js";
 
 /** Picks two distinct shards from two uniform draws in [0, 1). */
 export function pickTwo(n: number, r1: number, r2: number): [number, number] {
