@@ -19,7 +19,7 @@ import type {
   RateLimitConfig,
   RateLimitDetails,
 } from "../shared/validators.js";
-import { hookAPI } from "./hook-api.js";
+import { hookAPI, leaseHookAPI } from "./hook-api.js";
 import { exactFor, noteAsyncTake } from "./transaction-takes.js";
 import type {
   CleanupResult,
@@ -49,6 +49,11 @@ import type {
  * Names given here are type-checked at every call; any other name needs an inline `config`.
  * Every config is validated here, so a malformed one fails when the module loads.
  */
+/** What `hookAPI` makes: for a concurrency limit (`Lease` true), or for a rate limit. */
+type HookAPIOf<DataModel extends GenericDataModel, Lease extends boolean> = Lease extends true
+  ? ReturnType<typeof leaseHookAPI<DataModel>>
+  : ReturnType<typeof hookAPI<DataModel>>;
+
 export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<never, never>> {
   /**
    * @param component The installed component: `components.rateLimiter`.
@@ -438,14 +443,22 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    *
    * `getRateLimit` is a public query returning `getValue`'s result with `total` for the limit and
    * the key the server chooses (see {@link HookOptions}); `getServerTime` is a public mutation returning the
-   * server's `Date.now()`, for the hook's clock offset.
+   * server's `Date.now()`, for the hook's clock offset. For a concurrency limit, `getRateLimit`
+   * returns its `getValue` (`{ inFlight, capacity, ts, earliestExpiry? }`) with `expiries`, every
+   * unexpired lease's expiry, and `config`, so `useRateLimit` can say when a slot frees.
    */
+  // The default `Name` is the rate limits' names: with `DataModel` given explicitly, `Name` is not
+  // inferred, so a concurrency limit's name needs it spelled out (`hookAPI<DataModel, "jobs">`),
+  // and the query's type is then its own, never a union of both.
   hookAPI<DataModel extends GenericDataModel, Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
-    name: RateLimitName<Limits, Name, C>,
-    options?: HookOptions<DataModel> & ConfigOption<RateLimits<Limits>, Name, C>,
-  ) {
+    name: LimitName<Limits, Name, C>,
+    options?: HookOptions<DataModel> & ConfigOption<Limits, Name, C>,
+  ): HookAPIOf<DataModel, [Name] extends [ConcurrencyNamesOf<Limits>] ? true : false> {
+    type Made = HookAPIOf<DataModel, [Name] extends [ConcurrencyNamesOf<Limits>] ? true : false>;
     const opts = options;
-    return hookAPI<DataModel>(this.component, name, this.configFor(name, opts), opts);
+    const config = this.anyConfigFor(name, opts);
+    if (config.kind === "concurrency") return leaseHookAPI<DataModel>(this.leases(), name, config, opts) as Made;
+    return hookAPI<DataModel>(this.component, name, config, opts) as Made;
   }
 
   /** A component function an app generated for `@convex-dev/rate-limiter` lacks, or an error saying so. */

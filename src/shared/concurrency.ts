@@ -115,7 +115,7 @@ export function* extendFlow<Id>(
  * (unexpired) of `capacity`, and the earliest expiry among them.
  */
 export function* leaseValueFlow<Id>(
-  args: { name: string; key?: string | undefined; config: ConcurrencyConfig },
+  args: { name: string; key?: string | undefined; config: ConcurrencyConfig; expiries?: boolean | undefined },
   now: number,
 ): LeaseFlow<Id, LeaseValue> {
   validateNameAndKey(args.name, args.key);
@@ -128,5 +128,27 @@ export function* leaseValueFlow<Id>(
     capacity: args.config.capacity,
     ts: now,
     ...(live.length > 0 ? { earliestExpiry: earliest } : {}),
+    ...(args.expiries === true ? { expiries: live.map((l) => l.expiresAt).sort((a, b) => a - b) } : {}),
   };
+}
+
+/**
+ * What {@link predictAcquire} says about a concurrency limit at an instant: the slots `free`,
+ * and whether an acquire of `count` slots would be admitted, else `retryAfter` (whole ms ≥ 1).
+ */
+export type AcquirePrediction = { free: number; ok: true } | { free: number; ok: false; retryAfter: number };
+
+/**
+ * predictAcquire predicts at `now` (ms, the server's clock) what an acquire decides, from the
+ * expiries (UTC ms) of the leases held when they were read: those with `expiresAt > now` still
+ * count, and {@link decideAcquire} decides over them, so the prediction is the server's own
+ * decision if no lease was acquired, released or extended since. `count` is 1 (an acquire) or 0
+ * (a peek: always ok). `useRateLimit` calls it for a concurrency limit.
+ */
+export function predictAcquire(expiries: readonly number[], config: ConcurrencyConfig, now: number, count: 0 | 1): AcquirePrediction {
+  const live = expiries.filter((e) => e > now);
+  const free = Math.max(0, config.capacity - live.length);
+  if (count === 0) return { free, ok: true };
+  const decision = decideAcquire(live, config, now);
+  return decision.ok ? { free, ok: true } : { free, ok: false, retryAfter: decision.retryAfter };
 }

@@ -544,11 +544,15 @@ export const extendResult = v.union(
 );
 export type ExtendResult = Infer<typeof extendResult>;
 
-/** The arguments of `leases.getValue`: a concurrency limit's name, key and config. */
+/**
+ * The arguments of `leases.getValue`: a concurrency limit's name, key and config; `expiries` to
+ * also return every unexpired lease's expiry (for `useRateLimit`'s prediction).
+ */
 export const leaseValueArgs = {
   name: v.string(),
   key: v.optional(v.string()),
   config: concurrencyValidator,
+  expiries: v.optional(v.boolean()),
 };
 
 /**
@@ -561,5 +565,22 @@ export const leaseValueResult = v.object({
   capacity: v.number(),
   ts: v.number(),
   earliestExpiry: v.optional(v.number()),
+  /** With `expiries: true`: every unexpired lease's expiry (UTC ms), earliest first. */
+  expiries: v.optional(v.array(v.number())),
 });
 export type LeaseValue = Infer<typeof leaseValueResult>;
+
+/**
+ * What `hookAPI`'s query returns for a concurrency limit: its state with every unexpired lease's
+ * expiry (UTC ms, earliest first) and its config, from which `useRateLimit` predicts when a slot
+ * is free.
+ */
+export const hookLeaseValue = v.object({
+  inFlight: v.number(),
+  capacity: v.number(),
+  ts: v.number(),
+  earliestExpiry: v.optional(v.number()),
+  expiries: v.array(v.number()),
+  config: concurrencyValidator,
+});
+export type HookLeaseValue = Infer<typeof hookLeaseValue>;

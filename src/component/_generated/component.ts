@@ -216,12 +216,14 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         "internal",
         {
           config: { capacity: number; kind: "concurrency"; lease: number };
+          expiries?: boolean;
           key?: string;
           name: string;
         },
         {
           capacity: number;
           earliestExpiry?: number;
+          expiries?: Array<number>;
           inFlight: number;
           ts: number;
         },
