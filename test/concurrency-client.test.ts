@@ -134,6 +134,8 @@ describe("bad input names the field", () => {
     [{ kind: "concurrency", max: 2, lease: MINUTE }, "config.max", "another limiter's name for capacity (suggested)"],
     [{ kind: "concurrency", capacity: 2 }, "config.lease", "a lease time is required"],
     [{ kind: "concurrency", capacity: 2, lease: MINUTE, rate: 1 }, "config.rate", "a rate limit's field"],
+    [{ kind: "concurrency", capacity: 2, lease: MINUTE, metrics: "yes" }, "config.metrics", "metrics is a boolean"],
+    [{ kind: "concurrency", capacity: 2, lease: MINUTE, dryRun: true }, "config.dryRun", "an acquire is never a dry run"],
   ];
   test.each(configs)("constructor: %o → %s (%s)", async (config, field) => {
     const data = await convexErrorData(() => new RateLimiter(components.rateLimiter, { gen: config as never }));

@@ -154,7 +154,11 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
       // Reachable only by bypassing the types (e.g. from JavaScript).
       throw invalid("name", name, `is a ${config.kind} limit, not a concurrency limit: use limit`);
     }
-    return await ctx.runMutation(this.leases().acquire, this.acquireRequest(name, config, options, ["key", "throws"]));
+    const args = this.acquireRequest(name, config, options, ["key", "throws"]);
+    const result = await ctx.runMutation(this.leases().acquire, { ...args, ...(args.throws ? { raiseInCaller: true } : {}) });
+    // The component returns the error instead of throwing when that keeps the refusal's metric event.
+    if (!result.ok && result.error) throw new ConvexError(result.error);
+    return result.ok ? result : { ok: false, retryAfter: result.retryAfter };
   }
 
   /**
@@ -382,8 +386,9 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
   /**
    * metrics reads what limit `name` decided over [`from`, `to`) (ms), a minute at a time, for a
    * dashboard. Only limits with `metrics: true` in their config record anything: each `limit`
-   * (and each limit of a `limitAll`) inserts one event; `check`, `getValue` and peeks (`count: 0`)
-   * record nothing. A name not given to the constructor needs an inline `config` (only used to
+   * (and each limit of a `limitAll`) inserts one event, and so does each `acquire` of a
+   * concurrency limit (admitted or refused, 1 slot as its tokens); `check`, `getValue`, peeks
+   * (`count: 0`), `release` and `extend` record nothing. A name not given to the constructor needs an inline `config` (only used to
    * check the name).
    *
    * The span is taken in whole UTC minutes (`from` rounded down, `to` rounded up), at most a day
@@ -395,13 +400,13 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * summaries (ask for a shorter span). A call that threw and rolled back is not counted: see
    * docs/reference.md, "Metrics". Call it from your own query, behind an admin check.
    */
-  async metrics<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
+  async metrics<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
-    name: RateLimitName<Limits, Name, C>,
-    options: { from: number; to: number; topKeys?: number } & ConfigOption<RateLimits<Limits>, Name, C>,
+    name: LimitName<Limits, Name, C>,
+    options: { from: number; to: number; topKeys?: number } & ConfigOption<Limits, Name, C>,
   ): Promise<MetricsResult> {
     const { from, to, topKeys } = options;
-    this.configFor(name, options);
+    this.anyConfigFor(name, options);
     return await ctx.runQuery(this.metricsApi().get, { name, from, to, ...(topKeys === undefined ? {} : { topKeys }) });
   }
 

@@ -5,7 +5,8 @@
 // job has to free the slot of a holder that crashed.
 import { validateConcurrencyConfig, validateExtendBy, validateNameAndKey } from "./validate.js";
 import type { AcquireArgs, ConcurrencyConfig, ExtendResult, LeaseValue, RateLimitError } from "./validators.js";
-import type { Raise } from "./request.js";
+import { recordsMetrics } from "./metrics.js";
+import type { MetricEventOf, Raise } from "./request.js";
 
 /** A held lease as the flows see it: its handle, when it frees itself (UTC ms) and its length (ms). */
 export type LeaseRecord<Id> = { id: Id; expiresAt: number; lease: number };
@@ -53,11 +54,13 @@ export function decideAcquire(live: readonly number[], config: ConcurrencyConfig
 /**
  * What an acquire's flow decided, executed as it stands: admitted, the lease to insert (the
  * component returns the inserted document's id as the handle); refused, nothing to write, and
- * the `RateLimited` error to throw when the request asked for `throws`.
+ * the `RateLimited` error to throw when the request asked for `throws`. With `metrics: true`,
+ * `event` is the metric event to record (admitted or refused, one slot).
  */
-export type AcquireOutcome =
+export type AcquireOutcome = { event?: MetricEventOf } & (
   | (Extract<AcquireDecision, { ok: true }> & { insert: LeaseInsert })
-  | (Extract<AcquireDecision, { ok: false }> & { raise?: Raise<RateLimitError> });
+  | (Extract<AcquireDecision, { ok: false }> & { raise?: Raise<RateLimitError> })
+);
 
 /**
  * acquireFlow decides an acquire at `now` (ms): validates the request (an `InvalidRateLimit`
@@ -75,10 +78,12 @@ export function* acquireFlow<Id>(args: AcquireArgs, now: number): LeaseFlow<Id, 
     args.config,
     now,
   );
-  if (decision.ok) return { ...decision, insert: { ...at, expiresAt: decision.expiresAt, lease: args.config.lease } };
-  if (!args.throws) return decision;
+  const event: { event?: MetricEventOf } = recordsMetrics(args.config) ? { event: { outcome: decision.ok ? "admitted" : "refused", count: 1 } } : {};
+  if (decision.ok) return { ...decision, ...event, insert: { ...at, expiresAt: decision.expiresAt, lease: args.config.lease } };
+  if (!args.throws) return { ...decision, ...event };
   const error: RateLimitError = { kind: "RateLimited", name, retryAfter: decision.retryAfter };
-  return { ...decision, raise: { error, inCaller: false } };
+  // A refusal writes nothing but its event: returned for the caller to throw, the event is kept.
+  return { ...decision, ...event, raise: { error, inCaller: args.raiseInCaller === true && event.event !== undefined } };
 }
 
 /**

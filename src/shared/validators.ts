@@ -491,6 +491,11 @@ export const concurrencyValidator = v.object({
    * last extend: the safety net for a holder that crashes. Finite, ≥ 1 ms.
    */
   lease: v.number(),
+  /**
+   * Record each acquire's outcome (admitted or refused, one slot) as a metric event, like a rate
+   * limit's `metrics`: one insert per acquire, no read. Default false.
+   */
+  metrics: v.optional(v.boolean()),
 });
 export type ConcurrencyConfig = Infer<typeof concurrencyValidator>;
 
@@ -505,6 +510,8 @@ export const acquireArgs = {
   key: v.optional(v.string()),
   /** Throw a `RateLimited` `ConvexError` instead of returning `{ ok: false }`. Default false. */
   throws: v.optional(v.boolean()),
+  /** With `throws`: the caller throws the returned `error` itself (see `rateLimitArgs.raiseInCaller`). */
+  raiseInCaller: v.optional(v.boolean()),
   config: concurrencyValidator,
 };
 const acquireArgsObject = v.object(acquireArgs);
@@ -524,6 +531,17 @@ export const acquireResult = v.union(
   v.object({ ok: v.literal(false), retryAfter: v.number() }),
 );
 export type AcquireResult = Infer<typeof acquireResult>;
+
+/**
+ * What `leases.acquire` returns: {@link acquireResult} and, when refused with `throws` and
+ * `raiseInCaller`, the `RateLimited` error for the caller to throw (so the refusal's metric event
+ * is kept; a throw in the component would roll it back).
+ */
+export const acquireCallResult = v.union(
+  v.object({ ok: v.literal(true), lease: v.string(), expiresAt: v.number() }),
+  v.object({ ok: v.literal(false), retryAfter: v.number(), error: v.optional(rateLimitErrorValidator) }),
+);
+export type AcquireCallResult = Infer<typeof acquireCallResult>;
 
 /** The arguments of `leases.extend`. */
 export const extendArgs = {
