@@ -500,6 +500,22 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     return config;
   }
 
+  /**
+   * The config of request `i` of a `limitAll`/`checkAll`: a concurrency limit there is an
+   * `InvalidRateLimit` error naming `requests[i].name`. Its slot isn't a token: take it with
+   * `acquire` in the same mutation, where a throw rolls back both (see docs/guide.md).
+   */
+  private rateConfigAt(i: number, request: LimitAllRequest<Limits>): RateLimitConfig {
+    if (this.limits?.[request.name]?.kind === "concurrency" && !("config" in request && request.config !== undefined)) {
+      throw invalid(
+        `requests[${i}].name`,
+        request.name,
+        "is a concurrency limit: limitAll and checkAll take rate limits only; acquire its slot in the same mutation (a throw rolls back both)",
+      );
+    }
+    return this.configFor(request.name, request);
+  }
+
   private anyConfigFor(name: string, options: object | undefined): LimitConfig {
     validateOptionTypes(options);
     const inline = options && "config" in options ? (options.config as RateLimitConfig) : undefined;
@@ -527,9 +543,9 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
 
   private requestAll(requests: readonly LimitAllRequest<Limits>[], options: LimitAllOptions) {
     return {
-      requests: requests.map((r) => ({
+      requests: requests.map((r, i) => ({
         name: r.name,
-        config: this.configFor(r.name, r),
+        config: this.rateConfigAt(i, r),
         ...(r.key === undefined ? {} : { key: r.key }),
         ...(r.count === undefined ? {} : { count: r.count }),
       })),
