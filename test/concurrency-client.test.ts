@@ -1,4 +1,4 @@
-// Concurrency limits as an app uses them: RateLimiter.acquire, release, extend, check, getValue, reset and cleanup on convex-test with the component installed by register(), fake timers for the lease clock, and the bad-input matrix (each row names the field the error must name).
+// Concurrency limits as an app uses them: RateLimiter.acquire, release, extend, check, getValue, reset and cleanup on convex-test with the component installed by register(), fake timers for the lease clock, and the bad-input matrix (each row names the field the error must name). The limitAll/acquire all-or-nothing pattern in one mutation, through its rollback.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { HOUR, isRateLimitError, MINUTE, RateLimiter, SECOND } from "../src/client/index.js";
 import { components, convexErrorData, errorOf, makeTest } from "./setup.js";
@@ -134,6 +134,8 @@ describe("bad input names the field", () => {
     [{ kind: "concurrency", max: 2, lease: MINUTE }, "config.max", "another limiter's name for capacity (suggested)"],
     [{ kind: "concurrency", capacity: 2 }, "config.lease", "a lease time is required"],
     [{ kind: "concurrency", capacity: 2, lease: MINUTE, rate: 1 }, "config.rate", "a rate limit's field"],
+    [{ kind: "concurrency", capacity: 2, lease: MINUTE, metrics: "yes" }, "config.metrics", "metrics is a boolean"],
+    [{ kind: "concurrency", capacity: 2, lease: MINUTE, dryRun: true }, "config.dryRun", "an acquire is never a dry run"],
   ];
   test.each(configs)("constructor: %o → %s (%s)", async (config, field) => {
     const data = await convexErrorData(() => new RateLimiter(components.rateLimiter, { gen: config as never }));
@@ -157,6 +159,9 @@ describe("bad input names the field", () => {
     ["extend by 0 ms", (ctx) => rateLimiter.extend(ctx, "x", { by: 0 }), "by"],
     ["extend by NaN", (ctx) => rateLimiter.extend(ctx, "x", { by: Number.NaN }), "by"],
     ["a key too long", (ctx) => rateLimiter.acquire(ctx, "generations", { key: "k".repeat(1025) }), "key"],
+    // limitAll and checkAll take rate limits only: the field names the request
+    ["limitAll with a concurrency limit (from JavaScript)", (ctx) => rateLimiter.limitAll(ctx, [{ name: "sendMessage" }, { name: "generations" }] as never), "requests[1].name"],
+    ["checkAll with a concurrency limit (from JavaScript)", (ctx) => rateLimiter.checkAll(ctx, [{ name: "generations" }] as never), "requests[0].name"],
   ];
   test.each(calls)("%s → %s", async (_call, run, field) => {
     const t = makeTest();
@@ -171,5 +176,23 @@ describe("bad input names the field", () => {
       ),
     );
     expect(data).toMatchObject({ kind: "InvalidRateLimit", field: "config.capacity" });
+  });
+});
+
+describe("a slot and tokens together, all or nothing (limitAll takes rate limits only)", () => {
+  test("limitAll and acquire in one mutation with throws: a refused acquire rolls back the tokens", async () => {
+    const t = makeTest();
+    const both = () =>
+      t.run(async (ctx) => {
+        await rateLimiter.limitAll(ctx, [{ name: "sendMessage", key: "ada" }], { throws: true });
+        return rateLimiter.acquire(ctx, "generations", { key: "ada", throws: true });
+      });
+    expect((await both()).ok).toBe(true);
+    expect((await both()).ok).toBe(true);
+    // Both slots held: the acquire throws, and the mutation's rollback gives the token back.
+    expect(await convexErrorData(both())).toMatchObject({ kind: "RateLimited", name: "generations" });
+    const value = await t.run((ctx) => rateLimiter.getValue(ctx, "sendMessage", { key: "ada" }));
+    expect(value.value).toBe(1); // 3 - 2: the third call took nothing
+    expect((await t.run((ctx) => rateLimiter.getValue(ctx, "generations", { key: "ada" }))).inFlight).toBe(2);
   });
 });

@@ -1,5 +1,11 @@
 // Compile-time guarantees of concurrency limits, checked by tsc under `vitest --typecheck`: acquire takes only concurrency names, the rate-only methods refuse them, and each result has its own shape.
-import type { GenericActionCtx, GenericMutationCtx, GenericQueryCtx, GenericDataModel } from "convex/server";
+import type {
+  GenericActionCtx,
+  GenericMutationCtx,
+  GenericQueryCtx,
+  GenericDataModel,
+  RegisteredQuery,
+} from "convex/server";
 import { describe, expectTypeOf, test } from "vitest";
 import {
   MINUTE,
@@ -8,6 +14,8 @@ import {
   type ConcurrencyConfig,
   type ExtendResult,
   type GetValueReturns,
+  type GetValueReturnsWithDetails,
+  type HookLeaseValue,
   type LeaseValue,
   type RateLimitReturns,
 } from "../src/client/index.js";
@@ -54,17 +62,29 @@ describe("acquire, release, extend", () => {
 });
 
 describe("the other methods", () => {
-  test("limit, credit, limitAll and hookAPI refuse a concurrency name", () => {
+  test("limit, credit and limitAll refuse a concurrency name", () => {
     // @ts-expect-error a concurrency limit is acquired, not limited
     void rateLimiter.limit(mutationCtx, "generations");
     // @ts-expect-error nor credited
     void rateLimiter.credit(mutationCtx, "generations", { count: 1 });
     // @ts-expect-error nor part of a limitAll
     void rateLimiter.limitAll(mutationCtx, [{ name: "generations" }]);
-    // @ts-expect-error nor reported by useRateLimit's query
-    void rateLimiter.hookAPI("generations");
     // The rate limit beside it is unchanged.
     expectTypeOf(rateLimiter.limit(mutationCtx, "sendMessage")).resolves.toEqualTypeOf<RateLimitReturns>();
+  });
+
+  test("hookAPI takes either kind; its query's result follows the kind", () => {
+    // What the query returns, as the app's generated `api` types it.
+    type Returns<Q> = Q extends RegisteredQuery<"public", infer _A, infer R> ? Awaited<R> : never;
+    const lease = rateLimiter.hookAPI("generations").getRateLimit;
+    expectTypeOf<Returns<typeof lease>>().toEqualTypeOf<HookLeaseValue>();
+    const rate = rateLimiter.hookAPI("sendMessage").getRateLimit;
+    expectTypeOf<Returns<typeof rate>>().toEqualTypeOf<GetValueReturnsWithDetails>();
+    // With DataModel given, Name is not inferred: a concurrency name is spelled out, else refused.
+    const spelled = rateLimiter.hookAPI<GenericDataModel, "generations">("generations").getRateLimit;
+    expectTypeOf<Returns<typeof spelled>>().toEqualTypeOf<HookLeaseValue>();
+    // @ts-expect-error the default names are the rate limits'
+    void rateLimiter.hookAPI<GenericDataModel>("generations");
   });
 
   test("check, getValue and reset take either kind; getValue's result follows the kind", () => {

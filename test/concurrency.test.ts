@@ -1,7 +1,7 @@
-// Concurrency limits, pure: decideAcquire as a table with explicit instants (each row says why), and the acquire, release, extend and getValue flows over the in-memory lease store (tools/lease-store.ts) with a hand-moved clock.
+// Concurrency limits, pure: decideAcquire and predictAcquire (the hook's) as tables with explicit instants (each row says why), and the acquire, release, extend and getValue flows over the in-memory lease store (tools/lease-store.ts) with a hand-moved clock.
 import { ConvexError } from "convex/values";
 import { describe, expect, test } from "vitest";
-import { decideAcquire, type AcquireDecision } from "../src/shared/concurrency.js";
+import { decideAcquire, predictAcquire, type AcquireDecision, type AcquirePrediction } from "../src/shared/concurrency.js";
 import { concurrencyHeaders } from "../src/client/index.js";
 import type { ConcurrencyConfig, LeaseValue } from "../src/shared/validators.js";
 import { MemoryLeases } from "../tools/lease-store.js";
@@ -104,5 +104,20 @@ describe("concurrencyHeaders", () => {
   test.each(rows)("%o, refused %o → %o (%s)", (value, refused, want) => {
     const headers = concurrencyHeaders("gen", value, refused);
     expect(headers).toEqual({ "RateLimit-Policy": `"gen";q=${value.capacity};qu="concurrent-requests"`, ...want });
+  });
+});
+
+describe("predictAcquire", () => {
+  const rows: [expiries: number[], now: number, count: 0 | 1, want: AcquirePrediction, why: string][] = [
+    [[], 0, 1, { free: 2, ok: true }, "nothing held"],
+    [[500, 900], 0, 1, { free: 0, ok: false, retryAfter: 500 }, "both held: until the earliest expires"],
+    [[500, 900], 500, 1, { free: 1, ok: true }, "a lease stops counting at its expiry"],
+    [[500, 900], 499, 1, { free: 0, ok: false, retryAfter: 1 }, "1 ms before it"],
+    [[500, 900], 0, 0, { free: 0, ok: true }, "count 0 peeks: always ok"],
+    [[100, 300, 200], 0, 1, { free: 0, ok: false, retryAfter: 200 }, "three held of two: two must expire"],
+    [[100, 300, 200], 150, 1, { free: 0, ok: false, retryAfter: 50 }, "the expired one no longer counts"],
+  ];
+  test.each(rows)("%j at %d, count %d: %j (%s)", (expiries, now, count, want) => {
+    expect(predictAcquire(expiries, two, now, count)).toEqual(want);
   });
 });

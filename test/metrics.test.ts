@@ -2,10 +2,11 @@
 // counts of requests and tokens admitted, reserved and refused per minute, through the component
 // and through the client installed with register(); folding counts each event exactly once; a
 // refusal writes nothing to the limit's rows, and a limit without metrics writes nothing at all;
+// a concurrency limit's acquires count as admitted or refused, one slot each;
 // with metrics on, a call reads exactly what it read without, and writes one more document.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { ConvexError, type Value } from "convex/values";
-import { MINUTE, RateLimiter, SECOND, type RateLimitConfig } from "../src/client/index.js";
+import { MINUTE, RateLimiter, SECOND, type LimitConfig, type RateLimitConfig } from "../src/client/index.js";
 import type { ComponentApi } from "../src/component/_generated/component.js";
 import type { Doc } from "../src/component/_generated/dataModel.js";
 import { query } from "../src/component/_generated/server.js";
@@ -70,7 +71,9 @@ const limits = {
   sharded: { kind: "token bucket", rate: 10, period: MINUTE, shards: 5, metrics: true },
   hot: { kind: "token bucket", rate: 10, period: MINUTE, applyUpdates: "asynchronously", metrics: true },
   shadow: { kind: "token bucket", rate: 1, period: MINUTE, dryRun: true, metrics: true },
-} satisfies Record<string, RateLimitConfig>;
+  slots: { kind: "concurrency", capacity: 2, lease: MINUTE, metrics: true },
+  quietSlots: { kind: "concurrency", capacity: 2, lease: MINUTE },
+} satisfies Record<string, LimitConfig>;
 const rl = new RateLimiter(api.rateLimiter, limits);
 
 const snapshot = (t: T) => t.run((ctx) => ctx.runQuery(api.rateLimiter.inspectMetrics.tables, {}));
@@ -196,6 +199,41 @@ describe("counts", () => {
       { key: "c", refused: 3, refusedTokens: 9 },
       { key: "d", refused: 3, refusedTokens: 3 },
     ]);
+  });
+});
+
+describe("concurrency limits", () => {
+  test("each acquire records admitted or refused, one slot; check, release and extend record nothing", async () => {
+    const t = makeT();
+    await t.run(async (ctx) => {
+      const first = await rl.acquire(ctx, "slots", { key: "ada" });
+      expect((await rl.acquire(ctx, "slots", { key: "ada" })).ok).toBe(true);
+      expect(await rl.acquire(ctx, "slots", { key: "ada" })).toEqual({ ok: false, retryAfter: MINUTE }); // both held
+      expect(await rl.check(ctx, "slots", { key: "ada" })).toEqual({ ok: false, retryAfter: MINUTE });
+      if (!first.ok) throw new Error("the first acquire was refused");
+      await rl.extend(ctx, first.lease);
+      expect(await rl.release(ctx, first.lease)).toEqual({ released: true });
+      expect((await rl.acquire(ctx, "slots", { key: "bob" })).ok).toBe(true);
+    });
+    const expected = counts({ admitted: 3, admittedTokens: 3, refused: 1, refusedTokens: 1 });
+    expect(await read(t, "slots", 5)).toMatchObject({ total: expected, top: [{ key: "ada", refused: 1, refusedTokens: 1 }], unfolded: 4 });
+    expect(await settleAndFold(t)).toEqual({ folded: 4, pruned: 0, done: true });
+    expect(await read(t, "slots", 5)).toMatchObject({ total: expected, unfolded: 0 });
+  });
+
+  test("a refusal with throws is counted when the app catches it; without metrics nothing is written", async () => {
+    const t = makeT();
+    await t.run(async (ctx) => {
+      for (let i = 0; i < 2; i++) await rl.acquire(ctx, "slots", { key: "k", throws: true });
+      const error = await errorOf(rl.acquire(ctx, "slots", { key: "k", throws: true }));
+      expect((error as ConvexError<Record<string, Value>>).data).toEqual({ kind: "RateLimited", name: "slots", retryAfter: MINUTE });
+      for (let i = 0; i < 3; i++) await rl.acquire(ctx, "quietSlots", { key: "k" });
+    });
+    expect((await read(t, "slots")).total).toMatchObject({ admitted: 2, refused: 1 });
+    // The app's mutation throws: everything it did rolls back, the event included.
+    await convexErrorData(t.run((ctx) => rl.acquire(ctx, "slots", { key: "k", throws: true })));
+    expect((await read(t, "slots")).total).toMatchObject({ admitted: 2, refused: 1 });
+    expect((await snapshot(t)).events.filter((e) => e.name === "quietSlots")).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@ import { createElement } from "react";
 import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { MINUTE, isInvalidRateLimitError } from "../src/client/index.js";
-import type { GetValueReturns, RateLimitConfig } from "../src/shared/validators.js";
+import type { GetValueReturns, HookLeaseValue, RateLimitConfig } from "../src/shared/validators.js";
 import {
   useRateLimit,
   type GetRateLimitValueQuery,
@@ -19,7 +19,7 @@ type HookArgs = { name?: string; key?: string; sampleShards?: number; config?: R
 
 const mocks = vi.hoisted(() => ({
   /** What the mocked useQuery returns. */
-  result: undefined as GetValueReturns | undefined,
+  result: undefined as GetValueReturns | HookLeaseValue | undefined,
   /** What the hook last passed to useQuery. */
   args: undefined as HookArgs | undefined,
 }));
@@ -40,7 +40,7 @@ const T0 = Date.UTC(2030, 0, 1);
 const other: RateLimitConfig = { kind: "token bucket", rate: 2, period: MINUTE };
 
 /** Renders the hook once on the server (no DOM needed): what it sends and what it reports. */
-function renderOnce(query: GetRateLimitValueQuery, options: UseRateLimitOptions, result?: GetValueReturns) {
+function renderOnce(query: GetRateLimitValueQuery, options: UseRateLimitOptions, result?: GetValueReturns | HookLeaseValue) {
   mocks.result = result;
   mocks.args = undefined;
   let out: ReturnType<typeof useRateLimit> | undefined;
@@ -58,6 +58,15 @@ type Query = typeof api.hooks.globalLimit;
 
 /** Sends what the hook sends to the real query (as `t`, e.g. signed in), then renders its answer. */
 async function viaHook(t: Pick<Test, "query">, query: Query, options: UseRateLimitOptions = {}) {
+  const { sent } = renderOnce(query, options);
+  const data = await t.query(query, sent);
+  return { data, ...renderOnce(query, options, data) };
+}
+
+/** Sends what the hook sends to a concurrency limit's query, then renders its answer. */
+async function viaLeaseHook(t: Pick<Test, "query">, options: UseRateLimitOptions = {}) {
+  const query = api.hooks.jobSlots;
+  mocks.result = undefined;
   const { sent } = renderOnce(query, options);
   const data = await t.query(query, sent);
   return { data, ...renderOnce(query, options, data) };
@@ -202,5 +211,39 @@ describe("the hook's prediction agrees with the server", () => {
     const t = makeTest();
     vi.setSystemTime(T0 + 1234);
     expect(await t.mutation(api.hooks.getServerTime, {})).toBe(T0 + 1234);
+  });
+});
+
+describe("a concurrency limit", () => {
+  test("the hook waits for the slot the server's acquire says frees first, and agrees at that instant", async () => {
+    const t = makeTest();
+    expect((await t.mutation(api.hooks.acquireJob, { key: "ada" })).ok).toBe(true);
+    vi.setSystemTime(T0 + 10_000);
+    expect((await t.mutation(api.hooks.acquireJob, { key: "ada" })).ok).toBe(true);
+    vi.setSystemTime(T0 + 20_000);
+    const refused = await t.mutation(api.hooks.acquireJob, { key: "ada" });
+    const { data, status } = await viaLeaseHook(t, { key: "ada" });
+    expect(data).toEqual({
+      inFlight: 2,
+      capacity: 2,
+      ts: T0 + 20_000,
+      earliestExpiry: T0 + 2 * MINUTE,
+      expiries: [T0 + 2 * MINUTE, T0 + 10_000 + 2 * MINUTE],
+      config: { kind: "concurrency", capacity: 2, lease: 2 * MINUTE },
+    });
+    expect(refused).toEqual({ ok: false, retryAfter: 2 * MINUTE - 20_000 });
+    expect(status).toEqual({ ok: false, retryAt: T0 + 20_000 + (refused.ok ? 0 : refused.retryAfter) });
+    vi.setSystemTime(T0 + 2 * MINUTE);
+    expect((await t.mutation(api.hooks.acquireJob, { key: "ada" })).ok).toBe(true);
+    expect((await viaLeaseHook(t, { key: "bob" })).status).toEqual({ ok: true }); // the key function's key
+  });
+
+  test.each([
+    [{ sampleShards: 2 }, "sampleShards"],
+    [{ config: other }, "config"],
+    [{ name: "send" }, "name"],
+  ] satisfies [UseRateLimitOptions, string][])("a client sending %o is refused, naming %s", async (options, field) => {
+    const t = makeTest();
+    expect(await refusedField(viaLeaseHook(t, options))).toBe(field);
   });
 });

@@ -1,8 +1,8 @@
-// The demo's pure checks (bounds.ts), table-driven: the calculateRateLimit replay, disagreements, job timing and the ceiling. (worstExcess is tested in test/tools/bounds.test.ts.)
+// The demo's pure checks (bounds.ts), table-driven: the calculateRateLimit replay, disagreements, job timing, the ceiling, and a concurrency limit's leases held at once and lease-model decisions. (worstExcess is tested in test/tools/bounds.test.ts.)
 import { describe, expect, test } from "vitest";
 import { MINUTE, SECOND, type RateLimitConfig } from "convex-rate-limiter";
 import { limitOf, type Taken } from "../../tools/bounds.js";
-import { ceiling, disagreements, replay, timing } from "./bounds.js";
+import { ceiling, disagreements, heldAtOnce, leaseDisagreements, replay, timing } from "./bounds.js";
 
 const ones = (...ats: number[]): Taken[] => ats.map((at) => ({ at, count: 1 }));
 
@@ -103,5 +103,28 @@ describe("ceiling and limitOf", () => {
     ["no boundary inside one window", limitOf({ kind: "fixed window", rate: 100, period: MINUTE }, 15_000), 20_000, 70_000, 100],
   ] as const)("%s", (_what, limit, start, end, expected) => {
     expect(ceiling(limit, start, end)).toBe(expected);
+  });
+});
+
+describe("heldAtOnce", () => {
+  test.each([
+    ["none", [], 0],
+    ["apart", [{ from: 0, to: 10 }, { from: 10, to: 20 }], 1], // an end frees its slot before a start at the same instant
+    ["overlapping", [{ from: 0, to: 10 }, { from: 5, to: 20 }, { from: 9, to: 12 }], 3],
+    ["a lease released at once holds nothing", [{ from: 5, to: 5 }, { from: 0, to: 10 }], 1],
+  ])("%s", (_why, leases, most) => {
+    expect(heldAtOnce(leases)).toBe(most);
+  });
+});
+
+describe("leaseDisagreements", () => {
+  test.each([
+    ["a free slot, admitted", { at: 0, held: 1, earliest: 50, ok: true }, []],
+    ["full, refused until the earliest expiry", { at: 10, held: 2, earliest: 50, ok: false, retryAfter: 40 }, []],
+    ["full but admitted", { at: 10, held: 2, earliest: 50, ok: true }, ["at 10 with 2 held: admitted, expected refused for 40 ms"]],
+    ["a free slot refused", { at: 0, held: 0, ok: false, retryAfter: 5 }, ["at 0 with 0 held: refused for 5 ms, expected admitted"]],
+    ["the wrong wait", { at: 10, held: 2, earliest: 50, ok: false, retryAfter: 41 }, ["at 10 with 2 held: refused for 41 ms, expected refused for 40 ms"]],
+  ])("%s", (_why, decision, expected) => {
+    expect(leaseDisagreements([decision], 2)).toEqual(expected);
   });
 });

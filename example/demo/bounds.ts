@@ -1,7 +1,8 @@
 // Pure checks of what a scenario recorded, beside the worst-interval bound of tools/bounds.ts: a
 // replay of the same requests through the library's `decideRateLimit` (the decisions an exact,
 // single-row limiter makes), whether scheduled work ran when promised, and the most a limit can
-// let through over a whole run.
+// let through over a whole run; and for a concurrency limit, the most leases held at once and
+// whether each acquire decided as the lease model says.
 import { decideRateLimit, type RateLimitConfig, type RateLimitState } from "convex-rate-limiter";
 import { windowIndex, type Limit, type Taken } from "../../tools/bounds.js";
 
@@ -101,4 +102,41 @@ export function ceiling(limit: Limit, start: number, end: number): number {
       ? Math.max(0, end - start) / limit.period
       : Math.max(0, windowIndex(end, limit) - windowIndex(start, limit));
   return limit.capacity + limit.rate * refills;
+}
+
+/**
+ * heldAtOnce is the most leases held at one instant, each held over [from, to): a sweep over the
+ * ends, where an end at the same instant as a start frees its slot first (a lease counts while
+ * `expiresAt > now`).
+ */
+export function heldAtOnce(leases: readonly { from: number; to: number }[]): number {
+  const events = leases.flatMap((l) => (l.to > l.from ? [{ at: l.from, d: 1 }, { at: l.to, d: -1 }] : []));
+  events.sort((a, b) => a.at - b.at || a.d - b.d);
+  let held = 0;
+  let most = 0;
+  for (const e of events) {
+    held += e.d;
+    most = Math.max(most, held);
+  }
+  return most;
+}
+
+/**
+ * An acquire of a concurrency limit at `at`: what the limit held just before (`held` leases, the
+ * earliest expiring at `earliest`, UTC ms) and what it decided.
+ */
+export type LeaseDecision = { at: number; held: number; earliest?: number; ok: boolean; retryAfter?: number };
+
+/**
+ * leaseDisagreements lists, in words, the acquires that did not decide as the lease model says:
+ * a slot while fewer than `capacity` are held; else refused, with `retryAfter` the ms until the
+ * earliest lease expires (with exactly `capacity` held, that lease's expiry frees the slot).
+ */
+export function leaseDisagreements(decisions: readonly LeaseDecision[], capacity: number): string[] {
+  return decisions.flatMap((d) => {
+    const expected = d.held < capacity ? "admitted" : d.earliest === undefined ? "refused" : `refused for ${d.earliest - d.at} ms`;
+    const actual = d.ok ? "admitted" : `refused for ${d.retryAfter} ms`;
+    const agrees = d.held < capacity ? d.ok : !d.ok && d.earliest !== undefined && d.retryAfter === d.earliest - d.at;
+    return agrees ? [] : [`at ${d.at} with ${d.held} held: ${actual}, expected ${expected}`];
+  });
 }

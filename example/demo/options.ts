@@ -4,7 +4,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 
 /** The scenarios, in the order they run. */
-export const SCENARIOS = ["messages", "signups", "llm", "api", "seam"] as const;
+export const SCENARIOS = ["messages", "signups", "llm", "api", "seam", "generations"] as const;
 export type ScenarioId = (typeof SCENARIOS)[number];
 
 /** The default report path, relative to the directory the demo runs in (the project root). */
@@ -46,6 +46,8 @@ export const MINUTES: Record<ScenarioId, { normal: number; fast: number }> = {
   api: { normal: 0.5, fast: 0.25 },
   // Long enough for a burst at every other turn of the hour: 3 of them, or 1 with --fast.
   seam: { normal: 340, fast: 100 },
+  // At least the first crashed lease (2 minutes) and a minute more, whatever --minutes says.
+  generations: { normal: 5, fast: 3 },
 };
 
 /** The per-scenario parameters' defaults, normally and with `--fast`. */
@@ -62,8 +64,8 @@ Runs the example app's Convex functions in-process on convex-test with a
 simulated clock, through scripted traffic, and reports what the rate limiter
 decided: a chart, a summary and checks per scenario, and an HTML report.
 
-  --scenario NAME   ${SCENARIOS.join(", ")}, or all (default);
-                    several with commas: llm,api
+  --scenario NAME   ${SCENARIOS.join(", ")},
+                    or all (default); several with commas: llm,api
   --seed N          seed of every random stream (default 1)
   --fast            smaller runs, for CI
   --check           assert the invariants (never over the bound, reserved
@@ -72,8 +74,9 @@ decided: a chart, a summary and checks per scenario, and an HTML report.
   --no-report       don't write the HTML report
   --width N         chart width in columns (default 80)
   --minutes N       simulated minutes of each chosen scenario; defaults:
-                    messages ${MINUTES.messages.normal}, signups ${MINUTES.signups.normal}, llm ${MINUTES.llm.normal}, api ${MINUTES.api.normal}, seam ${MINUTES.seam.normal}
-                    (fast: ${MINUTES.messages.fast}, ${MINUTES.signups.fast}, ${MINUTES.llm.fast}, ${MINUTES.api.fast}, ${MINUTES.seam.fast})
+                    messages ${MINUTES.messages.normal}, signups ${MINUTES.signups.normal}, llm ${MINUTES.llm.normal}, api ${MINUTES.api.normal}, seam ${MINUTES.seam.normal},
+                    generations ${MINUTES.generations.normal} (at least 3)
+                    (fast: ${MINUTES.messages.fast}, ${MINUTES.signups.fast}, ${MINUTES.llm.fast}, ${MINUTES.api.fast}, ${MINUTES.seam.fast}, ${MINUTES.generations.fast})
   --users N         messages: users chatting at once (default ${PARAMS.users.normal})
   --signups N       signups: sign-up attempts per hour (default ${PARAMS.signups.normal})
   --requests N      llm: requests per minute, 1k-15k tokens each (default ${PARAMS.requests.normal})
@@ -92,7 +95,11 @@ Scenarios:
             load peak
   seam      bursts of emails at the turn of the hour, the same arrivals
             against outboundEmails (a sliding window: 100 in any hour) and
-            the same 100/hour as a fixed window and a token bucket`;
+            the same 100/hour as a fixed window and a token bucket
+  generations
+            LLM generations, at most 2 in flight per user (llmGenerations:
+            a concurrency limit, 2-minute leases); some crash, and their
+            slots free themselves exactly at their lease's expiry`;
 
 /** Parses the demo's arguments (those after the entry). */
 export function parseArgs(argv: readonly string[]): Parsed {

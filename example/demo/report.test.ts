@@ -74,8 +74,9 @@ describe("svgChart", () => {
     expect(close.match(/<line x1="84" x2="580" [^>]*stroke="#(ccc|888)"/g)).toHaveLength(3); // 0, the capacity, the top
   });
 
-  test("titles the token axis", () => {
+  test("titles the token axis, or with the chart's own axis title", () => {
     expect(svg).toMatch(/rotate\(-90\)[^>]*>tokens available<\/text>/);
+    expect(svgChart({ ...chart, axis: "free slots" }, "c2")).toMatch(/rotate\(-90\)[^>]*>free slots<\/text>/);
   });
 
   test("scales with its column: a viewBox and no fixed size", () => {
@@ -110,6 +111,7 @@ describe("subjectOf", () => {
     ["tokens of sendMessage for alice", "sendMessage for alice"],
     ["tokens of freeTrialSignUp (everyone's)", "freeTrialSignUp (everyone's)"], // whose: kept
     ["tokens of llmTokens (below 0: reserved ahead)", "llmTokens"], // a note on the chart: dropped
+    ["free slots of llmGenerations for ada", "llmGenerations for ada"],
     ["queue depth", "queue depth"],
   ])("%s is about %s", (title, subject) => {
     expect(subjectOf(title)).toBe(subject);

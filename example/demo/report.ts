@@ -63,11 +63,11 @@ const f = (x: number) => String(Math.round(x * 100) / 100);
 
 /**
  * subjectOf names what a chart is about from its title ("tokens of sendMessage for alice" →
- * "sendMessage for alice"), without a note in parentheses that explains the chart ("below 0:
+ * "sendMessage for alice"; "free slots of …" likewise), without a note in parentheses that explains the chart ("below 0:
  * reserved ahead"); a parenthesis naming whose it is ("everyone's") stays.
  */
 export function subjectOf(title: string): string {
-  const subject = title.replace(/^tokens of /, "");
+  const subject = title.replace(/^(tokens|free slots) of /, "");
   return subject.replace(/\s*\([^)]*:[^)]*\)\s*$/, "");
 }
 
@@ -106,7 +106,7 @@ export function svgChart(data: ChartData, id: string, layout: Layout = "wide"): 
   parts.push(`<rect class="plot" x="${G.left}" y="${G.top}" width="${plotWidth}" height="${G.plot}" fill="#fafafa" stroke="#ddd"/>`);
   // The token axis: its title, then reference lines with labels (the capacity, zero, the floor).
   parts.push(
-    `<text transform="translate(4 ${f(G.top + G.plot / 2)}) rotate(-90)" text-anchor="middle" dominant-baseline="hanging" class="ax title">tokens available</text>`,
+    `<text transform="translate(4 ${f(G.top + G.plot / 2)}) rotate(-90)" text-anchor="middle" dominant-baseline="hanging" class="ax title">${escapeHtml(data.axis ?? "tokens available")}</text>`,
   );
   // In order of importance: a label closer than a line of text to one placed before it is left out
   // (its line stays), so no two overlap.

@@ -23,7 +23,7 @@ import type { Id } from "../convex/_generated/dataModel.js";
 import { rateLimiter } from "../convex/limits.js";
 import { JITTER_MS } from "../convex/llm.js";
 import { makeTest } from "../convex/test.setup.js";
-import { ceiling, disagreements, replay, timing, type Decision } from "./bounds.js";
+import { ceiling, disagreements, heldAtOnce, leaseDisagreements, replay, timing, type Decision, type LeaseDecision } from "./bounds.js";
 import { clockTime, duration, num, pct, spread, waits, type SummaryRow } from "./format.js";
 import { minutesFor, type Options } from "./options.js";
 import type { Progress } from "./progress.js";
@@ -882,5 +882,114 @@ export async function seam(ctx: RunContext): Promise<ScenarioResult> {
     checks,
     calls: lanes.reduce((sum, l) => sum + l.run.calls, 0),
     wallMs: lanes.reduce((sum, l) => sum + l.run.wallMs, 0),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. generations: at most 2 LLM generations in flight per user; a crashed one's slot frees itself
+
+/** How often the user tries to start a generation, ms. */
+const GENERATION_EVERY = 10 * SECOND;
+/** After the scripted start, the share of generations that crash (seeded). */
+const CRASH_RATE = 0.25;
+
+/**
+ * generations has one user start an LLM generation every 10 s through generations.start (a
+ * concurrency limit, llmGenerations: 2 in flight, 2-minute leases). The first crashes before it
+ * can release, and so does the third; the slot of the first must stay held until exactly its
+ * lease's expiry and free itself then, with no job: probes at expiry − 1 ms and at expiry say so.
+ */
+export async function generations(ctx: RunContext): Promise<ScenarioResult> {
+  const run = new Run(ctx, "generations");
+  const config = rateLimiter.limits?.llmGenerations;
+  if (config?.kind !== "concurrency") throw new Error("limits.ts has no concurrency limit llmGenerations");
+  const user = "ada";
+  // Long enough for the first crashed lease to expire and a minute more.
+  const end = T0 + Math.max(minutesFor("generations", ctx.opts) * MINUTE, config.lease + MINUTE);
+  const random = seededRandom(streamSeed(ctx.opts.seed, "generations"));
+  const expiry = T0 + config.lease; // the first generation's lease, which crashes
+  type Attempt = LeaseDecision & { crash: boolean; id?: Id<"generations"> };
+  const attempts: Attempt[] = [];
+  const marks: Mark[] = [];
+  const points: Point[] = [];
+
+  const attempt = (at: number, crash: boolean) =>
+    run.timeline.at(at, async () => {
+      // What the limit holds just before, read through the app's query: the model of the decision.
+      const before = await run.call((t) => t.query(api.generations.inFlight, { user }));
+      const r = await run.call((t) => t.mutation(api.generations.start, { user, prompt: `at ${clockTime(at)}`, crash }));
+      const base = { at, crash, held: before.inFlight, ...(before.earliestExpiry === undefined ? {} : { earliest: before.earliestExpiry }) };
+      attempts.push(r.ok ? { ...base, ok: true, id: r.id } : { ...base, ok: false, retryAfter: r.retryAfter });
+      marks.push({ at, kind: r.ok ? "admitted" : "refused" });
+    });
+  for (let at = T0; at < end; at += GENERATION_EVERY) {
+    // Scripted first: the 1st and 3rd crash; later ones crash now and then.
+    const crash = at === T0 || at === T0 + 2 * GENERATION_EVERY || (at >= expiry && random() < CRASH_RATE);
+    attempt(at, crash);
+  }
+  attempt(expiry - 1, false);
+  run.sampleEvenly(T0, end, points, async () => {
+    const v = await run.call((t) => t.query(api.generations.inFlight, { user }));
+    return v.capacity - v.inFlight;
+  });
+  await run.timeline.runUntil(end);
+  await run.drain();
+
+  const rows = await run.call((t) => t.run((c) => c.db.query("generations").collect()));
+  for (const g of rows) if (g.finishedAt !== undefined) marks.push({ at: g.finishedAt, kind: "ran" });
+  attempts.sort((a, b) => a.at - b.at);
+  const admitted = attempts.filter((a) => a.ok);
+  const refused = attempts.filter((a) => !a.ok);
+  const crashed = admitted.filter((a) => a.crash);
+  // Each admitted generation holds its slot until it finished, or (crashed) until its lease expired.
+  const byId = new Map(rows.map((g) => [g._id, g]));
+  const held = heldAtOnce(admitted.map((a) => ({ from: a.at, to: (a.id && byId.get(a.id)?.finishedAt) ?? a.at + config.lease })));
+  const wrong = leaseDisagreements(attempts, config.capacity);
+  const probe = attempts.find((a) => a.at === expiry - 1);
+  const atExpiry = attempts.find((a) => a.at === expiry);
+  const summary: SummaryRow[] = [
+    { label: "limit", value: "llmGenerations", note: `concurrency, ${num(config.capacity)} in flight per user, leases of ${duration(config.lease)}` },
+    { label: "attempts", value: num(attempts.length), note: `one every ${duration(GENERATION_EVERY)} for ${duration(end - T0)}, and a probe 1 ms before the first lease expires` },
+    { label: "admitted", value: num(admitted.length), note: `${num(crashed.length)} crashed before releasing; the rest released when they finished` },
+    { label: "refused", value: num(refused.length), note: "both slots held" },
+    { label: "refusal waits", value: waits(refused.map((a) => a.retryAfter ?? 0)), note: "retryAfter: until the earliest lease expires" },
+    { label: "first crash", value: clockTime(T0), note: `its slot freed at ${clockTime(expiry)}, exactly its lease's expiry, with no job` },
+  ];
+  const checks: Check[] = [
+    {
+      name: "the crashed generation held its slot until its lease expired, and freed it exactly then",
+      ok: probe?.ok === false && probe.retryAfter === 1 && atExpiry?.ok === true,
+      detail:
+        probe === undefined || atExpiry === undefined
+          ? "the probes did not run"
+          : `at expiry − 1 ms: ${probe.ok ? "admitted" : `refused, retryAfter ${num(probe.retryAfter ?? 0)} ms`}; at expiry: ${atExpiry.ok ? "admitted" : "refused"}`,
+    },
+    {
+      name: `never more than ${num(config.capacity)} generations held a slot at once`,
+      ok: held <= config.capacity,
+      detail: `at most ${num(held)} at once, counting a crashed one until its lease expired`,
+    },
+    {
+      name: "every decision is the lease model's: a slot while one is free, else wait for the earliest expiry",
+      ok: wrong.length === 0,
+      detail: wrong.length === 0 ? `${num(attempts.length)} decisions` : wrong.join("; "),
+    },
+    {
+      name: "every generation that did not crash finished and released its slot",
+      ok: rows.filter((g) => g.finishedAt === undefined).length === crashed.length,
+      detail: `${num(rows.length - crashed.length)} finished, ${num(crashed.length)} crashed`,
+    },
+  ];
+  return {
+    id: "generations",
+    title: "generations: at most 2 in flight per user; a crash frees its slot at its lease's expiry",
+    about: [
+      `${user} starts an LLM generation through generations.start every ${duration(GENERATION_EVERY)} for ${duration(end - T0)}: a concurrency limit (llmGenerations) takes a slot in the mutation, and the action releases it when it finishes. The first generation crashes at ${clockTime(T0)} and the third at ${clockTime(T0 + 2 * GENERATION_EVERY)}, before they can release; later ones crash one time in ${num(1 / CRASH_RATE)}. Nothing frees a crashed slot but its lease's time: attempts are refused, with retryAfter until the earliest lease expires, and at ${clockTime(expiry)} the first slot is free again.`,
+    ],
+    chart: { title: `free slots of llmGenerations for ${user}`, axis: "free slots", start: T0, end, points, capacity: config.capacity, marks },
+    summary,
+    checks,
+    calls: run.calls,
+    wallMs: run.wallMs,
   };
 }

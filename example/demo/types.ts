@@ -26,6 +26,8 @@ export type ChartData = {
   start: number;
   end: number;
   points: Point[];
+  /** The vertical axis's title; default "tokens available". */
+  axis?: string;
   /** The limit's capacity, drawn as a reference line. */
   capacity: number;
   /** The deepest the tokens may go (minus `maxReserved`), when reservations are made. */

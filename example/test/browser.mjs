@@ -242,6 +242,16 @@ async function renderDemoReport() {
             alongside: [seamChart("sliding window", 100), seamChart("token bucket", 101)],
           };
         })(),
+        // A concurrency limit: free slots, not tokens (its own axis title).
+        scenario("generations", {
+          title: "free slots of llmGenerations for ada",
+          axis: "free slots",
+          start: T0,
+          end: T0 + 180_000,
+          capacity: 2,
+          points: points(300, 180_000, (i) => (i < 70 ? 1 : i < 200 ? 0 : 2)),
+          marks: [...marks(8, 180_000, "admitted"), ...marks(4, 180_000, "ran"), ...marks(11, 120_000, "refused")],
+        }),
       ],
       { command: "npm run demo -- --fast", seed: 1, clockStart: T0, wallMs: 3000, calls: 4758 },
     );
@@ -747,7 +757,7 @@ async function main() {
   await phone.setContent(html, { waitUntil: "load" });
   // Each chart is drawn in two layouts; the page shows the one its width calls for.
   const fit = await phone.evaluate(labelsOf, "svg.chart");
-  check(fit.length === 6, `the report shows its charts, three of them side by side in one section (${fit.length})`);
+  check(fit.length === 7, `the report shows its charts, three of them side by side in one section (${fit.length})`);
   const scrollWidth = await phone.evaluate(() => document.documentElement.scrollWidth);
   check(scrollWidth <= 390, `at 390 px the report doesn't scroll sideways (${scrollWidth} px wide)`);
   check(

@@ -4,7 +4,16 @@
 import { mutationGeneric, queryGeneric, type GenericDataModel, type GenericQueryCtx } from "convex/server";
 import { v } from "convex/values";
 import { invalid } from "../shared/validate.js";
-import { getValueReturnsWithDetails, hookQueryArgs, type GetValueReturnsWithDetails, type RateLimitConfig } from "../shared/validators.js";
+import {
+  getValueReturnsWithDetails,
+  hookLeaseValue,
+  hookQueryArgs,
+  type ConcurrencyConfig,
+  type GetValueReturnsWithDetails,
+  type HookLeaseValue,
+  type HookQueryArgs,
+  type RateLimitConfig,
+} from "../shared/validators.js";
 import type { HookOptions, InstalledComponent } from "./types.js";
 
 /**
@@ -20,42 +29,95 @@ export function hookAPI<DataModel extends GenericDataModel>(
   opts: HookOptions<DataModel> | undefined,
 ) {
   return {
-      getRateLimit: queryGeneric({
-        args: hookQueryArgs,
-        returns: getValueReturnsWithDetails,
-        handler: async (ctx, args): Promise<GetValueReturnsWithDetails> => {
-          const allow = opts?.allowClientConfig ?? false;
-          if (!allow && args.name !== undefined && args.name !== name) {
-            throw invalid("name", args.name, "clients may not choose the limit; see hookAPI's allowClientConfig");
-          }
-          if (!allow && args.config !== undefined) {
-            throw invalid("config", "(object)", "clients may not send a config; see hookAPI's allowClientConfig");
-          }
-          const keyOption = opts?.key;
-          let key: string | undefined;
-          if (typeof keyOption === "function") {
-            key = await keyOption(ctx as GenericQueryCtx<DataModel>, args.key);
-          } else {
-            if (args.key !== undefined && args.key !== keyOption) {
-              throw invalid("key", args.key, "clients may not choose the key; give hookAPI a key function");
-            }
-            key = keyOption;
-          }
-          const sampleShards = args.sampleShards ?? opts?.sampleShards ?? serverConfig.shards;
-          const result = await ctx.runQuery(component.lib.getValue, {
-            name: allow ? (args.name ?? name) : name,
-            config: allow ? (args.config ?? serverConfig) : serverConfig,
-            ...(key === undefined ? {} : { key }),
-            ...(sampleShards === undefined ? {} : { sampleShards }),
-            details: true,
-          });
-          return result as GetValueReturnsWithDetails;
-        },
-      }),
-      getServerTime: mutationGeneric({
-        args: {},
-        returns: v.number(),
-        handler: async () => Date.now(),
-      }),
+    getRateLimit: queryGeneric({
+      args: hookQueryArgs,
+      returns: getValueReturnsWithDetails,
+      handler: async (ctx, args): Promise<GetValueReturnsWithDetails> => {
+        const allow = opts?.allowClientConfig ?? false;
+        refuseName(name, args, opts);
+        if (!allow && args.config !== undefined) {
+          throw invalid("config", "(object)", "clients may not send a config; see hookAPI's allowClientConfig");
+        }
+        const key = await serverKey(ctx as GenericQueryCtx<DataModel>, args, opts);
+        const sampleShards = args.sampleShards ?? opts?.sampleShards ?? serverConfig.shards;
+        const result = await ctx.runQuery(component.lib.getValue, {
+          name: allow ? (args.name ?? name) : name,
+          config: allow ? (args.config ?? serverConfig) : serverConfig,
+          ...(key === undefined ? {} : { key }),
+          ...(sampleShards === undefined ? {} : { sampleShards }),
+          details: true,
+        });
+        return result as GetValueReturnsWithDetails;
+      },
+    }),
+    getServerTime: serverTime(),
   };
+}
+
+/**
+ * leaseHookAPI makes the same two functions for concurrency limit `name`: `getRateLimit` returns
+ * its `getValue` for the key the server chooses, with every unexpired lease's expiry (UTC ms,
+ * earliest first) and the config, from which `useRateLimit` predicts when a slot frees. A client
+ * may choose another name only with `allowClientConfig`, and never a config (it would be a rate
+ * limit's); `sampleShards` is refused (a concurrency limit has no shards).
+ */
+export function leaseHookAPI<DataModel extends GenericDataModel>(
+  leases: NonNullable<InstalledComponent["leases"]>,
+  name: string,
+  config: ConcurrencyConfig,
+  opts: HookOptions<DataModel> | undefined,
+) {
+  return {
+    getRateLimit: queryGeneric({
+      args: hookQueryArgs,
+      returns: hookLeaseValue,
+      handler: async (ctx, args): Promise<HookLeaseValue> => {
+        refuseName(name, args, opts);
+        if (args.config !== undefined) throw invalid("config", "(object)", `clients may not send a config for concurrency limit "${name}"`);
+        if (args.sampleShards !== undefined) throw invalid("sampleShards", args.sampleShards, "a concurrency limit has no shards");
+        const key = await serverKey(ctx as GenericQueryCtx<DataModel>, args, opts);
+        const value = await ctx.runQuery(leases.getValue, {
+          name: (opts?.allowClientConfig ?? false) ? (args.name ?? name) : name,
+          config,
+          ...(key === undefined ? {} : { key }),
+          expiries: true,
+        });
+        return { ...value, expiries: value.expiries ?? [], config };
+      },
+    }),
+    getServerTime: serverTime(),
+  };
+}
+
+/** Refuses a client's `name` other than `name`, unless `allowClientConfig`. */
+function refuseName(name: string, args: HookQueryArgs, opts: { allowClientConfig?: boolean } | undefined): void {
+  if (!(opts?.allowClientConfig ?? false) && args.name !== undefined && args.name !== name) {
+    throw invalid("name", args.name, "clients may not choose the limit; see hookAPI's allowClientConfig");
+  }
+}
+
+/**
+ * The key the server chooses from what the client sent: `opts.key`'s function of it, or the
+ * fixed key (a client's other key is refused).
+ */
+async function serverKey<DataModel extends GenericDataModel>(
+  ctx: GenericQueryCtx<DataModel>,
+  args: HookQueryArgs,
+  opts: HookOptions<DataModel> | undefined,
+): Promise<string | undefined> {
+  const keyOption = opts?.key;
+  if (typeof keyOption === "function") return await keyOption(ctx, args.key);
+  if (args.key !== undefined && args.key !== keyOption) {
+    throw invalid("key", args.key, "clients may not choose the key; give hookAPI a key function");
+  }
+  return keyOption;
+}
+
+/** The public mutation returning the server's `Date.now()` (ms), for the hook's clock offset. */
+function serverTime() {
+  return mutationGeneric({
+    args: {},
+    returns: v.number(),
+    handler: async () => Date.now(),
+  });
 }

@@ -24,6 +24,7 @@ export type {
   AcquireResult,
   ConcurrencyConfig,
   ExtendResult,
+  HookLeaseValue,
   LeaseValue,
   LimitConfig,
   LimitAllResult,

@@ -19,7 +19,7 @@ import type {
   RateLimitConfig,
   RateLimitDetails,
 } from "../shared/validators.js";
-import { hookAPI } from "./hook-api.js";
+import { hookAPI, leaseHookAPI } from "./hook-api.js";
 import { exactFor, noteAsyncTake } from "./transaction-takes.js";
 import type {
   CleanupResult,
@@ -49,6 +49,11 @@ import type {
  * Names given here are type-checked at every call; any other name needs an inline `config`.
  * Every config is validated here, so a malformed one fails when the module loads.
  */
+/** What `hookAPI` makes: for a concurrency limit (`Lease` true), or for a rate limit. */
+type HookAPIOf<DataModel extends GenericDataModel, Lease extends boolean> = Lease extends true
+  ? ReturnType<typeof leaseHookAPI<DataModel>>
+  : ReturnType<typeof hookAPI<DataModel>>;
+
 export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<never, never>> {
   /**
    * @param component The installed component: `components.rateLimiter`.
@@ -149,7 +154,11 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
       // Reachable only by bypassing the types (e.g. from JavaScript).
       throw invalid("name", name, `is a ${config.kind} limit, not a concurrency limit: use limit`);
     }
-    return await ctx.runMutation(this.leases().acquire, this.acquireRequest(name, config, options, ["key", "throws"]));
+    const args = this.acquireRequest(name, config, options, ["key", "throws"]);
+    const result = await ctx.runMutation(this.leases().acquire, { ...args, ...(args.throws ? { raiseInCaller: true } : {}) });
+    // The component returns the error instead of throwing when that keeps the refusal's metric event.
+    if (!result.ok && result.error) throw new ConvexError(result.error);
+    return result.ok ? result : { ok: false, retryAfter: result.retryAfter };
   }
 
   /**
@@ -377,8 +386,9 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
   /**
    * metrics reads what limit `name` decided over [`from`, `to`) (ms), a minute at a time, for a
    * dashboard. Only limits with `metrics: true` in their config record anything: each `limit`
-   * (and each limit of a `limitAll`) inserts one event; `check`, `getValue` and peeks (`count: 0`)
-   * record nothing. A name not given to the constructor needs an inline `config` (only used to
+   * (and each limit of a `limitAll`) inserts one event, and so does each `acquire` of a
+   * concurrency limit (admitted or refused, 1 slot as its tokens); `check`, `getValue`, peeks
+   * (`count: 0`), `release` and `extend` record nothing. A name not given to the constructor needs an inline `config` (only used to
    * check the name).
    *
    * The span is taken in whole UTC minutes (`from` rounded down, `to` rounded up), at most a day
@@ -390,13 +400,13 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * summaries (ask for a shorter span). A call that threw and rolled back is not counted: see
    * docs/reference.md, "Metrics". Call it from your own query, behind an admin check.
    */
-  async metrics<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
+  async metrics<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
-    name: RateLimitName<Limits, Name, C>,
-    options: { from: number; to: number; topKeys?: number } & ConfigOption<RateLimits<Limits>, Name, C>,
+    name: LimitName<Limits, Name, C>,
+    options: { from: number; to: number; topKeys?: number } & ConfigOption<Limits, Name, C>,
   ): Promise<MetricsResult> {
     const { from, to, topKeys } = options;
-    this.configFor(name, options);
+    this.anyConfigFor(name, options);
     return await ctx.runQuery(this.metricsApi().get, { name, from, to, ...(topKeys === undefined ? {} : { topKeys }) });
   }
 
@@ -438,14 +448,22 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    *
    * `getRateLimit` is a public query returning `getValue`'s result with `total` for the limit and
    * the key the server chooses (see {@link HookOptions}); `getServerTime` is a public mutation returning the
-   * server's `Date.now()`, for the hook's clock offset.
+   * server's `Date.now()`, for the hook's clock offset. For a concurrency limit, `getRateLimit`
+   * returns its `getValue` (`{ inFlight, capacity, ts, earliestExpiry? }`) with `expiries`, every
+   * unexpired lease's expiry, and `config`, so `useRateLimit` can say when a slot frees.
    */
+  // The default `Name` is the rate limits' names: with `DataModel` given explicitly, `Name` is not
+  // inferred, so a concurrency limit's name needs it spelled out (`hookAPI<DataModel, "jobs">`),
+  // and the query's type is then its own, never a union of both.
   hookAPI<DataModel extends GenericDataModel, Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
-    name: RateLimitName<Limits, Name, C>,
-    options?: HookOptions<DataModel> & ConfigOption<RateLimits<Limits>, Name, C>,
-  ) {
+    name: LimitName<Limits, Name, C>,
+    options?: HookOptions<DataModel> & ConfigOption<Limits, Name, C>,
+  ): HookAPIOf<DataModel, [Name] extends [ConcurrencyNamesOf<Limits>] ? true : false> {
+    type Made = HookAPIOf<DataModel, [Name] extends [ConcurrencyNamesOf<Limits>] ? true : false>;
     const opts = options;
-    return hookAPI<DataModel>(this.component, name, this.configFor(name, opts), opts);
+    const config = this.anyConfigFor(name, opts);
+    if (config.kind === "concurrency") return leaseHookAPI<DataModel>(this.leases(), name, config, opts) as Made;
+    return hookAPI<DataModel>(this.component, name, config, opts) as Made;
   }
 
   /** A component function an app generated for `@convex-dev/rate-limiter` lacks, or an error saying so. */
@@ -482,6 +500,22 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     return config;
   }
 
+  /**
+   * The config of request `i` of a `limitAll`/`checkAll`: a concurrency limit there is an
+   * `InvalidRateLimit` error naming `requests[i].name`. Its slot isn't a token: take it with
+   * `acquire` in the same mutation, where a throw rolls back both (see docs/guide.md).
+   */
+  private rateConfigAt(i: number, request: LimitAllRequest<Limits>): RateLimitConfig {
+    if (this.limits?.[request.name]?.kind === "concurrency" && !("config" in request && request.config !== undefined)) {
+      throw invalid(
+        `requests[${i}].name`,
+        request.name,
+        "is a concurrency limit: limitAll and checkAll take rate limits only; acquire its slot in the same mutation (a throw rolls back both)",
+      );
+    }
+    return this.configFor(request.name, request);
+  }
+
   private anyConfigFor(name: string, options: object | undefined): LimitConfig {
     validateOptionTypes(options);
     const inline = options && "config" in options ? (options.config as RateLimitConfig) : undefined;
@@ -509,9 +543,9 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
 
   private requestAll(requests: readonly LimitAllRequest<Limits>[], options: LimitAllOptions) {
     return {
-      requests: requests.map((r) => ({
+      requests: requests.map((r, i) => ({
         name: r.name,
-        config: this.configFor(r.name, r),
+        config: this.rateConfigAt(i, r),
         ...(r.key === undefined ? {} : { key: r.key }),
         ...(r.count === undefined ? {} : { count: r.count }),
       })),

@@ -7,16 +7,17 @@ import { runPlanAsync } from "../shared/rows.js";
 import { invalid, validateNameAndKey } from "../shared/validate.js";
 import {
   acquireArgs,
-  acquireResult,
+  acquireCallResult,
   extendArgs,
   extendResult,
   leaseValueArgs,
   leaseValueResult,
   rateLimitReturns,
-  type AcquireResult,
+  type AcquireCallResult,
 } from "../shared/validators.js";
 import type { Id } from "./_generated/dataModel.js";
 import { mutation, query } from "./_generated/server.js";
+import { recordMetric } from "./metrics.js";
 import { deleteExpiredLeases, deleteLeases, insertLease, readLeases, writeLeases } from "./store.js";
 
 /** The most expired leases `deleteExpired` deletes per transaction, and its default. */
@@ -30,13 +31,13 @@ const DEFAULT_BATCH = 500;
  */
 export const acquire = mutation({
   args: acquireArgs,
-  returns: acquireResult,
-  handler: async (ctx, args): Promise<AcquireResult> => {
-    const outcome = await runPlanAsync(acquireFlow<Id<"leases">>(args, Date.now()), (q) => readLeases(ctx.db, q));
-    if (!outcome.ok) {
-      if (outcome.raise) throw new ConvexError(outcome.raise.error);
-      return { ok: false, retryAfter: outcome.retryAfter };
-    }
+  returns: acquireCallResult,
+  handler: async (ctx, args): Promise<AcquireCallResult> => {
+    const now = Date.now();
+    const outcome = await runPlanAsync(acquireFlow<Id<"leases">>(args, now), (q) => readLeases(ctx.db, q));
+    if (!outcome.ok && outcome.raise && !outcome.raise.inCaller) throw new ConvexError(outcome.raise.error);
+    if (outcome.event) await recordMetric(ctx.db, args, outcome.event.outcome, outcome.event.count, now);
+    if (!outcome.ok) return { ok: false, retryAfter: outcome.retryAfter, ...(outcome.raise ? { error: outcome.raise.error } : {}) };
     const lease = await insertLease(ctx.db, outcome.insert);
     return { ok: true, lease, expiresAt: outcome.expiresAt };
   },

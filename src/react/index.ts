@@ -5,20 +5,22 @@ import { useConvex, useQuery } from "convex/react";
 import { getFunctionName, makeFunctionReference, type FunctionReference } from "convex/server";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { calculateRateLimit, stateOf } from "../shared/algebra.js";
+import { predictAcquire } from "../shared/concurrency.js";
 import { invalid } from "../shared/validate.js";
-import type { GetValueResult, HookQueryArgs, RateLimitConfig } from "../shared/validators.js";
+import type { GetValueResult, HookLeaseValue, HookQueryArgs, LimitConfig, RateLimitConfig } from "../shared/validators.js";
 
 /**
  * GetRateLimitValueQuery is the type of the public query `rateLimiter.hookAPI(...)` returns as
  * `getRateLimit`, once exported from a Convex module: pass `api.yourModule.getRateLimit`.
  * It takes the optional arguments the hook sends and returns one shard's `{ value, ts, shard,
- * config }` (plus `total`), as `RateLimiter.getValue` does.
+ * config }` (plus `total`), as `RateLimiter.getValue` does; for a concurrency limit,
+ * `{ inFlight, capacity, ts, earliestExpiry?, expiries, config }`.
  */
 export type GetRateLimitValueQuery = FunctionReference<
   "query",
   "public",
   HookQueryArgs,
-  GetValueResult
+  GetValueResult | HookLeaseValue
 >;
 
 /**
@@ -44,6 +46,7 @@ export type UseRateLimitOptions = {
    * How many tokens the action shown by `status` takes. Default 1. Use 0 to show whether the
    * limit is in debt (e.g. a reserve-only limit, whose capacity is 0). Must fit in the capacity
    * of one shard (the whole capacity when unsharded), or the hook throws; see {@link useRateLimit}.
+   * For a concurrency limit: 1 (an acquire takes one slot) or 0 (always ok).
    */
   count?: number;
   /**
@@ -70,14 +73,17 @@ export type UseRateLimitOptions = {
   config?: RateLimitConfig;
 };
 
-/** CheckResult is what `check` reports, in the browser's clock (ms). */
+/**
+ * CheckResult is what `check` reports, in the browser's clock (ms). For a concurrency limit,
+ * `value` is the free slots left after taking `count`, `ts` the instant asked about and `shard` 0.
+ */
 type CheckResult = {
   /** Tokens left after taking `count` at the given instant; negative means not there yet. */
   value: number;
   /** The shard's evaluation time (a token bucket) or window start (a fixed window), client ms. */
   ts: number;
   /** The shard's share of the config, as the server returned it. */
-  config: RateLimitConfig;
+  config: LimitConfig;
   /** The shard the data describes. */
   shard: number;
   /** Whether `count` tokens are there at the given instant. */
@@ -93,7 +99,7 @@ type Status = { ok: true; retryAt?: undefined } | { ok: false; retryAt: number }
 const MAX_TIMEOUT = 2 ** 31 - 1;
 
 /** A query result, and the browser's clock when this hook first rendered it. */
-type Snapshot = { key: string; data: GetValueResult; at: number };
+type Snapshot = { key: string; data: GetValueResult | HookLeaseValue; at: number };
 
 /**
  * useRateLimit reports whether an action limited by a `RateLimiter` would be allowed now,
@@ -132,6 +138,12 @@ type Snapshot = { key: string; data: GetValueResult; at: number };
  * can't be predicted (the server would combine two shards, or refuse the request as impossible), so
  * the hook throws an `InvalidRateLimit` `ConvexError` (field `count`) while rendering, as `useQuery`
  * throws a failing query's error: catch it with an error boundary. `check` throws the same way.
+ *
+ * Concurrency limits (`hookAPI` of a `kind: "concurrency"` name): `status` says whether an
+ * `acquire` would get a slot now, else `retryAt`, when the earliest lease held expires (with more
+ * than `capacity` held, the one that leaves a slot free), so a button can wait for a free slot.
+ * The prediction is the server's own `decideAcquire` over the leases' expiries, on the server's
+ * clock; a release frees a slot sooner, and the query's update then re-renders the hook.
  */
 export function useRateLimit(
   getRateLimitQuery: GetRateLimitValueQuery,
@@ -169,9 +181,23 @@ export function useRateLimit(
     (ts?: number, n: number = 0): CheckResult | undefined => {
       if (snapshot === undefined) return undefined;
       const { data } = snapshot;
-      const capacity = data.config.capacity ?? data.config.rate;
+      const clientTime = ts ?? Date.now();
+      if (isLeaseValue(data)) {
+        if (n !== 0 && n !== 1) throw invalid("count", n, "an acquire takes one slot of a concurrency limit: use 1 (or 0)");
+        const p = predictAcquire(data.expiries, data.config, clientTime + offset, n);
+        return {
+          value: p.free - n,
+          ts: clientTime,
+          config: data.config,
+          shard: 0,
+          ok: p.ok,
+          retryAt: p.ok ? undefined : clientTime + p.retryAfter,
+        };
+      }
+      const rate = data;
+      const capacity = rate.config.capacity ?? rate.config.rate;
       if (n > capacity) {
-        const whole = data.total?.capacity;
+        const whole = rate.total?.capacity;
         throw invalid(
           "count",
           n,
@@ -180,13 +206,12 @@ export function useRateLimit(
             : `can never succeed: it exceeds the capacity (${capacity})`,
         );
       }
-      const clientTime = ts ?? Date.now();
-      const r = calculateRateLimit(stateOf(data), data.config, clientTime + offset, n);
+      const r = calculateRateLimit(stateOf(rate), rate.config, clientTime + offset, n);
       return {
         value: r.value,
         ts: r.ts - offset,
-        config: data.config,
-        shard: data.shard,
+        config: rate.config,
+        shard: rate.shard,
         ok: r.value >= 0,
         retryAt: r.retryAfter === undefined ? undefined : clientTime + r.retryAfter,
       };
@@ -206,6 +231,11 @@ export function useRateLimit(
   useRenderAt(status?.retryAt);
 
   return useMemo(() => ({ status, check }), [status, check]);
+}
+
+/** Whether the hook query's result is a concurrency limit's. */
+function isLeaseValue(data: GetValueResult | HookLeaseValue): data is HookLeaseValue {
+  return data.config.kind === "concurrency";
 }
 
 /**

@@ -5,7 +5,8 @@
 // job has to free the slot of a holder that crashed.
 import { validateConcurrencyConfig, validateExtendBy, validateNameAndKey } from "./validate.js";
 import type { AcquireArgs, ConcurrencyConfig, ExtendResult, LeaseValue, RateLimitError } from "./validators.js";
-import type { Raise } from "./request.js";
+import { recordsMetrics } from "./metrics.js";
+import type { MetricEventOf, Raise } from "./request.js";
 
 /** A held lease as the flows see it: its handle, when it frees itself (UTC ms) and its length (ms). */
 export type LeaseRecord<Id> = { id: Id; expiresAt: number; lease: number };
@@ -53,11 +54,13 @@ export function decideAcquire(live: readonly number[], config: ConcurrencyConfig
 /**
  * What an acquire's flow decided, executed as it stands: admitted, the lease to insert (the
  * component returns the inserted document's id as the handle); refused, nothing to write, and
- * the `RateLimited` error to throw when the request asked for `throws`.
+ * the `RateLimited` error to throw when the request asked for `throws`. With `metrics: true`,
+ * `event` is the metric event to record (admitted or refused, one slot).
  */
-export type AcquireOutcome =
+export type AcquireOutcome = { event?: MetricEventOf } & (
   | (Extract<AcquireDecision, { ok: true }> & { insert: LeaseInsert })
-  | (Extract<AcquireDecision, { ok: false }> & { raise?: Raise<RateLimitError> });
+  | (Extract<AcquireDecision, { ok: false }> & { raise?: Raise<RateLimitError> })
+);
 
 /**
  * acquireFlow decides an acquire at `now` (ms): validates the request (an `InvalidRateLimit`
@@ -75,10 +78,12 @@ export function* acquireFlow<Id>(args: AcquireArgs, now: number): LeaseFlow<Id, 
     args.config,
     now,
   );
-  if (decision.ok) return { ...decision, insert: { ...at, expiresAt: decision.expiresAt, lease: args.config.lease } };
-  if (!args.throws) return decision;
+  const event: { event?: MetricEventOf } = recordsMetrics(args.config) ? { event: { outcome: decision.ok ? "admitted" : "refused", count: 1 } } : {};
+  if (decision.ok) return { ...decision, ...event, insert: { ...at, expiresAt: decision.expiresAt, lease: args.config.lease } };
+  if (!args.throws) return { ...decision, ...event };
   const error: RateLimitError = { kind: "RateLimited", name, retryAfter: decision.retryAfter };
-  return { ...decision, raise: { error, inCaller: false } };
+  // A refusal writes nothing but its event: returned for the caller to throw, the event is kept.
+  return { ...decision, ...event, raise: { error, inCaller: args.raiseInCaller === true && event.event !== undefined } };
 }
 
 /**
@@ -115,7 +120,7 @@ export function* extendFlow<Id>(
  * (unexpired) of `capacity`, and the earliest expiry among them.
  */
 export function* leaseValueFlow<Id>(
-  args: { name: string; key?: string | undefined; config: ConcurrencyConfig },
+  args: { name: string; key?: string | undefined; config: ConcurrencyConfig; expiries?: boolean | undefined },
   now: number,
 ): LeaseFlow<Id, LeaseValue> {
   validateNameAndKey(args.name, args.key);
@@ -128,5 +133,27 @@ export function* leaseValueFlow<Id>(
     capacity: args.config.capacity,
     ts: now,
     ...(live.length > 0 ? { earliestExpiry: earliest } : {}),
+    ...(args.expiries === true ? { expiries: live.map((l) => l.expiresAt).sort((a, b) => a - b) } : {}),
   };
+}
+
+/**
+ * What {@link predictAcquire} says about a concurrency limit at an instant: the slots `free`,
+ * and whether an acquire of `count` slots would be admitted, else `retryAfter` (whole ms ≥ 1).
+ */
+export type AcquirePrediction = { free: number; ok: true } | { free: number; ok: false; retryAfter: number };
+
+/**
+ * predictAcquire predicts at `now` (ms, the server's clock) what an acquire decides, from the
+ * expiries (UTC ms) of the leases held when they were read: those with `expiresAt > now` still
+ * count, and {@link decideAcquire} decides over them, so the prediction is the server's own
+ * decision if no lease was acquired, released or extended since. `count` is 1 (an acquire) or 0
+ * (a peek: always ok). `useRateLimit` calls it for a concurrency limit.
+ */
+export function predictAcquire(expiries: readonly number[], config: ConcurrencyConfig, now: number, count: 0 | 1): AcquirePrediction {
+  const live = expiries.filter((e) => e > now);
+  const free = Math.max(0, config.capacity - live.length);
+  if (count === 0) return { free, ok: true };
+  const decision = decideAcquire(live, config, now);
+  return decision.ok ? { free, ok: true } : { free, ok: false, retryAfter: decision.retryAfter };
 }

@@ -4,7 +4,7 @@
 import { v, type Infer } from "convex/values";
 import { literals } from "convex-helpers/validators";
 import { MINUTE } from "./algebra.js";
-import type { RateLimitConfig } from "./validators.js";
+import type { LimitConfig } from "./validators.js";
 
 /** METRICS_BUCKET_MS is the length of a metrics time bucket: one minute (ms), aligned to UTC minutes. */
 export const METRICS_BUCKET_MS = MINUTE;
@@ -119,7 +119,7 @@ export const foldResult = v.object({
 export type FoldResult = Infer<typeof foldResult>;
 
 /** Whether a config records metrics. */
-export function recordsMetrics(config: RateLimitConfig): boolean {
+export function recordsMetrics(config: LimitConfig): boolean {
   return config.metrics === true;
 }
 

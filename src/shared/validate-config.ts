@@ -76,7 +76,8 @@ const CONCURRENCY_SYNONYMS: Record<string, string> = {
 
 /**
  * validateConcurrencyShape checks a concurrency config's fields (`kind: "concurrency"`): no
- * field it doesn't have, each a number. `shards` is refused with its reason: a slot count split
+ * field it doesn't have, each of its type (`capacity` and `lease` required numbers, `metrics` an
+ * optional boolean). `shards` is refused with its reason: a slot count split
  * over shards would refuse on one shard while another has room, and one lease per document
  * already spreads the writes.
  */
@@ -102,7 +103,9 @@ export function validateConcurrencyShape(config: object): asserts config is Conc
     if (problem !== undefined) throw invalid(`config.${field}`, value, problem);
   }
   for (const field of names) {
-    if (!(field in config)) throw invalid(`config.${field}`, undefined, "is missing from the concurrency config");
+    if (known[field]?.isOptional === "required" && !(field in config)) {
+      throw invalid(`config.${field}`, undefined, "is missing from the concurrency config");
+    }
   }
 }
 

@@ -496,6 +496,11 @@ export const concurrencyValidator = v.object({
    * last extend: the safety net for a holder that crashes. Finite, ≥ 1 ms.
    */
   lease: v.number(),
+  /**
+   * Record each acquire's outcome (admitted or refused, one slot) as a metric event, like a rate
+   * limit's `metrics`: one insert per acquire, no read. Default false.
+   */
+  metrics: v.optional(v.boolean()),
 });
 export type ConcurrencyConfig = Infer<typeof concurrencyValidator>;
 
@@ -510,6 +515,8 @@ export const acquireArgs = {
   key: v.optional(v.string()),
   /** Throw a `RateLimited` `ConvexError` instead of returning `{ ok: false }`. Default false. */
   throws: v.optional(v.boolean()),
+  /** With `throws`: the caller throws the returned `error` itself (see `rateLimitArgs.raiseInCaller`). */
+  raiseInCaller: v.optional(v.boolean()),
   config: concurrencyValidator,
 };
 const acquireArgsObject = v.object(acquireArgs);
@@ -530,6 +537,17 @@ export const acquireResult = v.union(
 );
 export type AcquireResult = Infer<typeof acquireResult>;
 
+/**
+ * What `leases.acquire` returns: {@link acquireResult} and, when refused with `throws` and
+ * `raiseInCaller`, the `RateLimited` error for the caller to throw (so the refusal's metric event
+ * is kept; a throw in the component would roll it back).
+ */
+export const acquireCallResult = v.union(
+  v.object({ ok: v.literal(true), lease: v.string(), expiresAt: v.number() }),
+  v.object({ ok: v.literal(false), retryAfter: v.number(), error: v.optional(rateLimitErrorValidator) }),
+);
+export type AcquireCallResult = Infer<typeof acquireCallResult>;
+
 /** The arguments of `leases.extend`. */
 export const extendArgs = {
   /** The handle `acquire` returned. */
@@ -549,11 +567,15 @@ export const extendResult = v.union(
 );
 export type ExtendResult = Infer<typeof extendResult>;
 
-/** The arguments of `leases.getValue`: a concurrency limit's name, key and config. */
+/**
+ * The arguments of `leases.getValue`: a concurrency limit's name, key and config; `expiries` to
+ * also return every unexpired lease's expiry (for `useRateLimit`'s prediction).
+ */
 export const leaseValueArgs = {
   name: v.string(),
   key: v.optional(v.string()),
   config: concurrencyValidator,
+  expiries: v.optional(v.boolean()),
 };
 
 /**
@@ -566,5 +588,22 @@ export const leaseValueResult = v.object({
   capacity: v.number(),
   ts: v.number(),
   earliestExpiry: v.optional(v.number()),
+  /** With `expiries: true`: every unexpired lease's expiry (UTC ms), earliest first. */
+  expiries: v.optional(v.array(v.number())),
 });
 export type LeaseValue = Infer<typeof leaseValueResult>;
+
+/**
+ * What `hookAPI`'s query returns for a concurrency limit: its state with every unexpired lease's
+ * expiry (UTC ms, earliest first) and its config, from which `useRateLimit` predicts when a slot
+ * is free.
+ */
+export const hookLeaseValue = v.object({
+  inFlight: v.number(),
+  capacity: v.number(),
+  ts: v.number(),
+  earliestExpiry: v.optional(v.number()),
+  expiries: v.array(v.number()),
+  config: concurrencyValidator,
+});
+export type HookLeaseValue = Infer<typeof hookLeaseValue>;

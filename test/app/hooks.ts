@@ -12,6 +12,8 @@ const rateLimiter = new RateLimiter(components.rateLimiter, {
   send: { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 },
   // four shards of 10 tokens each
   sharded: { kind: "token bucket", rate: 40, period: MINUTE, capacity: 40, shards: 4 },
+  // 2 in flight per key, 2-minute leases
+  jobs: { kind: "concurrency", capacity: 2, lease: 2 * MINUTE },
 });
 
 /** No key option: the global limit; a client's key is refused. */
@@ -53,4 +55,13 @@ export const takeOther = mutationGeneric({
   args: { name: v.string(), rate: v.number() },
   handler: async (ctx, args) =>
     rateLimiter.limit(ctx, args.name, { config: { kind: "token bucket", rate: args.rate, period: MINUTE } }),
+});
+
+/** A concurrency limit's hook query, for the key the client sends. */
+export const { getRateLimit: jobSlots } = rateLimiter.hookAPI("jobs", { key: (_ctx, fromClient) => fromClient ?? "anyone" });
+
+/** Acquires a slot of "jobs" for `key`, as the app's own mutation would. */
+export const acquireJob = mutationGeneric({
+  args: { key: v.string() },
+  handler: async (ctx, args) => rateLimiter.acquire(ctx, "jobs", { key: args.key }),
 });

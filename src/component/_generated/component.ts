@@ -176,22 +176,38 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         "mutation",
         "internal",
         {
-          config: { capacity: number; kind: "concurrency"; lease: number };
+          config: {
+            capacity: number;
+            kind: "concurrency";
+            lease: number;
+            metrics?: boolean;
+          };
           key?: string;
           name: string;
+          raiseInCaller?: boolean;
           throws?: boolean;
         },
         | { expiresAt: number; lease: string; ok: true }
-        | { ok: false; retryAfter: number },
+        | {
+            error?: { kind: "RateLimited"; name: string; retryAfter: number };
+            ok: false;
+            retryAfter: number;
+          },
         Name
       >;
       check: FunctionReference<
         "query",
         "internal",
         {
-          config: { capacity: number; kind: "concurrency"; lease: number };
+          config: {
+            capacity: number;
+            kind: "concurrency";
+            lease: number;
+            metrics?: boolean;
+          };
           key?: string;
           name: string;
+          raiseInCaller?: boolean;
           throws?: boolean;
         },
         { ok: true; retryAfter?: number } | { ok: false; retryAfter: number },
@@ -215,13 +231,20 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         "query",
         "internal",
         {
-          config: { capacity: number; kind: "concurrency"; lease: number };
+          config: {
+            capacity: number;
+            kind: "concurrency";
+            lease: number;
+            metrics?: boolean;
+          };
+          expiries?: boolean;
           key?: string;
           name: string;
         },
         {
           capacity: number;
           earliestExpiry?: number;
+          expiries?: Array<number>;
           inFlight: number;
           ts: number;
         },
