@@ -20,7 +20,8 @@ import { applyFlow, ASYNC_MARGIN, requestFlow, type KeyRead, type KeyRow, type R
 import { shardParams } from "../src/shared/layout.js";
 import { staleVerdict } from "../src/shared/overload.js";
 import { runPlan } from "../src/shared/rows.js";
-import type { RateLimitArgs, RateLimitConfig, StoredRow } from "../src/shared/validators.js";
+import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
+import type { StoredRow } from "../src/shared/stored.js";
 
 /**
  * The tables of the model: shard rows, takes recorded but not yet applied, metric events (their

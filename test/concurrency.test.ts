@@ -3,7 +3,7 @@ import { ConvexError } from "convex/values";
 import { describe, expect, test } from "vitest";
 import { decideAcquire, predictAcquire, type AcquireDecision, type AcquirePrediction } from "../src/shared/concurrency.js";
 import { concurrencyHeaders } from "../src/client/index.js";
-import type { ConcurrencyConfig, LeaseValue } from "../src/shared/validators.js";
+import type { ConcurrencyConfig, LeaseValue } from "../src/shared/concurrency-validators.js";
 import { MemoryLeases } from "../tools/lease-store.js";
 
 const two: ConcurrencyConfig = { kind: "concurrency", capacity: 2, lease: 1000 };

@@ -1,7 +1,7 @@
 // settle and fold (src/shared/settle.ts), table-driven with explicit instants: takes not yet applied count under the config each was taken under, rows and takes of another layout are carried over to the current one, and nothing is lost or gained.
 import { describe, expect, test } from "vitest";
 import { resolvePhase, shardParams } from "../src/shared/layout.js";
-import type { StoredRow } from "../src/shared/validators.js";
+import type { StoredRow } from "../src/shared/stored.js";
 import { settle, takenUnder } from "../src/shared/settle.js";
 import type { Take } from "../src/shared/flow.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";

@@ -13,7 +13,7 @@ import {
   type LeaseRecord,
 } from "../src/shared/concurrency.js";
 import { runPlan } from "../src/shared/rows.js";
-import type { AcquireArgs, AcquireResult, ConcurrencyConfig, ExtendResult, LeaseValue } from "../src/shared/validators.js";
+import type { AcquireArgs, AcquireResult, ConcurrencyConfig, ExtendResult, LeaseValue } from "../src/shared/concurrency-validators.js";
 
 type Stored = { name: string; key?: string; expiresAt: number; lease: number };
 

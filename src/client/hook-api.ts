@@ -4,16 +4,8 @@
 import { mutationGeneric, queryGeneric, type GenericDataModel, type GenericQueryCtx } from "convex/server";
 import { v } from "convex/values";
 import { invalid } from "../shared/validate.js";
-import {
-  getValueReturnsWithDetails,
-  hookLeaseValue,
-  hookQueryArgs,
-  type ConcurrencyConfig,
-  type GetValueReturnsWithDetails,
-  type HookLeaseValue,
-  type HookQueryArgs,
-  type RateLimitConfig,
-} from "../shared/validators.js";
+import { getValueReturnsWithDetails, hookQueryArgs, type GetValueReturnsWithDetails, type HookQueryArgs, type RateLimitConfig } from "../shared/validators.js";
+import { hookLeaseValue, type ConcurrencyConfig, type HookLeaseValue } from "../shared/concurrency-validators.js";
 import type { HookOptions, InstalledComponent } from "./types.js";
 
 /**
@@ -121,3 +113,8 @@ function serverTime() {
     handler: async () => Date.now(),
   });
 }
+
+/** What `hookAPI` makes: for a concurrency limit (`Lease` true), or for a rate limit. */
+export type HookAPIOf<DataModel extends GenericDataModel, Lease extends boolean> = Lease extends true
+  ? ReturnType<typeof leaseHookAPI<DataModel>>
+  : ReturnType<typeof hookAPI<DataModel>>;

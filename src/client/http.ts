@@ -3,7 +3,8 @@
 // `Retry-After`, and a 429 response with a problem-details body (RFC 9457), all built from a
 // `limit` or `check` result with `details: true`. Pure: no clock, no I/O.
 import { invalid } from "../shared/validate.js";
-import type { LeaseValue, RateLimitConfig, RateLimitReturnsWithDetails } from "../shared/validators.js";
+import type { RateLimitConfig, RateLimitReturnsWithDetails } from "../shared/validators.js";
+import type { LeaseValue } from "../shared/concurrency-validators.js";
 
 /**
  * Where the HTTP helpers find limit `Name`'s config: the config itself (e.g. the inline `config`

@@ -7,12 +7,9 @@ export { calculateRateLimit, DAY, decideRateLimit, HOUR, MINUTE, SECOND, WEEK } 
 export type { CalculatedRateLimit } from "../shared/algebra.js";
 export type { RateLimitDecision, State as RateLimitState } from "../shared/algebra.js";
 /** Convex validators for configs and results, for apps that pass them through their own functions. */
+export { acquireResult, concurrencyValidator, extendResult, leaseValueResult } from "../shared/concurrency-validators.js";
 export {
-  acquireResult,
-  concurrencyValidator,
   configValidator,
-  extendResult,
-  leaseValueResult,
   getValueReturns,
   getValueReturnsWithDetails,
   KINDS,
@@ -27,6 +24,8 @@ export type {
   HookLeaseValue,
   LeaseValue,
   LimitConfig,
+} from "../shared/concurrency-validators.js";
+export type {
   LimitAllResult,
   RateLimitAllError,
   GetValueReturns,

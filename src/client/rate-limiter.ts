@@ -2,24 +2,15 @@
 // then executes what the component's verdict says (return, or throw). It decides nothing itself.
 import type { GenericDataModel, PaginationOptions, PaginationResult } from "convex/server";
 import { ConvexError } from "convex/values";
-import type { ComponentApi } from "../component/_generated/component.js";
 import type { KeyStatus } from "../shared/idle.js";
 import type { FoldResult, MetricsResult } from "../shared/metrics.js";
-import { invalid, validateConfig } from "../shared/validate.js";
+import { validateConfig } from "../shared/validate.js";
 import { validateLimits, validateOptionTypes } from "../shared/validate-config.js";
 import type { CheckedRequests, ConcurrencyName, ConcurrencyNamesOf, ConfigOption, LimitName, NamesOf, RateLimitName, RateLimits } from "./names.js";
-import type {
-  AcquireResult,
-  ConcurrencyConfig,
-  ExtendResult,
-  LeaseValue,
-  LimitAllResult,
-  LimitConfig,
-  RateLimitArgs,
-  RateLimitConfig,
-  RateLimitDetails,
-} from "../shared/validators.js";
-import { hookAPI, leaseHookAPI } from "./hook-api.js";
+import type { LimitAllResult, RateLimitConfig, RateLimitDetails } from "../shared/validators.js";
+import type { AcquireResult, ExtendResult, LeaseValue, LimitConfig } from "../shared/concurrency-validators.js";
+import { acquireRequest, anyConfigFor, concurrencyConfigFor, configFor, generated, request, requestAll } from "./resolve.js";
+import { hookAPI, leaseHookAPI, type HookAPIOf } from "./hook-api.js";
 import { exactFor, noteAsyncTake } from "./transaction-takes.js";
 import type {
   CleanupResult,
@@ -49,11 +40,6 @@ import type {
  * Names given here are type-checked at every call; any other name needs an inline `config`.
  * Every config is validated here, so a malformed one fails when the module loads.
  */
-/** What `hookAPI` makes: for a concurrency limit (`Lease` true), or for a rate limit. */
-type HookAPIOf<DataModel extends GenericDataModel, Lease extends boolean> = Lease extends true
-  ? ReturnType<typeof leaseHookAPI<DataModel>>
-  : ReturnType<typeof hookAPI<DataModel>>;
-
 export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<never, never>> {
   /**
    * @param component The installed component: `components.rateLimiter`.
@@ -93,7 +79,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     name: RateLimitName<Limits, Name, C>,
     options?: O & ConfigOption<RateLimits<Limits>, Name, C>,
   ): Promise<RequestResult<O>> {
-    const args = this.request(name, options);
+    const args = request(this.limits, name, options);
     // From the second take on an asynchronous key in one transaction, decide exactly (see
     // transaction-takes.ts); a peek too, since it must see those takes.
     if (exactFor(ctx, args)) args.exact = true;
@@ -119,12 +105,12 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     name: LimitName<Limits, Name, C>,
     options?: O & ConfigOption<Limits, Name, C>,
   ): Promise<RequestResult<O>> {
-    const config = this.anyConfigFor(name, options);
+    const config = anyConfigFor(this.limits, name, options);
     if (config.kind === "concurrency") {
-      const result = await ctx.runQuery(this.leases().check, this.acquireRequest(name, config, options, ["key", "throws"]));
+      const result = await ctx.runQuery(generated(this.component.leases).check, acquireRequest(name, config, options, ["key", "throws"]));
       return result as RequestResult<O>;
     }
-    const result = await ctx.runQuery(this.component.lib.checkRateLimit, this.request(name, options));
+    const result = await ctx.runQuery(this.component.lib.checkRateLimit, request(this.limits, name, options));
     return result as RequestResult<O>;
   }
 
@@ -149,13 +135,8 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     name: ConcurrencyName<Limits, Name>,
     options?: { key?: string; throws?: boolean },
   ): Promise<AcquireResult> {
-    const config = this.anyConfigFor(name, options);
-    if (config.kind !== "concurrency") {
-      // Reachable only by bypassing the types (e.g. from JavaScript).
-      throw invalid("name", name, `is a ${config.kind} limit, not a concurrency limit: use limit`);
-    }
-    const args = this.acquireRequest(name, config, options, ["key", "throws"]);
-    const result = await ctx.runMutation(this.leases().acquire, { ...args, ...(args.throws ? { raiseInCaller: true } : {}) });
+    const args = acquireRequest(name, concurrencyConfigFor(this.limits, name, options), options, ["key", "throws"]);
+    const result = await ctx.runMutation(generated(this.component.leases).acquire, { ...args, ...(args.throws ? { raiseInCaller: true } : {}) });
     // The component returns the error instead of throwing when that keeps the refusal's metric event.
     if (!result.ok && result.error) throw new ConvexError(result.error);
     return result.ok ? result : { ok: false, retryAfter: result.retryAfter };
@@ -168,7 +149,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * @returns `{ released: true }` when this call freed a slot; false when there was nothing to free.
    */
   async release(ctx: RunMutationCtx, lease: string): Promise<{ released: boolean }> {
-    return await ctx.runMutation(this.leases().release, { lease });
+    return await ctx.runMutation(generated(this.component.leases).release, { lease });
   }
 
   /**
@@ -182,7 +163,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    */
   async extend(ctx: RunMutationCtx, lease: string, options: { by?: number } = {}): Promise<ExtendResult> {
     validateOptionTypes(options);
-    return await ctx.runMutation(this.leases().extend, { lease, ...(options.by === undefined ? {} : { by: options.by }) });
+    return await ctx.runMutation(generated(this.component.leases).extend, { lease, ...(options.by === undefined ? {} : { by: options.by }) });
   }
 
   /**
@@ -206,8 +187,8 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     requests: CheckedRequests<RateLimits<Limits>, R>,
     options: LimitAllOptions = {},
   ): Promise<LimitAllResult> {
-    const args = { ...this.requestAll(requests as readonly LimitAllRequest<RateLimits<Limits>>[], options), ...(options.throws ? { raiseInCaller: true } : {}) };
-    const { error, ...result } = await ctx.runMutation(this.generated(this.component.lib.limitAll), args);
+    const args = { ...requestAll(this.limits, requests as readonly LimitAllRequest<RateLimits<Limits>>[], options), ...(options.throws ? { raiseInCaller: true } : {}) };
+    const { error, ...result } = await ctx.runMutation(generated(this.component.lib.limitAll), args);
     if (error) throw new ConvexError(error);
     // Decided exactly, but a later `limit` on one of these keys must see what this took.
     if (result.ok) for (const r of args.requests) noteAsyncTake(ctx, r);
@@ -223,7 +204,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     requests: CheckedRequests<RateLimits<Limits>, R>,
     options: LimitAllOptions = {},
   ): Promise<LimitAllResult> {
-    return ctx.runQuery(this.generated(this.component.lib.checkAll), this.requestAll(requests as readonly LimitAllRequest<RateLimits<Limits>>[], options));
+    return ctx.runQuery(generated(this.component.lib.checkAll), requestAll(this.limits, requests as readonly LimitAllRequest<RateLimits<Limits>>[], options));
   }
 
   /**
@@ -246,10 +227,10 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     options: { key?: string; count: number; shards?: readonly number[] } & ConfigOption<RateLimits<Limits>, Name, C>,
   ): Promise<{ credited: number }> {
     const { key, count, shards } = options;
-    return ctx.runMutation(this.generated(this.component.lib.credit), {
+    return ctx.runMutation(generated(this.component.lib.credit), {
       name,
       count,
-      config: this.configFor(name, options),
+      config: configFor(this.limits, name, options),
       ...(key === undefined ? {} : { key }),
       ...(shards === undefined ? {} : { shards: [...shards] }),
     });
@@ -269,7 +250,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
   ): Promise<void> {
     const key = options?.key;
     if (this.limits?.[name]?.kind === "concurrency") {
-      await ctx.runMutation(this.leases().reset, { name, ...(key === undefined ? {} : { key }) });
+      await ctx.runMutation(generated(this.component.leases).reset, { name, ...(key === undefined ? {} : { key }) });
       return;
     }
     await ctx.runMutation(this.component.lib.resetRateLimit, {
@@ -296,14 +277,14 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     options?: O & ConfigOption<Limits, Name, C>,
   ): Promise<Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>> {
     const { key, sampleShards, details } = options ?? {};
-    const config = this.anyConfigFor(name, options);
+    const config = anyConfigFor(this.limits, name, options);
     if (config.kind === "concurrency") {
-      const { throws: _never, ...args } = this.acquireRequest(name, config, options, ["key"]);
-      return (await ctx.runQuery(this.leases().getValue, args)) as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>;
+      const { throws: _never, ...args } = acquireRequest(name, config, options, ["key"]);
+      return (await ctx.runQuery(generated(this.component.leases).getValue, args)) as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>;
     }
     const result = await ctx.runQuery(this.component.lib.getValue, {
       name,
-      config: this.configFor(name, options),
+      config: configFor(this.limits, name, options),
       ...(key === undefined ? {} : { key }),
       ...(sampleShards === undefined ? {} : { sampleShards }),
       ...(details === undefined ? {} : { details }),
@@ -343,9 +324,9 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     });
     // Expired leases count for nothing already; deleting them only frees storage.
     if (Object.values(all).some((c) => c.kind === "concurrency")) {
-      await ctx.runMutation(this.leases().deleteExpired, options.batchSize === undefined ? {} : { batchSize: options.batchSize });
+      await ctx.runMutation(generated(this.component.leases).deleteExpired, options.batchSize === undefined ? {} : { batchSize: options.batchSize });
     }
-    return await ctx.runMutation(this.admin().cleanup, {
+    return await ctx.runMutation(generated(this.component.admin).cleanup, {
       limits,
       ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
     });
@@ -364,9 +345,9 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     name: RateLimitName<Limits, Name, C>,
     options: { paginationOpts: PaginationOptions } & ConfigOption<RateLimits<Limits>, Name, C>,
   ): Promise<PaginationResult<KeyStatus>> {
-    return await ctx.runQuery(this.admin().listKeys, {
+    return await ctx.runQuery(generated(this.component.admin).listKeys, {
       name,
-      config: this.configFor(name, options),
+      config: configFor(this.limits, name, options),
       paginationOpts: options.paginationOpts,
     });
   }
@@ -380,7 +361,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     ctx: RunQueryCtx,
     options: { paginationOpts: PaginationOptions },
   ): Promise<PaginationResult<{ name: string }>> {
-    return await ctx.runQuery(this.admin().listNames, { paginationOpts: options.paginationOpts });
+    return await ctx.runQuery(generated(this.component.admin).listNames, { paginationOpts: options.paginationOpts });
   }
 
   /**
@@ -406,8 +387,8 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     options: { from: number; to: number; topKeys?: number } & ConfigOption<Limits, Name, C>,
   ): Promise<MetricsResult> {
     const { from, to, topKeys } = options;
-    this.anyConfigFor(name, options);
-    return await ctx.runQuery(this.metricsApi().get, { name, from, to, ...(topKeys === undefined ? {} : { topKeys }) });
+    anyConfigFor(this.limits, name, options);
+    return await ctx.runQuery(generated(this.component.metrics).get, { name, from, to, ...(topKeys === undefined ? {} : { topKeys }) });
   }
 
   /**
@@ -431,7 +412,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     options: { batchSize?: number; retainFor?: number } = {},
   ): Promise<FoldResult> {
     const { batchSize, retainFor } = options;
-    return await ctx.runMutation(this.metricsApi().fold, {
+    return await ctx.runMutation(generated(this.component.metrics).fold, {
       ...(batchSize === undefined ? {} : { batchSize }),
       ...(retainFor === undefined ? {} : { retainFor }),
     });
@@ -461,100 +442,9 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
   ): HookAPIOf<DataModel, [Name] extends [ConcurrencyNamesOf<Limits>] ? true : false> {
     type Made = HookAPIOf<DataModel, [Name] extends [ConcurrencyNamesOf<Limits>] ? true : false>;
     const opts = options;
-    const config = this.anyConfigFor(name, opts);
-    if (config.kind === "concurrency") return leaseHookAPI<DataModel>(this.leases(), name, config, opts) as Made;
+    const config = anyConfigFor(this.limits, name, opts);
+    if (config.kind === "concurrency") return leaseHookAPI<DataModel>(generated(this.component.leases), name, config, opts) as Made;
     return hookAPI<DataModel>(this.component, name, config, opts) as Made;
   }
-
-  /** A component function an app generated for `@convex-dev/rate-limiter` lacks, or an error saying so. */
-  private generated<F>(fn: F | undefined): F {
-    if (fn === undefined) {
-      throw invalid(
-        "component",
-        "components.rateLimiter",
-        "lacks this function: it was generated for @convex-dev/rate-limiter; run `npx convex codegen` again",
-      );
-    }
-    return fn;
-  }
-
-  private admin(): ComponentApi["admin"] {
-    return this.generated(this.component.admin);
-  }
-
-  private metricsApi(): ComponentApi["metrics"] {
-    return this.generated(this.component.metrics);
-  }
-
-  private leases(): ComponentApi["leases"] {
-    return this.generated(this.component.leases);
-  }
-
-  /** The config of a rate limit: an `InvalidRateLimit` error for a concurrency limit's name. */
-  private configFor(name: string, options: object | undefined): RateLimitConfig {
-    const config = this.anyConfigFor(name, options);
-    if (config.kind === "concurrency") {
-      // Reachable only by bypassing the types (e.g. from JavaScript).
-      throw invalid("name", name, "is a concurrency limit: use acquire, release and extend (or check, getValue and reset)");
-    }
-    return config;
-  }
-
-  /**
-   * The config of request `i` of a `limitAll`/`checkAll`: a concurrency limit there is an
-   * `InvalidRateLimit` error naming `requests[i].name`. Its slot isn't a token: take it with
-   * `acquire` in the same mutation, where a throw rolls back both (see docs/guide.md).
-   */
-  private rateConfigAt(i: number, request: LimitAllRequest<Limits>): RateLimitConfig {
-    if (this.limits?.[request.name]?.kind === "concurrency" && !("config" in request && request.config !== undefined)) {
-      throw invalid(
-        `requests[${i}].name`,
-        request.name,
-        "is a concurrency limit: limitAll and checkAll take rate limits only; acquire its slot in the same mutation (a throw rolls back both)",
-      );
-    }
-    return this.configFor(request.name, request);
-  }
-
-  private anyConfigFor(name: string, options: object | undefined): LimitConfig {
-    validateOptionTypes(options);
-    const inline = options && "config" in options ? (options.config as RateLimitConfig) : undefined;
-    const config = inline ?? this.limits?.[name];
-    if (!config) {
-      // Reachable only by bypassing the types (e.g. from JavaScript).
-      throw invalid("name", name, "no such limit; name it in the RateLimiter or pass a config");
-    }
-    return config;
-  }
-
-  /**
-   * The arguments of a `leases.*` call for concurrency limit `name`: `key` and `throws` from the
-   * options, each only where `allowed`; any other option is an `InvalidRateLimit` error naming it.
-   */
-  private acquireRequest(name: string, config: ConcurrencyConfig, options: object | undefined, allowed: readonly string[]) {
-    const { key, throws, ...rest } = (options ?? {}) as { key?: string; throws?: boolean };
-    for (const [option, value] of Object.entries({ key, throws, ...rest })) {
-      if (value !== undefined && !allowed.includes(option)) {
-        throw invalid(option, value, `is not an option of a concurrency limit here (it takes ${allowed.join(" and ")})`);
-      }
-    }
-    return { name, config, ...(key === undefined ? {} : { key }), ...(throws === undefined ? {} : { throws }) };
-  }
-
-  private requestAll(requests: readonly LimitAllRequest<Limits>[], options: LimitAllOptions) {
-    return {
-      requests: requests.map((r, i) => ({
-        name: r.name,
-        config: this.rateConfigAt(i, r),
-        ...(r.key === undefined ? {} : { key: r.key }),
-        ...(r.count === undefined ? {} : { count: r.count }),
-      })),
-      ...options,
-    };
-  }
-
-  private request(name: string, options: (RequestOptions & { config?: unknown }) | undefined): RateLimitArgs {
-    const { config: _inline, ...rest } = options ?? {};
-    return { ...rest, name, config: this.configFor(name, options) };
-  }
 }
+

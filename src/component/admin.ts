@@ -2,7 +2,7 @@
 // admin pages. Thin loops over the `name` index; what is idle and what a key holds are decided in
 // src/shared/idle.ts.
 import { paginationOptsValidator, paginationResultValidator, type PaginationResult } from "convex/server";
-import { v, type Infer } from "convex/values";
+import { v } from "convex/values";
 import { cleanupCursor, cleanupFlow, cleanupLimit, cleanupResult, type CleanupQuery, type CleanupRead, type CleanupResult } from "../shared/cleanup.js";
 import { keyStatus, keyStatusValidator, type KeyStatus } from "../shared/idle.js";
 import { runPlanAsync } from "../shared/rows.js";

@@ -7,7 +7,7 @@ import { defineBatchWorkerValidators } from "@convex-dev/batch-worker";
 import { v } from "convex/values";
 import { applyFlow } from "../shared/apply.js";
 import { keyIdOf, runPlanAsync } from "../shared/rows.js";
-import { pendingTakeFields } from "../shared/validators.js";
+import { pendingTakeFields } from "../shared/stored.js";
 import type { Id } from "./_generated/dataModel.js";
 import { internalMutation, internalQuery } from "./_generated/server.js";
 import { readKey, writeKey } from "./store.js";

@@ -5,16 +5,8 @@ import { ConvexError, v } from "convex/values";
 import { acquireFlow, extendFlow, leaseValueFlow, releaseFlow } from "../shared/concurrency.js";
 import { runPlanAsync } from "../shared/rows.js";
 import { invalid, validateNameAndKey } from "../shared/validate.js";
-import {
-  acquireArgs,
-  acquireCallResult,
-  extendArgs,
-  extendResult,
-  leaseValueArgs,
-  leaseValueResult,
-  rateLimitReturns,
-  type AcquireCallResult,
-} from "../shared/validators.js";
+import { rateLimitReturns } from "../shared/validators.js";
+import { acquireArgs, acquireCallResult, extendArgs, extendResult, leaseValueArgs, leaseValueResult, type AcquireCallResult } from "../shared/concurrency-validators.js";
 import type { Id } from "./_generated/dataModel.js";
 import { mutation, query } from "./_generated/server.js";
 import { recordMetric } from "./metrics.js";

@@ -13,24 +13,8 @@ import { runPlanAsync } from "../shared/rows.js";
 import { validateNameAndKey } from "../shared/validate.js";
 import { getValueFlow } from "../shared/value.js";
 import { isAsync } from "../shared/view.js";
-import {
-  creditArgs,
-  getValueArgs,
-  getValueResult,
-  limitAllArgs,
-  limitAllCallResult,
-  limitAllResult,
-  rateLimitArgs,
-  rateLimitCallResult,
-  rateLimitErrorValidator,
-  rateLimitResult,
-  takeValidator,
-  type LimitAllArgs,
-  type LimitAllCallResult,
-  type RateLimitArgs,
-  type RateLimitCallResult,
-  type RateLimitError,
-} from "../shared/validators.js";
+import { creditArgs, getValueArgs, getValueResult, limitAllArgs, limitAllCallResult, limitAllResult, rateLimitArgs, rateLimitCallResult, rateLimitErrorValidator, rateLimitResult, type LimitAllArgs, type LimitAllCallResult, type RateLimitArgs, type RateLimitCallResult, type RateLimitError } from "../shared/validators.js";
+import { takeValidator } from "../shared/stored.js";
 import { metricOutcome } from "../shared/metrics.js";
 import { api, internal } from "./_generated/api.js";
 import type { Id } from "./_generated/dataModel.js";

@@ -1,7 +1,7 @@
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
 import { metricCountFields, metricEventFields } from "../shared/metrics.js";
-import { pendingTakeFields, storedRowFields, termsFields } from "../shared/validators.js";
+import { pendingTakeFields, storedRowFields, termsFields } from "../shared/stored.js";
 
 export default defineSchema({
   /**

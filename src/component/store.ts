@@ -3,7 +3,8 @@
 // query on those tables is written once, here. Handlers import it; it imports no handler.
 import type { LeaseInsert, LeaseOp, LeaseQuery, LeaseRecord } from "../shared/concurrency.js";
 import type { KeyRead, KeyRow, RowOp, RowQuery } from "../shared/rows.js";
-import type { RateLimitConfig, Take } from "../shared/validators.js";
+import type { RateLimitConfig } from "../shared/validators.js";
+import type { Take } from "../shared/stored.js";
 import type { Doc, Id } from "./_generated/dataModel.js";
 import type { DatabaseReader, DatabaseWriter, MutationCtx } from "./_generated/server.js";
 import { wakeApplier } from "./wake.js";

@@ -7,7 +7,8 @@ import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "r
 import { calculateRateLimit, stateOf } from "../shared/algebra.js";
 import { predictAcquire } from "../shared/concurrency.js";
 import { invalid } from "../shared/validate.js";
-import type { GetValueResult, HookLeaseValue, HookQueryArgs, LimitConfig, RateLimitConfig } from "../shared/validators.js";
+import type { GetValueResult, HookQueryArgs, RateLimitConfig } from "../shared/validators.js";
+import type { HookLeaseValue, LimitConfig } from "../shared/concurrency-validators.js";
 
 /**
  * GetRateLimitValueQuery is the type of the public query `rateLimiter.hookAPI(...)` returns as

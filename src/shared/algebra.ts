@@ -2,7 +2,8 @@
 // time as an argument and draws no random numbers; only the two public conveniences,
 // `calculateRateLimit` and `decideRateLimit`, default `now` to `Date.now()`. The server and the
 // React hook call the same code.
-import type { RateLimitConfig, RowLayout } from "./validators.js";
+import type { RateLimitConfig } from "./validators.js";
+import type { RowLayout } from "./stored.js";
 import { minus } from "./split.js";
 import { invalid, validateConfig, validateCount } from "./validate.js";
 

@@ -2,7 +2,8 @@
 import { configTerms, resolvePhase, sameClock, shardParams, termsHash } from "./layout.js";
 import type { KeyFlow, KeyRow, RowOp } from "./rows.js";
 import { settle, takenUnder, type PhaseOf } from "./settle.js";
-import type { RateLimitConfig, Take } from "./validators.js";
+import type { RateLimitConfig } from "./validators.js";
+import type { Take } from "./stored.js";
 import { checkStored, expanded, fieldsOf, termsOp } from "./view.js";
 
 /**

@@ -6,7 +6,8 @@ import { isIdleKey } from "./idle.js";
 import { resolvePhase } from "./layout.js";
 import type { KeyRow } from "./rows.js";
 import { invalid, validateConfig, validateNameAndKey } from "./validate.js";
-import { configValidator, type RateLimitConfig, type Take } from "./validators.js";
+import { configValidator, type RateLimitConfig } from "./validators.js";
+import { type Take } from "./stored.js";
 
 /** CLEANUP_BATCH is how many rows `cleanup` reads per transaction by default (500). */
 export const CLEANUP_BATCH = 500;

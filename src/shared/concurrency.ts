@@ -4,7 +4,8 @@
 // tests over memory. In flight means unexpired: a lease stops counting at its `expiresAt`, so no
 // job has to free the slot of a holder that crashed.
 import { validateConcurrencyConfig, validateExtendBy, validateNameAndKey } from "./validate.js";
-import type { AcquireArgs, ConcurrencyConfig, ExtendResult, LeaseValue, RateLimitError } from "./validators.js";
+import type { RateLimitError } from "./validators.js";
+import type { AcquireArgs, ConcurrencyConfig, ExtendResult, LeaseValue } from "./concurrency-validators.js";
 import { recordsMetrics } from "./metrics.js";
 import type { MetricEventOf, Raise } from "./request.js";
 

@@ -1,6 +1,5 @@
 // Giving tokens back to a key: never above a shard's capacity.
 import { evaluate } from "./algebra.js";
-import { resolvePhase } from "./layout.js";
 import type { Plan, ShardRead, ShardWrite } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
 import { minus } from "./split.js";

@@ -11,4 +11,4 @@ export { answerRead, keyIdOf, runPlan, runPlanAsync, type KeyFlow, type KeyRead,
 export { getValueFlow, summarize } from "./value.js";
 export { isAsync } from "./view.js";
 export { fold, settle } from "./settle.js";
-export type { RowFields, StoredRow, Take } from "./validators.js";
+export type { RowFields, StoredRow, Take } from "./stored.js";

@@ -6,7 +6,8 @@ import { evaluate, stateOf } from "./algebra.js";
 import { expandRow, resolvePhase, sameClock, shardParams } from "./layout.js";
 import { requestFlow } from "./request.js";
 import { answerRead, runPlan, type KeyInMemory } from "./rows.js";
-import type { RateLimitConfig, StoredRow, Take } from "./validators.js";
+import type { RateLimitConfig } from "./validators.js";
+import type { StoredRow, Take } from "./stored.js";
 
 /**
  * isIdleKey reports whether deleting every row of one key (one name and key) changes no decision

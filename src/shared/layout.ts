@@ -4,7 +4,8 @@
 import { evaluate, paramsOf, phaseOf, stateOf, windowIndex, windowStart, type Params, type State } from "./algebra.js";
 import { splitTotal } from "./split.js";
 import { validateConfig } from "./validate.js";
-import type { RateLimitConfig, StoredRow } from "./validators.js";
+import type { RateLimitConfig } from "./validators.js";
+import type { StoredRow } from "./stored.js";
 
 /** The FNV-1a hash of a string, as a fraction in [0, 1). */
 function hashFraction(s: string): number {

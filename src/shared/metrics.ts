@@ -4,7 +4,7 @@
 import { v, type Infer } from "convex/values";
 import { literals } from "convex-helpers/validators";
 import { MINUTE } from "./algebra.js";
-import type { LimitConfig } from "./validators.js";
+import type { LimitConfig } from "./concurrency-validators.js";
 
 /** METRICS_BUCKET_MS is the length of a metrics time bucket: one minute (ms), aligned to UTC minutes. */
 export const METRICS_BUCKET_MS = MINUTE;

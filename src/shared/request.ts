@@ -1,6 +1,5 @@
 // Deciding one request: which shards to read, the result, and the exact writes that apply it.
 import { evaluate } from "./algebra.js";
-import { resolvePhase } from "./layout.js";
 import { shedPlan } from "./overload.js";
 import { planRequest, type Plan } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";

@@ -1,8 +1,8 @@
 // The protocol between a flow over one key and the store that answers it: the reads a flow
 // yields, the rows and takes it is sent back, and the writes it returns. The component answers it
 // from the database (src/component/store.ts), tests and models from memory (`answerRead`).
-import type { StoredRow, Take } from "./validators.js";
-import type { RowFields } from "./validators.js";
+import type { StoredRow, Take } from "./stored.js";
+import type { RowFields } from "./stored.js";
 
 /** A stored row of one key as a flow sees it: the layout fields and the component's own `id`. */
 export type KeyRow<Id> = StoredRow & { id: Id };

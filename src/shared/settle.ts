@@ -7,7 +7,8 @@
 // still counts. Pure: no clock, no randomness.
 import { evaluate, stateOf, type Params, type State } from "./algebra.js";
 import { relayout, sameClock, shardParams } from "./layout.js";
-import type { RateLimitConfig, StoredRow, Take } from "./validators.js";
+import type { RateLimitConfig } from "./validators.js";
+import type { StoredRow, Take } from "./stored.js";
 
 /** The phase (ms) of a config's windows for the key being settled (see `resolvePhase`). */
 export type PhaseOf = (config: RateLimitConfig) => number;

@@ -5,16 +5,8 @@
 // for a near miss. The numbers' bounds are validateConfig's (./validate.ts).
 import { ConvexError, type GenericValidator } from "convex/values";
 import { invalid, validateConcurrencyConfig, validateConfig } from "./validate.js";
-import {
-  concurrencyValidator,
-  fixedWindowValidator,
-  KINDS,
-  slidingWindowValidator,
-  tokenBucketValidator,
-  type ConcurrencyConfig,
-  type InvalidRateLimitError,
-  type RateLimitConfig,
-} from "./validators.js";
+import { fixedWindowValidator, KINDS, slidingWindowValidator, tokenBucketValidator, type InvalidRateLimitError, type RateLimitConfig } from "./validators.js";
+import { concurrencyValidator, type ConcurrencyConfig } from "./concurrency-validators.js";
 
 /** Each kind's fields and their validators, from the config validator itself. */
 const FIELDS: Record<RateLimitConfig["kind"], Record<string, GenericValidator>> = {

@@ -2,7 +2,8 @@
 // the value, so it survives production redaction. Nothing is written before these checks pass.
 import { ConvexError } from "convex/values";
 import { minus, pairAccepts, smallestPair, splitTotal } from "./split.js";
-import type { ConcurrencyConfig, InvalidRateLimitError, RateLimitConfig } from "./validators.js";
+import type { InvalidRateLimitError, RateLimitConfig } from "./validators.js";
+import type { ConcurrencyConfig } from "./concurrency-validators.js";
 
 /** The longest `name` or `key` accepted, in UTF-16 code units. Keeps index keys small. */
 export const MAX_NAME_LENGTH = 1024;

@@ -1,6 +1,6 @@
 // Reporting a limit's state without writing: `getValue`, and the hook's view of it.
 import { evaluate } from "./algebra.js";
-import { resolvePhase, shardConfig } from "./layout.js";
+import { shardConfig } from "./layout.js";
 import { sampleDistinct, type ShardRead } from "./plan.js";
 import type { KeyFlow } from "./rows.js";
 import { validateConfig, validateNameAndKey, validateSampleShards } from "./validate.js";

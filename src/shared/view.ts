@@ -7,7 +7,8 @@ import type { Plan, ShardRead } from "./plan.js";
 import type { KeyFlow, KeyRead, KeyRow, RowOp } from "./rows.js";
 import { fold, settle, takenUnder, type PhaseOf } from "./settle.js";
 import { invalid } from "./validate.js";
-import type { RateLimitConfig, RowFields, StoredRow, Take } from "./validators.js";
+import type { RateLimitConfig } from "./validators.js";
+import type { RowFields, StoredRow, Take } from "./stored.js";
 
 /**
  * The fields of a row holding `state`, written under `config`: the state (a sliding window's
