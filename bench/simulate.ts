@@ -18,6 +18,7 @@ import type { RateLimitConfig } from "../src/shared/validators.js";
 import { APPLY_BATCH } from "../src/component/applier.js";
 import { FOLD_BATCH, FOLD_SETTLE_MS } from "../src/component/metrics.js";
 import { MAX_STALENESS_MS } from "../src/shared/overload.js";
+import { UsageError } from "../tools/usage.js";
 import { limitOf, worstExcess } from "../tools/bounds.js";
 import { seededRandom, streamSeed } from "../tools/random.js";
 import {
@@ -127,12 +128,12 @@ function parseOptions(argv: readonly string[]): Options {
     const arg = argv[i]!;
     const value = () => {
       const v = argv[++i];
-      if (v === undefined) throw new Error(`${arg} needs a value\n${USAGE}`);
+      if (v === undefined) throw new UsageError(`${arg} needs a value\n${USAGE}`);
       return v;
     };
     const number = (v: string, ok: (x: number) => boolean, what: string) => {
       const n = Number(v);
-      if (!Number.isFinite(n) || !ok(n)) throw new Error(`${arg} ${v}: expected ${what}\n${USAGE}`);
+      if (!Number.isFinite(n) || !ok(n)) throw new UsageError(`${arg} ${v}: expected ${what}\n${USAGE}`);
       return n;
     };
     const positive = (v: string) => number(v, (x) => x > 0, "a number > 0");
@@ -189,7 +190,7 @@ function parseOptions(argv: readonly string[]): Options {
           value()
             .split(",")
             .map((v) => {
-              if (!(SECTIONS as readonly string[]).includes(v)) throw new Error(`--only ${v}: expected one of ${SECTIONS.join(", ")}\n${USAGE}`);
+              if (!(SECTIONS as readonly string[]).includes(v)) throw new UsageError(`--only ${v}: expected one of ${SECTIONS.join(", ")}\n${USAGE}`);
               return v as Section;
             }),
         );
@@ -198,7 +199,7 @@ function parseOptions(argv: readonly string[]): Options {
         opts.impls = value()
           .split(",")
           .map((v) => {
-            if (!(IMPLS as readonly string[]).includes(v)) throw new Error(`--impl ${v}: expected ours or upstream\n${USAGE}`);
+            if (!(IMPLS as readonly string[]).includes(v)) throw new UsageError(`--impl ${v}: expected ours or upstream\n${USAGE}`);
             return v as Impl;
           });
         break;
@@ -214,7 +215,7 @@ function parseOptions(argv: readonly string[]): Options {
         process.exit(0);
         break;
       default:
-        throw new Error(`unknown option ${arg}\n${USAGE}`);
+        throw new UsageError(`unknown option ${arg}\n${USAGE}`);
     }
   }
   opts.seconds = seconds ?? opts.seconds;

@@ -18,3 +18,14 @@ test("npm run bench -- --only foo: the usage, exit 2, no stack", async () => {
   expect(stderr).toMatch(/^--only: unknown section foo\nusage: npm run bench -- /);
   expect(stderr).not.toMatch(/\n\s+at /); // no stack frames
 }, 150_000);
+
+test("npm run simulate -- --bogus: the usage, exit 2, no stack", async () => {
+  const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+    execFile(process.execPath, [join(root, "tools", "run.mjs"), "bench/simulate.ts", "--bogus"], { cwd: root, timeout: 120_000 }, (error, stdout, stderr) => {
+      done({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr });
+    });
+  });
+  expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
+  expect(stderr).toMatch(/^unknown option --bogus\nusage: npm run simulate -- /);
+  expect(stderr).not.toMatch(/\n\s+at /);
+}, 150_000);
