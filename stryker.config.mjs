@@ -4,45 +4,37 @@
 // tests the mutants whose code or covering tests changed since the last run.
 // @ts-check
 
+/**
+ * The files of src/shared in groups that `npm run test:mutation` (tools/mutation.mjs) runs one after
+ * another, each with its own incremental file and report: a run cut short keeps the groups it
+ * finished, and a rerun only tests what changed in each.
+ */
+export const groups = {
+  verdict: ["request", "overload", "settle", "limit-all", "cleanup", "metrics-fold", "metrics"],
+  algebra: ["algebra", "split", "jitter", "idle", "value", "apply", "credit"],
+  layout: ["layout", "view", "rows", "stored", "plan", "shard", "flow"],
+  input: ["validate", "validate-config", "validators", "concurrency", "concurrency-validators"],
+};
+
+/** The group this run mutates (MUTATION_GROUP, set by tools/mutation.mjs), or all of src/shared. */
+const group = process.env.MUTATION_GROUP;
+if (group !== undefined && !(group in groups)) throw new Error(`MUTATION_GROUP: no group ${group}`);
+const suffix = group === undefined ? "" : `-${group}`;
+
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 const config = {
   testRunner: "vitest",
   vitest: {
-    configFile: "vitest.config.ts",
+    // One project, the pure layer's tests, no type tests: see vitest.mutation.config.ts.
+    configFile: "vitest.mutation.config.ts",
     // Component tests reach src/shared through convex-test's import.meta.glob, which vitest's
-    // import graph doesn't follow: pick tests by file and by per-test coverage instead.
+    // import graph doesn't follow: pick tests by per-test coverage instead.
     related: false,
   },
-  mutate: ["src/shared/**/*.ts"],
-  // The default project's tests that exercise src/shared: the pure layer's own (flows over the
-  // in-memory store, properties, tables), and the small convex-test files that are the only
-  // tests of some of it (metrics, limitAll's merge, credit, dry runs, failing closed). The big
-  // component, client and React files reach the same code through convex-test, far more slowly;
-  // a mutant only they would kill survives here, and is then a missing test of the pure layer.
-  testFiles: [
-    "test/algebra.test.ts",
-    "test/config-change-property.test.ts",
-    "test/config-change.test.ts",
-    "test/credit.test.ts",
-    "test/dry-run.test.ts",
-    "test/fail-closed.test.ts",
-    "test/flow.test.ts",
-    "test/fractions.test.ts",
-    "test/idle.test.ts",
-    "test/jitter.test.ts",
-    "test/limit-all.test.ts",
-    "test/metrics.test.ts",
-    "test/properties.test.ts",
-    "test/reservations.test.ts",
-    "test/shards.test.ts",
-    "test/sliding.test.ts",
-    "test/split.test.ts",
-    "test/validation.test.ts",
-    "test/whole-flow.test.ts",
-  ],
+  mutate: group === undefined ? ["src/shared/**/*.ts"] : groups[group].map((f) => `src/shared/${f}.ts`),
   coverageAnalysis: "perTest",
   incremental: true,
-  incrementalFile: "reports/mutation/incremental.json",
+  incrementalFile: `reports/mutation/incremental${suffix}.json`,
   // Two cores, shared with other work: a worker each.
   concurrency: 2,
   // A mutant that loops forever is stopped after 10 s plus twice the tests' own time: generous on
@@ -53,8 +45,8 @@ const config = {
   // full reload and every test: validators are checked by the component tests, not run here.
   ignoreStatic: true,
   reporters: ["clear-text", "progress", "html", "json"],
-  htmlReporter: { fileName: "reports/mutation/mutation.html" },
-  jsonReporter: { fileName: "reports/mutation/mutation.json" },
+  htmlReporter: { fileName: `reports/mutation/mutation${suffix}.html` },
+  jsonReporter: { fileName: `reports/mutation/mutation${suffix}.json` },
   tempDirName: ".stryker-tmp",
   cleanTempDir: "always",
 };
