@@ -116,7 +116,7 @@ describe("requestFlow: the exact writes", () => {
     const { answer, reads } = reader([full]);
     const out = runPlan(requestFlow<string>(request(config), T0, draws(0, 0)), answer);
     expect(reads).toEqual([{ read: "any" }]);
-    expect(out.ops).toEqual([termsWrite(config), { op: "patch", id: "row0", shard: 0, fields: { value: 1, ts: T0, h: hashOf(config) } }]);
+    expect(out.ops).toEqual([termsWrite(config), { op: "patch", id: "row0", shard: 0, fields: { value: 1, ts: T0, h: hashOf(config) }, replace: true }]);
   });
 
   test("a compact row of other terms is carried over from the terms its name recorded (one read)", () => {
@@ -127,7 +127,7 @@ describe("requestFlow: the exact writes", () => {
     const answer = (q: RowQuery) => (reads.push(q), answerRead(key, q));
     const out = runPlan(requestFlow<string>(request(after), T0, draws(0, 0)), answer);
     // 3 held, clamped to the new capacity 2, one taken: 1 left.
-    expect(out.ops).toEqual([termsWrite(after), { op: "patch", id: "row0", shard: 0, fields: { value: 1, ts: T0, h: hashOf(after) } }]);
+    expect(out.ops).toEqual([termsWrite(after), { op: "patch", id: "row0", shard: 0, fields: { value: 1, ts: T0, h: hashOf(after) }, replace: true }]);
     expect(reads).toEqual([{ read: "any" }, { read: "terms", hash: hashOf(before) }, { read: "all" }]);
   });
 
@@ -317,7 +317,7 @@ describe("applyFlow: the applier's exact writes", () => {
     expect(ops).toEqual([
       termsWrite(one),
       { op: "delete", id: "row1", shard: 1 },
-      { op: "patch", id: "row0", shard: 0, fields: { value: 5, ts: T0, h: hashOf(one) } },
+      { op: "patch", id: "row0", shard: 0, fields: { value: 5, ts: T0, h: hashOf(one) }, replace: true },
     ]);
   });
 

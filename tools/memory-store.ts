@@ -54,8 +54,8 @@ export class MemoryStore {
           rows.push({ ...op.fields, shard: op.shard, id: this.nextId++ });
           break;
         case "patch":
-          // Replaced, as the store does: only the fields written remain.
-          rows = rows.map((r) => (r.id === op.id ? { ...op.fields, shard: op.shard, id: r.id } : r));
+          // As the store does: patched, or replaced (only the fields written remain).
+          rows = rows.map((r) => (r.id === op.id ? { ...(op.replace ? {} : r), ...op.fields, shard: op.shard, id: r.id } : r));
           break;
         case "delete":
           rows = rows.filter((r) => r.id !== op.id);

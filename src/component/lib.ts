@@ -13,7 +13,7 @@ import { runPlanAsync } from "../shared/rows.js";
 import { validateNameAndKey } from "../shared/validate.js";
 import { getValueFlow } from "../shared/value.js";
 import { isAsync } from "../shared/view.js";
-import { creditArgs, getValueArgs, getValueResult, limitAllArgs, limitAllCallResult, limitAllResult, rateLimitArgs, rateLimitCallResult, rateLimitErrorValidator, rateLimitResult, type LimitAllArgs, type LimitAllCallResult, type RateLimitArgs, type RateLimitCallResult, type RateLimitError } from "../shared/validators.js";
+import { creditArgs, getValueArgs, getValueResult, limitAllArgs, limitAllCallResult, limitAllResult, rateLimitArgs, rateLimitCallReturns, rateLimitErrorValidator, rateLimitResult, type LimitAllArgs, type LimitAllCallResult, type RateLimitArgs, type RateLimitCallResult, type RateLimitError } from "../shared/validators.js";
 import { takeValidator } from "../shared/stored.js";
 import { metricOutcome } from "../shared/metrics.js";
 import { api, internal } from "./_generated/api.js";
@@ -98,7 +98,7 @@ async function execute(
  */
 export const rateLimit = mutation({
   args: rateLimitArgs,
-  returns: rateLimitCallResult,
+  returns: rateLimitCallReturns,
   handler: async (ctx, args): Promise<RateLimitCallResult> => {
     const now = Date.now();
     if (isAsync(args.config) && !args.exact) {

@@ -119,9 +119,10 @@ export async function writeKey(
         await ctx.db.insert("rateLimits", { name, ...keyField, shard: op.shard, ...op.fields });
         break;
       case "patch":
-        // Replaced, not patched: a row an earlier version wrote in full loses the fields it no
-        // longer needs (the terms fingerprint stands for them).
-        await ctx.db.replace(op.id, { name, ...keyField, shard: op.shard, ...op.fields });
+        // Replaced when the row was written under other terms or in full (by an earlier version,
+        // or upstream): it loses the fields it no longer needs (the fingerprint stands for them).
+        if (op.replace) await ctx.db.replace(op.id, { name, ...keyField, shard: op.shard, ...op.fields });
+        else await ctx.db.patch(op.id, op.fields);
         break;
       case "delete":
         await ctx.db.delete(op.id);

@@ -4,7 +4,7 @@ import type { KeyFlow, KeyRow, RowOp } from "./rows.js";
 import { settle, takenUnder, type PhaseOf } from "./settle.js";
 import type { RateLimitConfig } from "./validators.js";
 import type { Take } from "./stored.js";
-import { checkStored, expanded, fieldsOf, termsOp } from "./view.js";
+import { checkStored, expanded, fieldsOf, patchOf, termsOp } from "./view.js";
 
 /**
  * applyFlow folds takes recorded for one key (asynchronous mode) into its rows at `now`, under
@@ -29,7 +29,8 @@ export function* applyFlow<Id>(
   const read = (yield { read: "all" }).rows;
   const known = new Map<number, string | undefined>();
   const rows: KeyRow<Id>[] = [];
-  for (const r of read) rows.push(yield* expanded(r, { ...args, phase }, known));
+  const hash = termsHash(configTerms(config));
+  for (const r of read) rows.push(yield* expanded(r, { ...args, phase, hash }, known));
   rows.forEach(checkStored);
   // Rows of another layout, or takes under other terms: every shard is rewritten, each take
   // counted under the terms it was taken under (settle).
@@ -46,11 +47,11 @@ export function* applyFlow<Id>(
   params.forEach((_, i) => {
     const row = rows.find((r) => r.shard === i) ?? null;
     if (row && !laidOut && !takes.some((t) => t.shard === i)) return;
-    const fields = fieldsOf(after[i]!, config);
-    ops.push(row ? { op: "patch", id: row.id, shard: i, fields } : { op: "insert", shard: i, fields });
+    const fields = fieldsOf(after[i]!, config, hash);
+    ops.push(row ? patchOf(row, i, fields, hash) : { op: "insert", shard: i, fields });
   });
   // As a request's writes do (see `opsOf`): record the terms of a new key, layout or rewritten row.
-  const rewrites = read.some((r) => r.h !== termsHash(configTerms(config)));
+  const rewrites = read.some((r) => r.h !== hash);
   const writes = ops.some((o) => o.op === "insert" || o.op === "patch");
   return writes && (laidOut || rewrites || ops.some((o) => o.op === "insert")) ? [termsOp<Id>(config), ...ops] : ops;
 }

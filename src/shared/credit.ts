@@ -3,7 +3,8 @@ import { evaluate } from "./algebra.js";
 import type { Plan, ShardRead, ShardWrite } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
 import { minus } from "./split.js";
-import { invalid, validateConfig, validateNameAndKey } from "./validate.js";
+import { invalid, validateNameAndKey } from "./validate.js";
+import { checkConfig } from "./validate-config.js";
 import type { CreditArgs } from "./validators.js";
 import { newView, opsOf, shardOf } from "./view.js";
 
@@ -23,7 +24,7 @@ export function* creditFlow<Id>(
   now: number,
 ): KeyFlow<Id, { credited: number; ops: RowOp<Id>[] }> {
   validateNameAndKey(args.name, args.key);
-  validateConfig(args.config);
+  checkConfig(args.config);
   if (!(Number.isFinite(args.count) && args.count > 0)) throw invalid("count", args.count, "must be a finite number > 0");
   const view = newView<Id>(args, now);
   for (const shard of args.shards ?? []) {

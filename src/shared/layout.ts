@@ -122,6 +122,11 @@ export function termsConfig(text: string): RateLimitConfig | undefined {
  */
 export function expandRow<R extends StoredRow>(row: R, config: RateLimitConfig | undefined, phase: number): R {
   if (row.h === undefined || config === undefined || termsHash(configTerms(config)) !== row.h) return row;
+  return expandUnder(row, config, phase);
+}
+
+/** {@link expandRow} for a row whose fingerprint is known to be `config`'s terms'. */
+export function expandUnder<R extends StoredRow>(row: R, config: RateLimitConfig, phase: number): R {
   const p = shardParams(config, phase, row.shard);
   return { ...row, shards: config.shards ?? 1, kind: p.kind, rate: p.rate, period: p.period, capacity: p.capacity, terms: p.terms! };
 }

@@ -3,7 +3,8 @@ import { evaluate } from "./algebra.js";
 import { shedPlan } from "./overload.js";
 import { planRequest, type Plan } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
-import { validateConfig, validateCount, validateNameAndKey } from "./validate.js";
+import { validateCount, validateNameAndKey } from "./validate.js";
+import { checkConfig } from "./validate-config.js";
 import { outcomeOf, recordsMetrics, type MetricOutcome } from "./metrics.js";
 import type { RateLimitArgs, RateLimitConfig, RateLimitDetails, RateLimitError, RateLimitResult, RateLimitReturns } from "./validators.js";
 import { fullAfter, isAsync, migrated, newView, opsOf, readOf, scaledTotal, shardOf, type View } from "./view.js";
@@ -155,7 +156,7 @@ function executedOf<Id>(args: RateLimitArgs, plan: Plan, count: number, view: Vi
  */
 export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () => number): KeyFlow<Id, RequestOutcome<Id>> {
   validateNameAndKey(args.name, args.key);
-  validateConfig(args.config);
+  checkConfig(args.config);
   const count = args.count ?? 1;
   const reserve = args.reserve ?? false;
   validateCount(count, args.config, reserve);

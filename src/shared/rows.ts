@@ -30,13 +30,14 @@ export type KeyInMemory<Id> = { rows: KeyRow<Id>[]; pending: Take[]; known?: Rea
 
 
 /**
- * A write a flow asks for, within the request's name and key: a row to insert, patch (replace:
- * every field the row keeps is written) or delete, (asynchronous mode) a take to record for the
- * applier, or the terms a fingerprint stands for, recorded for the name if not yet.
+ * A write a flow asks for, within the request's name and key: a row to insert, patch or delete,
+ * (asynchronous mode) a take to record for the applier, or the terms a fingerprint stands for,
+ * recorded for the name if not yet. A patch writes every field a row under its terms keeps; with
+ * `replace`, the row was written under other terms or in full, and loses every field not written.
  */
 export type RowOp<Id> =
   | { op: "insert"; shard: number; fields: RowFields }
-  | { op: "patch"; id: Id; shard: number; fields: RowFields }
+  | { op: "patch"; id: Id; shard: number; fields: RowFields; replace?: true }
   | { op: "delete"; id: Id; shard: number }
   | { op: "record"; take: Take }
   | { op: "terms"; hash: number; terms: string };

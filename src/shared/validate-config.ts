@@ -141,6 +141,17 @@ export function validateConfigShape(config: unknown): asserts config is RateLimi
 }
 
 /**
+ * checkConfig checks a config a component function was given: its shape (each kind's own fields,
+ * {@link validateConfigShape}; the functions' argument validator takes any kind's fields, see
+ * `configArgValidator`), then its numbers (`validateConfig`). Throws an `InvalidRateLimit`
+ * `ConvexError` naming the field.
+ */
+export function checkConfig(config: RateLimitConfig): void {
+  validateConfigShape(config);
+  validateConfig(config);
+}
+
+/**
  * The types of the options a call takes, where Convex's validator would be the first to check
  * them. A `key` may also be a function: `hookAPI`'s, which the server calls.
  */

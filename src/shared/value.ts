@@ -3,7 +3,8 @@ import { evaluate } from "./algebra.js";
 import { shardConfig } from "./layout.js";
 import { sampleDistinct, type ShardRead } from "./plan.js";
 import type { KeyFlow } from "./rows.js";
-import { validateConfig, validateNameAndKey, validateSampleShards } from "./validate.js";
+import { validateNameAndKey, validateSampleShards } from "./validate.js";
+import { checkConfig } from "./validate-config.js";
 import type { GetValueArgs, GetValueResult, GetValueReturnsWithDetails, RateLimitConfig } from "./validators.js";
 import { newView, scaledTotal, shardOf } from "./view.js";
 
@@ -16,7 +17,7 @@ import { newView, scaledTotal, shardOf } from "./view.js";
  */
 export function* getValueFlow<Id>(args: GetValueArgs, now: number, random: () => number): KeyFlow<Id, GetValueResult> {
   validateNameAndKey(args.name, args.key);
-  validateConfig(args.config);
+  checkConfig(args.config);
   validateSampleShards(args.sampleShards);
   const view = newView<Id>(args, now);
   const picked = sampleDistinct(view.n, args.sampleShards ?? 1, random);

@@ -2,7 +2,7 @@
 // as possible, carrying rows of another layout over), and the exact writes that apply a plan.
 // Pure: the clock comes in as an argument.
 import { delayUntil, evaluate, stateOf, type Params, type State } from "./algebra.js";
-import { configTerms, expandRow, relayout, resolvePhase, sameClock, shardParams, termsConfig, termsHash } from "./layout.js";
+import { configTerms, expandUnder, expandRow, relayout, resolvePhase, sameClock, shardParams, termsConfig, termsHash } from "./layout.js";
 import type { Plan, ShardRead } from "./plan.js";
 import type { KeyFlow, KeyRead, KeyRow, RowOp } from "./rows.js";
 import { fold, settle, takenUnder, type PhaseOf } from "./settle.js";
@@ -14,8 +14,8 @@ import type { RowFields, StoredRow, Take } from "./stored.js";
  * The fields of a row holding `state`, written under `config`: the state (a sliding window's
  * `prev` too) and the fingerprint of the config's terms (`configTerms`).
  */
-export function fieldsOf(state: State, config: RateLimitConfig): RowFields {
-  const fields = { value: state.value, ts: state.ts, h: termsHash(configTerms(config)) };
+export function fieldsOf(state: State, config: RateLimitConfig, h = termsHash(configTerms(config))): RowFields {
+  const fields = { value: state.value, ts: state.ts, h };
   return config.kind === "sliding window" ? { ...fields, prev: state.prev ?? 0 } : fields;
 }
 
@@ -36,12 +36,12 @@ export function termsOp<Id>(config: RateLimitConfig): RowOp<Id> {
  */
 export function* expanded<Id>(
   row: KeyRow<Id>,
-  at: { name: string; key?: string | undefined; config: RateLimitConfig; phase: number },
+  at: { name: string; key?: string | undefined; config: RateLimitConfig; phase: number; hash: number },
   known: Map<number, string | undefined>,
 ): KeyFlow<Id, KeyRow<Id>> {
   const { h } = row;
   if (h === undefined) return row;
-  if (h === termsHash(configTerms(at.config))) return expandRow(row, at.config, at.phase);
+  if (h === at.hash) return expandUnder(row, at.config, at.phase);
   if (!known.has(h)) known.set(h, (yield { read: "terms", hash: h }).terms);
   const text = known.get(h);
   const old = text === undefined ? undefined : termsConfig(text);
@@ -62,6 +62,8 @@ export function isAsync(config: RateLimitConfig): boolean {
  */
 export type View<Id> = {
   config: RateLimitConfig;
+  /** The fingerprint of the config's terms (`termsHash(configTerms(config))`), which rows under it carry. */
+  hash: number;
   phase: number;
   now: number;
   n: number;
@@ -100,7 +102,7 @@ export function newView<Id>(at: { name: string; key?: string | undefined; config
   const { name, key, config } = at;
   const phaseOf: PhaseOf = (c) => resolvePhase(c, name, key);
   const phase = phaseOf(config);
-  return { config, phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false, name, key, known: new Map(), rewrites: false, busy: false, phaseOf };
+  return { config, hash: termsHash(configTerms(config)), phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false, name, key, known: new Map(), rewrites: false, busy: false, phaseOf };
 }
 
 export function migrated<Id>(view: View<Id>, shard: number): { row: KeyRow<Id> | null; read: ShardRead } {
@@ -157,17 +159,22 @@ export function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: 
     } else if (!row) other = (yield { read: "any" }).rows[0] ?? null;
   }
   if (!row && !other) view.fresh = true;
-  // A row that doesn't carry the current terms' fingerprint (other terms that mean the same, or a
-  // row in full, an earlier version's or upstream's) is rewritten with it: the terms are recorded then.
-  if (row && row.h !== termsHash(configTerms(view.config))) view.rewrites = true;
-  if (row) row = yield* expanded(row, view, view.known);
-  if (other) other = yield* expanded(other, view, view.known);
+  // A row carrying the current terms' fingerprint is laid out as the current config says: it needs
+  // no expanding and no comparing (the hot path). Any other row (other terms that mean the same, or
+  // a row in full, an earlier version's or upstream's) is expanded, and rewritten with the
+  // fingerprint: the terms are recorded then.
+  const current = (r: KeyRow<Id> | null) => r !== null && r.h === view.hash;
+  if (row && !current(row)) {
+    view.rewrites = true;
+    row = yield* expanded(row, view, view.known);
+  }
+  if (other && !current(other)) other = yield* expanded(other, view, view.known);
   const seen = row ?? other;
   if (seen) checkStored(seen);
   const p = shardParams(view.config, view.phase, shard);
   // A take recorded under other terms counts under them (settle), never under the current ones.
   const otherTerms = (key?.pending ?? takes).some((t) => !takenUnder(t, view.config, view.phaseOf));
-  if ((seen && (seen.shards !== view.n || !sameClock(seen, p))) || otherTerms) {
+  if ((seen && !current(seen) && (seen.shards !== view.n || !sameClock(seen, p))) || otherTerms) {
     const all = key ?? (yield pending ? { read: "all", pending } : { read: "all" });
     const rows: KeyRow<Id>[] = [];
     for (const r of all.rows) rows.push(yield* expanded(r, view, view.known));
@@ -212,13 +219,21 @@ export function opsOf<Id>(view: View<Id>, plan: Plan, count: number): RowOp<Id>[
   }
   for (const [shard, state] of writes) {
     const row = view.migration ? migrated(view, shard).row : (view.rows.get(shard)?.row ?? null);
-    const fields = fieldsOf(state, view.config);
-    ops.push(row ? { op: "patch", id: row.id, shard, fields } : { op: "insert", shard, fields });
+    const fields = fieldsOf(state, view.config, view.hash);
+    ops.push(row ? patchOf(row, shard, fields, view.hash) : { op: "insert", shard, fields });
   }
   // Rows written under terms the name may not have recorded yet (a new key, a new layout, a row
   // that carried another fingerprint) record them, so a later change can carry the rows over exactly.
   const recordTerms = writes.size > 0 && (view.fresh || view.migration !== undefined || view.rewrites || ops.some((o) => o.op === "insert"));
   return recordTerms ? [termsOp<Id>(view.config), ...ops] : ops;
+}
+
+/**
+ * The write of `fields` over a stored row: a patch, which replaces the row when it was written
+ * under other terms than `hash` or in full (it then loses the fields the fingerprint stands for).
+ */
+export function patchOf<Id>(row: KeyRow<Id>, shard: number, fields: RowFields, hash: number): RowOp<Id> {
+  return row.h === hash ? { op: "patch", id: row.id, shard, fields } : { op: "patch", id: row.id, shard, fields, replace: true };
 }
 
 /** The state of a shard the view has read, as of the current layout. */

@@ -273,43 +273,18 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           details?: boolean;
           raiseInCaller?: boolean;
           requests: Array<{
-            config:
-              | {
-                  applyUpdates?: "transactionally" | "asynchronously";
-                  capacity?: number;
-                  dryRun?: boolean;
-                  kind: "token bucket";
-                  maxReserved?: number;
-                  metrics?: boolean;
-                  period: number;
-                  rate: number;
-                  shards?: number;
-                  start?: null;
-                }
-              | {
-                  applyUpdates?: "transactionally" | "asynchronously";
-                  capacity?: number;
-                  dryRun?: boolean;
-                  kind: "fixed window";
-                  maxReserved?: number;
-                  metrics?: boolean;
-                  period: number;
-                  rate: number;
-                  shards?: number;
-                  start?: number;
-                }
-              | {
-                  applyUpdates?: "transactionally" | "asynchronously";
-                  capacity?: number;
-                  dryRun?: boolean;
-                  kind: "sliding window";
-                  maxReserved?: number;
-                  metrics?: boolean;
-                  period: number;
-                  rate: number;
-                  shards?: number;
-                  start?: number;
-                };
+            config: {
+              applyUpdates?: "transactionally" | "asynchronously";
+              capacity?: number;
+              dryRun?: boolean;
+              kind: "token bucket" | "fixed window" | "sliding window";
+              maxReserved?: number;
+              metrics?: boolean;
+              period: number;
+              rate: number;
+              shards?: number;
+              start?: number | null;
+            };
             count?: number;
             key?: string;
             name: string;
@@ -379,43 +354,18 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         "query",
         "internal",
         {
-          config:
-            | {
-                applyUpdates?: "transactionally" | "asynchronously";
-                capacity?: number;
-                dryRun?: boolean;
-                kind: "token bucket";
-                maxReserved?: number;
-                metrics?: boolean;
-                period: number;
-                rate: number;
-                shards?: number;
-                start?: null;
-              }
-            | {
-                applyUpdates?: "transactionally" | "asynchronously";
-                capacity?: number;
-                dryRun?: boolean;
-                kind: "fixed window";
-                maxReserved?: number;
-                metrics?: boolean;
-                period: number;
-                rate: number;
-                shards?: number;
-                start?: number;
-              }
-            | {
-                applyUpdates?: "transactionally" | "asynchronously";
-                capacity?: number;
-                dryRun?: boolean;
-                kind: "sliding window";
-                maxReserved?: number;
-                metrics?: boolean;
-                period: number;
-                rate: number;
-                shards?: number;
-                start?: number;
-              };
+          config: {
+            applyUpdates?: "transactionally" | "asynchronously";
+            capacity?: number;
+            dryRun?: boolean;
+            kind: "token bucket" | "fixed window" | "sliding window";
+            maxReserved?: number;
+            metrics?: boolean;
+            period: number;
+            rate: number;
+            shards?: number;
+            start?: number | null;
+          };
           count?: number;
           details?: boolean;
           exact?: boolean;
@@ -460,43 +410,18 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         "mutation",
         "internal",
         {
-          config:
-            | {
-                applyUpdates?: "transactionally" | "asynchronously";
-                capacity?: number;
-                dryRun?: boolean;
-                kind: "token bucket";
-                maxReserved?: number;
-                metrics?: boolean;
-                period: number;
-                rate: number;
-                shards?: number;
-                start?: null;
-              }
-            | {
-                applyUpdates?: "transactionally" | "asynchronously";
-                capacity?: number;
-                dryRun?: boolean;
-                kind: "fixed window";
-                maxReserved?: number;
-                metrics?: boolean;
-                period: number;
-                rate: number;
-                shards?: number;
-                start?: number;
-              }
-            | {
-                applyUpdates?: "transactionally" | "asynchronously";
-                capacity?: number;
-                dryRun?: boolean;
-                kind: "sliding window";
-                maxReserved?: number;
-                metrics?: boolean;
-                period: number;
-                rate: number;
-                shards?: number;
-                start?: number;
-              };
+          config: {
+            applyUpdates?: "transactionally" | "asynchronously";
+            capacity?: number;
+            dryRun?: boolean;
+            kind: "token bucket" | "fixed window" | "sliding window";
+            maxReserved?: number;
+            metrics?: boolean;
+            period: number;
+            rate: number;
+            shards?: number;
+            start?: number | null;
+          };
           count: number;
           key?: string;
           name: string;
@@ -516,43 +441,18 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         "query",
         "internal",
         {
-          config:
-            | {
-                applyUpdates?: "transactionally" | "asynchronously";
-                capacity?: number;
-                dryRun?: boolean;
-                kind: "token bucket";
-                maxReserved?: number;
-                metrics?: boolean;
-                period: number;
-                rate: number;
-                shards?: number;
-                start?: null;
-              }
-            | {
-                applyUpdates?: "transactionally" | "asynchronously";
-                capacity?: number;
-                dryRun?: boolean;
-                kind: "fixed window";
-                maxReserved?: number;
-                metrics?: boolean;
-                period: number;
-                rate: number;
-                shards?: number;
-                start?: number;
-              }
-            | {
-                applyUpdates?: "transactionally" | "asynchronously";
-                capacity?: number;
-                dryRun?: boolean;
-                kind: "sliding window";
-                maxReserved?: number;
-                metrics?: boolean;
-                period: number;
-                rate: number;
-                shards?: number;
-                start?: number;
-              };
+          config: {
+            applyUpdates?: "transactionally" | "asynchronously";
+            capacity?: number;
+            dryRun?: boolean;
+            kind: "token bucket" | "fixed window" | "sliding window";
+            maxReserved?: number;
+            metrics?: boolean;
+            period: number;
+            rate: number;
+            shards?: number;
+            start?: number | null;
+          };
           details?: boolean;
           key?: string;
           name: string;
@@ -611,43 +511,18 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           details?: boolean;
           raiseInCaller?: boolean;
           requests: Array<{
-            config:
-              | {
-                  applyUpdates?: "transactionally" | "asynchronously";
-                  capacity?: number;
-                  dryRun?: boolean;
-                  kind: "token bucket";
-                  maxReserved?: number;
-                  metrics?: boolean;
-                  period: number;
-                  rate: number;
-                  shards?: number;
-                  start?: null;
-                }
-              | {
-                  applyUpdates?: "transactionally" | "asynchronously";
-                  capacity?: number;
-                  dryRun?: boolean;
-                  kind: "fixed window";
-                  maxReserved?: number;
-                  metrics?: boolean;
-                  period: number;
-                  rate: number;
-                  shards?: number;
-                  start?: number;
-                }
-              | {
-                  applyUpdates?: "transactionally" | "asynchronously";
-                  capacity?: number;
-                  dryRun?: boolean;
-                  kind: "sliding window";
-                  maxReserved?: number;
-                  metrics?: boolean;
-                  period: number;
-                  rate: number;
-                  shards?: number;
-                  start?: number;
-                };
+            config: {
+              applyUpdates?: "transactionally" | "asynchronously";
+              capacity?: number;
+              dryRun?: boolean;
+              kind: "token bucket" | "fixed window" | "sliding window";
+              maxReserved?: number;
+              metrics?: boolean;
+              period: number;
+              rate: number;
+              shards?: number;
+              start?: number | null;
+            };
             count?: number;
             key?: string;
             name: string;
@@ -729,43 +604,18 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         "mutation",
         "internal",
         {
-          config:
-            | {
-                applyUpdates?: "transactionally" | "asynchronously";
-                capacity?: number;
-                dryRun?: boolean;
-                kind: "token bucket";
-                maxReserved?: number;
-                metrics?: boolean;
-                period: number;
-                rate: number;
-                shards?: number;
-                start?: null;
-              }
-            | {
-                applyUpdates?: "transactionally" | "asynchronously";
-                capacity?: number;
-                dryRun?: boolean;
-                kind: "fixed window";
-                maxReserved?: number;
-                metrics?: boolean;
-                period: number;
-                rate: number;
-                shards?: number;
-                start?: number;
-              }
-            | {
-                applyUpdates?: "transactionally" | "asynchronously";
-                capacity?: number;
-                dryRun?: boolean;
-                kind: "sliding window";
-                maxReserved?: number;
-                metrics?: boolean;
-                period: number;
-                rate: number;
-                shards?: number;
-                start?: number;
-              };
+          config: {
+            applyUpdates?: "transactionally" | "asynchronously";
+            capacity?: number;
+            dryRun?: boolean;
+            kind: "token bucket" | "fixed window" | "sliding window";
+            maxReserved?: number;
+            metrics?: boolean;
+            period: number;
+            rate: number;
+            shards?: number;
+            start?: number | null;
+          };
           count?: number;
           details?: boolean;
           exact?: boolean;
@@ -775,30 +625,8 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           reserve?: boolean;
           throws?: boolean;
         },
-        | {
-            details?: {
-              capacity: number;
-              exact: boolean;
-              remaining: number;
-              resetAfter: number;
-              shards: Array<number>;
-            };
-            error?: { kind: "RateLimited"; name: string; retryAfter: number };
-            ok: true;
-            retryAfter?: number;
-          }
-        | {
-            details?: {
-              capacity: number;
-              exact: boolean;
-              remaining: number;
-              resetAfter: number;
-              shards: Array<number>;
-            };
-            error?: { kind: "RateLimited"; name: string; retryAfter: number };
-            ok: false;
-            retryAfter: number;
-          },
+        | { details?: any; error?: any; ok: true; retryAfter?: number }
+        | { details?: any; error?: any; ok: false; retryAfter: number },
         Name
       >;
       resetRateLimit: FunctionReference<

@@ -1,0 +1,91 @@
+// What `lib.rateLimit` returns, against the full validator of its shape. The function declares
+// `details` and `error` loosely (rateLimitCallReturns: a function's validators are serialised and
+// parsed on every call, and the nested objects cost more than the decision), so this property is
+// where every field of every result is still checked: random configs, options and clocks, through
+// the component on convex-test, each result validated against rateLimitCallResult.
+import { fc, test } from "@fast-check/vitest";
+import { validate } from "convex-helpers/validators";
+import { afterEach, beforeEach, describe, expect, test as vitestTest, vi } from "vitest";
+import { rateLimitCallResult, type RateLimitConfig } from "../src/shared/validators.js";
+import { runs } from "../tools/fast-check.js";
+import { inspectable, makeInspectableTest } from "./setup.js";
+
+const api = inspectable.rateLimiter;
+const T0 = Date.UTC(2026, 0, 1);
+
+beforeEach(() => {
+  vi.spyOn(console, "log").mockImplementation(() => {}); // dry runs log what they would refuse
+  vi.useFakeTimers();
+  vi.setSystemTime(T0);
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+/** What the results checked held, so the property can't pass on results that never carry a field. */
+const seen = { results: 0, refused: 0, reserved: 0, details: 0, error: 0 };
+
+const configArb: fc.Arbitrary<RateLimitConfig> = fc.oneof(
+  fc.record({
+    kind: fc.constant("token bucket" as const),
+    rate: fc.integer({ min: 2, max: 6 }),
+    period: fc.constantFrom(1000, 60_000),
+    maxReserved: fc.option(fc.integer({ min: 0, max: 8 }), { nil: undefined }),
+    shards: fc.constantFrom(1, 2),
+    metrics: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant("fixed window" as const),
+    rate: fc.integer({ min: 2, max: 6 }),
+    period: fc.constantFrom(1000, 60_000),
+    shards: fc.constantFrom(1, 2),
+    metrics: fc.boolean(),
+    dryRun: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant("sliding window" as const),
+    rate: fc.integer({ min: 2, max: 6 }),
+    period: fc.constantFrom(1000, 60_000),
+    metrics: fc.boolean(),
+  }),
+);
+
+const callArb = fc.record({
+  count: fc.integer({ min: 0, max: 6 }),
+  reserve: fc.boolean(),
+  throws: fc.boolean(),
+  details: fc.boolean(),
+  raiseInCaller: fc.boolean(),
+  advance: fc.integer({ min: 0, max: 2000 }),
+});
+
+describe("every result of lib.rateLimit has the full declared shape", () => {
+  test.prop([configArb, fc.array(callArb, { minLength: 4, maxLength: 20 })], runs(40, 1000))(
+    "ok, retryAfter, details and error, over random configs and options",
+    async (config, calls) => {
+      const t = makeInspectableTest();
+      let now = T0;
+      for (const { advance, ...options } of calls) {
+        now += advance;
+        vi.setSystemTime(now);
+        const reserve = options.reserve && config.kind === "token bucket";
+        const result = await t
+          .run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: "n", key: "k", config, ...options, reserve }))
+          .catch(() => undefined); // a call the component throws (throws: true) returns nothing to check
+        if (result === undefined) continue;
+        expect(validate(rateLimitCallResult, result, { throw: true })).toBe(true);
+        if (options.details) expect(result.details).toBeDefined();
+        seen.results++;
+        if (!result.ok) seen.refused++;
+        if (result.ok && result.retryAfter !== undefined) seen.reserved++;
+        if (result.details) seen.details++;
+        if (result.error) seen.error++;
+      }
+    },
+  );
+
+  vitestTest("and the results above carried every field", () => {
+    for (const [field, count] of Object.entries(seen)) expect(count, field).toBeGreaterThan(0);
+  });
+});
