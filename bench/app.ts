@@ -33,26 +33,31 @@ export type RateLimitCall = (ctx: Pick<GenericMutationCtx<GenericDataModel>, "ru
 /** A contender of {@link timePerCall}: a label and the call it times. */
 export type Contender = { label: string; call: RateLimitCall };
 
+/** One round of one contender in {@link timeRounds}: ms per call, wall clock and CPU (user + system). */
+export type Round = { wall: number; cpu: number };
+
 /**
- * timePerCall returns the wall-clock ms per call of each contender (in their order): `calls`
- * calls each, `every` ms apart on the simulated clock from `t0`, through an app mutation on
- * convex-test, in `rounds` rounds, each on a fresh app, the contenders' order rotating from round
- * to round so that all see the same machine load. Each first makes 50 unmeasured calls (module
- * loading, the first rows). convex-test's own overhead dominates, so ratios understate
+ * timeRounds times each contender (in their order): `calls` calls each, `every` ms apart on the
+ * simulated clock from `t0`, through an app mutation on convex-test, in `rounds` rounds, each on a
+ * fresh app, the contenders' order rotating from round to round so that all see the same machine
+ * load. Each first makes 50 unmeasured calls (module loading, the first rows). Returns each
+ * contender's rounds, ms per call by wall clock and by this process's CPU time (less disturbed by
+ * other work on the machine). convex-test's own overhead dominates, so ratios understate
  * differences in the decision itself.
  */
-export async function timePerCall(
+export async function timeRounds(
   clock: Clock,
   t0: number,
   contenders: readonly Contender[],
   { calls, rounds, every }: { calls: number; rounds: number; every: number },
-): Promise<number[]> {
+): Promise<Round[][]> {
   for (const c of contenders) {
     const t = freshApp();
     clock.setSystemTime(t0);
     for (let i = 0; i < 50; i++) await t.run((ctx) => c.call(ctx));
   }
-  const ms = contenders.map(() => 0);
+  const perRound = Math.max(1, Math.round(calls / rounds));
+  const out: Round[][] = contenders.map(() => []);
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < contenders.length; k++) {
       const i = (k + round) % contenders.length;
@@ -60,13 +65,33 @@ export async function timePerCall(
       let now = t0;
       clock.setSystemTime(now);
       const started = performance.now();
-      for (let j = 0; j < calls / rounds; j++) {
+      const cpu = process.cpuUsage();
+      for (let j = 0; j < perRound; j++) {
         now += every;
         clock.setSystemTime(now);
         await t.run((ctx) => contenders[i]!.call(ctx));
       }
-      ms[i]! += performance.now() - started;
+      const used = process.cpuUsage(cpu);
+      out[i]!.push({ wall: (performance.now() - started) / perRound, cpu: (used.user + used.system) / 1000 / perRound });
     }
   }
-  return ms.map((total) => total / calls);
+  return out;
+}
+
+/** timePerCall returns each contender's mean wall-clock ms per call over {@link timeRounds}. */
+export async function timePerCall(
+  clock: Clock,
+  t0: number,
+  contenders: readonly Contender[],
+  options: { calls: number; rounds: number; every: number },
+): Promise<number[]> {
+  const rounds = await timeRounds(clock, t0, contenders, options);
+  return rounds.map((r) => r.reduce((sum, x) => sum + x.wall, 0) / r.length);
+}
+
+/** The median of `xs` (the mean of the middle two for an even count). */
+export function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }

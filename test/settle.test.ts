@@ -14,6 +14,8 @@ const small: RateLimitConfig = { kind: "token bucket", rate: 5, period: DAY, cap
 const big: RateLimitConfig = { ...small, capacity: 20 };
 const four: RateLimitConfig = { kind: "token bucket", rate: 40, period: DAY, shards: 4, applyUpdates: "asynchronously" };
 const two: RateLimitConfig = { ...four, shards: 2 };
+const window: RateLimitConfig = { kind: "fixed window", rate: 5, period: DAY, applyUpdates: "asynchronously" };
+const sliding: RateLimitConfig = { kind: "sliding window", rate: 5, period: DAY, applyUpdates: "asynchronously" };
 
 /** The row shard `shard` of `config` stores when it holds `value` at `ts`. */
 function row(config: RateLimitConfig, shard: number, value: number, ts = T0): StoredRow {
@@ -57,7 +59,18 @@ describe("takenUnder", () => {
     ["maxReserved doesn't change what a row means", { ...small, maxReserved: 3 }, small, true],
     ["capacity does", small, big, false],
     ["the shard count does", four, two, false],
+    // Each term alone, each way round (the field-by-field fast path must agree with the terms).
+    ["the kind does", small, { ...small, kind: "fixed window" }, false],
+    ["the rate does", small, { ...small, rate: 6, capacity: 5 }, false],
+    ["the period does", small, { ...small, period: DAY / 2 }, false],
+    ["a capacity equal to the rate is the default", { ...small, capacity: undefined }, small, true],
+    ["an explicit shard count of 1 is the default", { ...small, shards: 1 }, small, true],
+    ["metrics, dryRun and applyUpdates don't", { ...small, metrics: true, dryRun: true, applyUpdates: "transactionally" }, small, true],
+    ["a fixed window's start does", { ...window, start: 1000 }, { ...window, start: 2000 }, false],
+    ["a start a whole period later is the same phase", { ...window, start: 1000 }, { ...window, start: 1000 + DAY }, true],
+    ["a sliding window's start does", { ...sliding, start: 1000 }, { ...sliding, start: 2000 }, false],
   ] as [string, RateLimitConfig | undefined, RateLimitConfig, boolean][])("%s", (_why, under, config, expected) => {
     expect(takenUnder(take(0, 1, under), config, phaseOf)).toBe(expected);
+    if (under !== undefined) expect(takenUnder(take(0, 1, config), under, phaseOf)).toBe(expected);
   });
 });

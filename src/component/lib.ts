@@ -80,9 +80,10 @@ async function execute(
   now: number,
 ): Promise<RateLimitCallResult> {
   const error = raiseHere(outcome.raise);
-  await writeKey(ctx, args, outcome.ops);
-  await record(ctx.db, args, outcome.event, now);
-  return { ...outcome.result, ...error };
+  // Skipped when there is nothing to do: every await costs a call on the hot path.
+  if (outcome.ops.length > 0) await writeKey(ctx, args, outcome.ops);
+  if (outcome.event) await record(ctx.db, args, outcome.event, now);
+  return error.error ? { ...outcome.result, ...error } : outcome.result;
 }
 
 /**
