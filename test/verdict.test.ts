@@ -6,6 +6,7 @@ import { describe, expect, test } from "vitest";
 import { limitAllOutcome, mergeRequests } from "../src/shared/limit-all.js";
 import { raiseOf, requestFlow, type RequestOutcome } from "../src/shared/request.js";
 import { answerRead, runPlan, type KeyRow } from "../src/shared/rows.js";
+import { configTerms, termsHash } from "../src/shared/layout.js";
 import type { LimitAllArgs, RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
 
 const T0 = 1_000_000;
@@ -114,5 +115,25 @@ describe("limitAllOutcome: all or nothing, and what each limit records", () => {
     const out = all({}, [0, 2], [{ ...plain, dryRun: true }, plain]);
     expect(out.result.ok).toBe(true);
     expect(out.wouldRefuse.map((w) => [w.request.name, w.retryAfter])).toEqual([["l0", 1000]]);
+  });
+});
+
+describe("details: what a sharded decision reports from the shards it read", () => {
+  const DAY = 86_400_000;
+  const sharded: RateLimitConfig = { kind: TB, rate: 40, period: DAY, shards: 4 };
+  const h = termsHash(configTerms(sharded));
+  // Four full shards of 10; a comfortable shard serves alone, so the decision reads one row.
+  const rows: KeyRow<string>[] = [0, 1, 2, 3].map((shard) => ({ id: `r${shard}`, shard, value: 10, ts: T0, h }));
+  const decideSharded = (args: Omit<RateLimitArgs, "name" | "config">) =>
+    runPlan(requestFlow<string>({ name: "n", config: sharded, ...args }, T0, () => 0.3), (q) => answerRead({ rows, pending: [] }, q));
+
+  test.each([
+    // [why, count, expected details]
+    ["one read shard after the take, scaled to the whole limit: not exact", 1, { shards: [1], remaining: 36, resetAfter: DAY / 10, exact: false }],
+    ["a peek reads every shard: exact, full, nothing to wait for", 0, { shards: [0, 1, 2, 3], remaining: 40, resetAfter: 0, exact: true }],
+  ] as const)("%s", (_why, count, expected) => {
+    const out = decideSharded({ count, details: true });
+    expect(out.result.ok).toBe(true);
+    expect(out.result.details).toEqual({ capacity: 40, ...expected });
   });
 });
