@@ -137,3 +137,17 @@ describe("details: what a sharded decision reports from the shards it read", () 
     expect(out.result.details).toEqual({ capacity: 40, ...expected });
   });
 });
+
+describe("safeOnStale: only an admission that keeps the margin stands on a stale snapshot", () => {
+  const hot: RateLimitConfig = { kind: TB, rate: 10, period: 86_400_000, applyUpdates: "asynchronously" };
+  test.each([
+    // [why, tokens held, count, expected]
+    ["an admission leaving half the capacity stands", 10, 5, true],
+    ["an admission leaving less than the margin doesn't", 3, 2, false],
+    ["a refusal doesn't, though the shard still holds half its capacity", 5, 8, false],
+  ] as const)("%s", (_why, value, count, expected) => {
+    const out = decide({ name: "n", config: hot, count }, value);
+    expect(out.result.ok).toBe(count <= value);
+    expect(out.safeOnStale).toBe(expected);
+  });
+});
