@@ -274,3 +274,31 @@ describe("changes that used to gain tokens, now carried over on the row's own te
     expect(retry).toEqual({ ok: true, retryAfter: undefined });
   });
 });
+
+describe("the stored row after a write: patched under the same terms, replaced under others", () => {
+  const stored = async (t: T) =>
+    (await rows(t)).map(({ _id, _creationTime, ...fields }) => fields);
+
+  test("a sliding window's row, written again under the same terms, keeps its fields; as a token bucket, it loses prev", async () => {
+    const t = makeInspectableTest();
+    const sliding: RateLimitConfig = { kind: "sliding window", rate: 60, period: HOUR, start: 0 };
+    const bucket: RateLimitConfig = { kind: "token bucket", rate: 60, period: HOUR };
+    await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config: sliding }));
+    vi.setSystemTime(HOUR_START + MINUTE);
+    await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config: sliding }));
+    expect(await stored(t)).toEqual([{ name: NAME, shard: 0, value: 58, ts: HOUR_START + MINUTE, prev: 0, h: termsHash(configTerms(sliding)) }]);
+    vi.setSystemTime(HOUR_START + 2 * MINUTE);
+    await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config: bucket }));
+    const [row] = await stored(t);
+    expect(Object.keys(row!).sort()).toEqual(["h", "name", "shard", "ts", "value"]);
+    expect(row!.h).toBe(termsHash(configTerms(bucket)));
+  });
+
+  test("upstream's row is replaced by a compact one: only the fingerprint stands for its layout", async () => {
+    const t = makeInspectableTest();
+    const config: RateLimitConfig = { kind: "token bucket", rate: 10, period: HOUR };
+    await t.run((ctx) => ctx.runMutation(api.inspect.insertUpstreamRow, { name: NAME, shard: 0, value: 4, ts: HOUR_START }));
+    await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config }));
+    expect(await stored(t)).toEqual([{ name: NAME, shard: 0, value: 3, ts: HOUR_START, h: termsHash(configTerms(config)) }]);
+  });
+});
