@@ -6,6 +6,7 @@ import type { RateLimitConfig } from "./validators.js";
 import type { RowLayout } from "./stored.js";
 import { minus } from "./split.js";
 import { invalid, validateConfig, validateCount } from "./validate.js";
+import { math } from "./math.js";
 
 /**
  * SECOND is one second in ms (1000), for configs: `{ rate: 10, period: SECOND }`. Periods, and
@@ -62,7 +63,7 @@ export function phaseOf(start: number, period: number): number {
  * land one window early at a boundary, which would grant a refill mid-window).
  */
 export function windowIndex(t: number, p: Pick<Params, "phase" | "period">): number {
-  let k = Math.floor((t - p.phase) / p.period);
+  let k = math.floor((t - p.phase) / p.period);
   if (p.phase + (k + 1) * p.period <= t) k += 1;
   else if (p.phase + k * p.period > t) k -= 1;
   return k;
@@ -78,8 +79,8 @@ export function windowStart(t: number, p: Pick<Params, "phase" | "period">): num
  * (relative 1e-12; an operation or two of float error is about 1e-16), else `x` unchanged.
  */
 function wholeIfClose(x: number): number {
-  const whole = Math.round(x);
-  return Math.abs(x - whole) <= 1e-12 * Math.max(1, Math.abs(x)) ? whole : x;
+  const whole = math.round(x);
+  return math.abs(x - whole) <= 1e-12 * math.max(1, math.abs(x)) ? whole : x;
 }
 
 /**
@@ -93,16 +94,16 @@ export function evaluate(state: State | null, p: Params, now: number): State {
   switch (p.kind) {
     case "token bucket": {
       if (state === null) return { value: p.capacity, ts: now };
-      if (!(now > state.ts)) return { value: Math.min(state.value, p.capacity), ts: state.ts };
-      return { value: Math.min(refill(state.value, now - state.ts, p.rate, p.period), p.capacity), ts: now };
+      if (!(now > state.ts)) return { value: math.min(state.value, p.capacity), ts: state.ts };
+      return { value: math.min(refill(state.value, now - state.ts, p.rate, p.period), p.capacity), ts: now };
     }
     case "fixed window": {
       if (state === null) return { value: p.capacity, ts: windowStart(now, p) };
       // Boundaries crossed in (ts, now]. Negative (clock skew) or NaN means none.
       const crossed = windowIndex(now, p) - windowIndex(state.ts, p);
-      if (!(crossed > 0)) return { value: Math.min(state.value, p.capacity), ts: state.ts };
+      if (!(crossed > 0)) return { value: math.min(state.value, p.capacity), ts: state.ts };
       return {
-        value: Math.min(state.value + crossed * p.rate, p.capacity),
+        value: math.min(state.value + crossed * p.rate, p.capacity),
         ts: windowStart(now, p),
       };
     }
@@ -143,22 +144,22 @@ function refill(value: number, elapsed: number, rate: number, period: number): n
 function slide(state: State | null, p: Params, now: number): State {
   if (state === null) return { value: p.capacity, ts: now, prev: 0 };
   const prev = state.prev ?? 0;
-  if (!(now > state.ts)) return { value: Math.min(state.value, p.capacity), ts: state.ts, prev };
+  if (!(now > state.ts)) return { value: math.min(state.value, p.capacity), ts: state.ts, prev };
   const k = windowIndex(state.ts, p);
   const crossed = windowIndex(now, p) - k;
   if (!(crossed > 0)) {
-    return { value: Math.min(refill(state.value, now - state.ts, prev, p.period), p.capacity), ts: now, prev };
+    return { value: math.min(refill(state.value, now - state.ts, prev, p.period), p.capacity), ts: now, prev };
   }
   // What the row's window left at its end, then at the end of each whole window since.
   const end = p.phase + (k + 1) * p.period;
-  const atEnd = Math.min(refill(state.value, end - state.ts, prev, p.period), p.capacity);
+  const atEnd = math.min(refill(state.value, end - state.ts, prev, p.period), p.capacity);
   const left = leftAfter(atEnd, crossed - 1, p.rate);
   // What the window just ended took becomes the previous window's count and slides out over the
   // current one. A window that ended owing (a debt carried in from another kind) took its whole
   // rate, and the rest stays owed: a debt is repaid at the rate, never forgotten.
-  const taken = minus(p.rate, Math.max(0, left));
+  const taken = minus(p.rate, math.max(0, left));
   const start = p.phase + (k + crossed) * p.period;
-  return { value: Math.min(refill(left, now - start, taken, p.period), p.capacity), ts: now, prev: taken };
+  return { value: math.min(refill(left, now - start, taken, p.period), p.capacity), ts: now, prev: taken };
 }
 
 /**
@@ -169,7 +170,7 @@ function leftAfter(left: number, windows: number, rate: number): number {
   if (windows <= 0) return left;
   if (left >= 0) return rate;
   // Windows until nothing is owed: the least n with left + n × rate ≥ 0.
-  let owing = Math.ceil(-left / rate);
+  let owing = math.ceil(-left / rate);
   while (owing > 1 && minus(left, -(owing - 1) * rate) >= 0) owing--;
   while (minus(left, -owing * rate) < 0) owing++;
   if (windows > owing) return rate;
@@ -189,7 +190,7 @@ export function leastDelay(
   guess: number,
   count: number = NaN,
 ): number {
-  let hi = Number.isFinite(guess) ? Math.max(1, Math.ceil(guess)) : 1;
+  let hi = Number.isFinite(guess) ? math.max(1, math.ceil(guess)) : 1;
   let lo = 0; // a d known to fail; 0 stands for "nothing below 1 is allowed"
   if (ok(now + hi)) {
     for (let step = 1; hi - step >= 1; step *= 2) {
@@ -214,7 +215,7 @@ export function leastDelay(
     }
   }
   while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
+    const mid = math.floor((lo + hi) / 2);
     if (mid <= lo || mid >= hi) break; // float granularity: nothing lies between
     if (ok(now + mid)) hi = mid;
     else lo = mid;
@@ -225,17 +226,17 @@ export function leastDelay(
 /** A float estimate of how long until `state` holds `need` tokens (a guess for {@link leastDelay}). */
 function guessDelay(cur: State, p: Params, now: number, need: number): number {
   const missing = need - cur.value;
-  const from = Math.max(cur.ts, now) - now;
+  const from = math.max(cur.ts, now) - now;
   switch (p.kind) {
     case "token bucket":
       return from + (missing * p.period) / p.rate;
     case "fixed window": {
-      const windows = Math.ceil(missing / p.rate);
+      const windows = math.ceil(missing / p.rate);
       return p.phase + (windowIndex(cur.ts, p) + windows) * p.period - now;
     }
     case "sliding window":
       // Within the window the value grows at prev / period per ms; past it, the rest follows.
-      return from + (missing * p.period) / Math.max(cur.prev ?? 0, p.rate / 2);
+      return from + (missing * p.period) / math.max(cur.prev ?? 0, p.rate / 2);
     default: {
       const never: never = p.kind;
       throw new Error(`unknown kind ${String(never)}`);

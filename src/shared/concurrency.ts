@@ -8,6 +8,7 @@ import type { RateLimitError } from "./validators.js";
 import type { AcquireArgs, ConcurrencyConfig, ExtendResult, LeaseValue } from "./concurrency-validators.js";
 import { recordsMetrics } from "./metrics.js";
 import type { MetricEventOf, Raise } from "./request.js";
+import { math } from "./math.js";
 
 /** A held lease as the flows see it: its handle, when it frees itself (UTC ms) and its length (ms). */
 export type LeaseRecord<Id> = { id: Id; expiresAt: number; lease: number };
@@ -49,7 +50,7 @@ export function decideAcquire(live: readonly number[], config: ConcurrencyConfig
   const sorted = [...live].sort((a, b) => a - b);
   // With n held, n - capacity + 1 must expire for one slot: the (n - capacity)th, from 0.
   const frees = sorted[live.length - config.capacity] ?? now;
-  return { ok: false, retryAfter: Math.max(1, Math.ceil(frees - now)) };
+  return { ok: false, retryAfter: math.max(1, math.ceil(frees - now)) };
 }
 
 /**
@@ -112,7 +113,7 @@ export function* extendFlow<Id>(
   const [lease] = yield { read: "lease", id };
   if (lease === undefined) return { result: { ok: false }, ops: [] };
   if (!(lease.expiresAt > now)) return { result: { ok: false }, ops: [{ op: "delete", id: lease.id }] };
-  const expiresAt = Math.max(lease.expiresAt, now + (by ?? lease.lease));
+  const expiresAt = math.max(lease.expiresAt, now + (by ?? lease.lease));
   return { result: { ok: true, expiresAt }, ops: expiresAt === lease.expiresAt ? [] : [{ op: "patch", id: lease.id, expiresAt }] };
 }
 
@@ -128,7 +129,7 @@ export function* leaseValueFlow<Id>(
   validateConcurrencyConfig(args.config);
   const { name, key } = args;
   const live: LeaseRecord<Id>[] = yield { read: "live", name, ...(key === undefined ? {} : { key }), now };
-  const earliest = live.reduce((min, l) => Math.min(min, l.expiresAt), Infinity);
+  const earliest = live.reduce((min, l) => math.min(min, l.expiresAt), Infinity);
   return {
     inFlight: live.length,
     capacity: args.config.capacity,
@@ -153,7 +154,7 @@ export type AcquirePrediction = { free: number; ok: true } | { free: number; ok:
  */
 export function predictAcquire(expiries: readonly number[], config: ConcurrencyConfig, now: number, count: 0 | 1): AcquirePrediction {
   const live = expiries.filter((e) => e > now);
-  const free = Math.max(0, config.capacity - live.length);
+  const free = math.max(0, config.capacity - live.length);
   if (count === 0) return { free, ok: true };
   const decision = decideAcquire(live, config, now);
   return decision.ok ? { free, ok: true } : { free, ok: false, retryAfter: decision.retryAfter };

@@ -7,6 +7,7 @@ import { invalid, validateNameAndKey } from "./validate.js";
 import { checkConfig } from "./validate-config.js";
 import type { CreditArgs } from "./validators.js";
 import { newView, opsOf, shardOf } from "./view.js";
+import { math } from "./math.js";
 
 /**
  * creditFlow gives `count` tokens back to a key at `now` and says exactly how to write it. The
@@ -42,18 +43,18 @@ export function* creditFlow<Id>(
   for (let i = 0; i < reads.length; i++) reads[i] = (yield* shardOf(view, targets[i]!)).read;
   const room = reads
     .map((read) => ({ read, cur: evaluate(read.state, read.p, now) }))
-    .sort((a, b) => a.cur.value / Math.max(a.read.p.capacity, 1e-300) - b.cur.value / Math.max(b.read.p.capacity, 1e-300));
+    .sort((a, b) => a.cur.value / math.max(a.read.p.capacity, 1e-300) - b.cur.value / math.max(b.read.p.capacity, 1e-300));
   let left = args.count;
   const writes: ShardWrite[] = [];
   for (const { read, cur } of room) {
     if (!(left > 0)) break;
-    const gave = Math.min(left, Math.max(0, minus(read.p.capacity, cur.value)));
+    const gave = math.min(left, math.max(0, minus(read.p.capacity, cur.value)));
     if (gave > 0) {
       writes.push({ shard: read.shard, state: { ...cur, value: cur.value + gave } });
       left = minus(left, gave);
     }
   }
-  const credited = minus(args.count, Math.max(0, left));
+  const credited = minus(args.count, math.max(0, left));
   const plan: Plan = { ok: true, writes, shards: writes.map((w) => w.shard) };
   // An asynchronous limit records the credit as negative takes (see takesOf).
   return { credited, ops: opsOf(view, plan, 1) };

@@ -2,6 +2,7 @@
 // callers told the same `retryAfter` don't all come back in the same instant. The randomness is an
 // argument (defaulting to `Math.random` only at this edge), so tests pass a fixed draw.
 import { invalid } from "./validate.js";
+import { math } from "./math.js";
 
 /** DEFAULT_MAX_JITTER_MS is the most ms {@link withJitter} adds when not told otherwise: 1000 (one second). */
 export const DEFAULT_MAX_JITTER_MS = 1000;
@@ -48,9 +49,9 @@ export function withJitter(retryAfter: number | undefined, options?: JitterOptio
   }
   const draw = (options?.random ?? Math.random)();
   if (!(draw >= 0 && draw <= 1)) throw invalid("random", draw, "must return a number from 0 to 1");
-  const most = Math.floor(maxJitterMs);
+  const most = math.floor(maxJitterMs);
   // most + 1 equally likely whole ms, 0..most; a draw of exactly 1 (outside Math.random's range,
   // but accepted) counts as the top one rather than one past it.
-  const jitter = Math.min(Math.floor(draw * (most + 1)), most);
-  return Math.ceil(retryAfter) + jitter;
+  const jitter = math.min(math.floor(draw * (most + 1)), most);
+  return math.ceil(retryAfter) + jitter;
 }

@@ -6,13 +6,14 @@ import { splitTotal } from "./split.js";
 import { validateConfig } from "./validate.js";
 import type { RateLimitConfig } from "./validators.js";
 import type { StoredRow } from "./stored.js";
+import { math } from "./math.js";
 
 /** The FNV-1a hash of a string, as a fraction in [0, 1). */
 function hashFraction(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
+    h = math.imul(h, 0x01000193);
   }
   return (h >>> 0) / 2 ** 32;
 }
@@ -28,7 +29,7 @@ export function resolvePhase(config: RateLimitConfig, name: string, key: string 
   if (config.kind === "token bucket") return 0;
   if (config.start !== undefined) return phaseOf(config.start, config.period);
   const id = key === undefined ? `${name}\u0000` : `${name}\u0001${key}`;
-  return Math.floor(hashFraction(id) * config.period);
+  return math.floor(hashFraction(id) * config.period);
 }
 
 /**
@@ -68,8 +69,8 @@ export function termsHash(terms: string): number {
   let b = 0x01000193 ^ terms.length;
   for (let i = 0; i < terms.length; i++) {
     const c = terms.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
+    a = math.imul(a ^ c, 0x01000193);
+    b = math.imul(b ^ c, 0x5bd1e995);
     b ^= b >>> 15;
   }
   return (b >>> 11) * 2 ** 32 + (a >>> 0);
@@ -187,7 +188,7 @@ export function sameClock(row: StoredRow, p: Params): boolean {
  */
 function carriedOver(row: StoredRow, p: Params): State {
   const own = recordedParams(row);
-  const value = Math.min(row.value, p.capacity);
+  const value = math.min(row.value, p.capacity);
   if ((row.kind ?? p.kind) === "fixed window") return heldUntil(value, row.ts + (own?.period ?? p.period), p);
   return heldUntil(value, row.ts, p);
 }
@@ -234,7 +235,7 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
   const n = config.shards ?? 1;
   // Rows that don't record their layout (written by @convex-dev/rate-limiter) are taken to be the
   // smallest layout that has them: shards it can't see are not counted, never counted full.
-  const old = rows.find((r) => r.shards !== undefined)?.shards ?? Math.max(...rows.map((r) => r.shard)) + 1;
+  const old = rows.find((r) => r.shards !== undefined)?.shards ?? math.max(...rows.map((r) => r.shard)) + 1;
   const oldConfig = { ...config, shards: old };
   const olds = Array.from({ length: old }, (_, i) => {
     const row = rows.find((r) => r.shard === i);
@@ -242,7 +243,7 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
     return { row, p, state: row ? (sameClock(row, p) ? stateOf(row) : carriedOver(row, p)) : null };
   });
   const written = olds.flatMap((o) => (o.row ? [o.row.ts] : []));
-  const at = written.length > 0 ? Math.max(...written) : now;
+  const at = written.length > 0 ? math.max(...written) : now;
   let total = 0;
   let prev = 0;
   // The latest of the evaluated states' `ts`: `at`, a window start for a fixed window, or a later
@@ -253,17 +254,17 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
     const cur = evaluate(state, p, at);
     total += cur.value;
     prev += cur.prev ?? 0;
-    stamp = Math.max(stamp, cur.ts);
+    stamp = math.max(stamp, cur.ts);
   }
   const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
   const prevs = config.kind === "sliding window" && prev > 0 ? byRate(prev, params) : undefined;
   const stateAt = (value: number, i: number): State => (prevs ? { value, ts: stamp, prev: prevs[i]! } : { value, ts: stamp });
   if (total < 0) return byRate(total, params).map(stateAt);
-  const values = params.map((p, i) => Math.min(splitTotal(total, n, i), p.capacity));
+  const values = params.map((p, i) => math.min(splitTotal(total, n, i), p.capacity));
   // What a full shard couldn't take goes to shards with room, so only what fits nowhere is lost.
   let left = total - values.reduce((sum, v) => sum + v, 0);
   for (let i = 0; i < n && left > 0; i++) {
-    const add = Math.min(left, params[i]!.capacity - values[i]!);
+    const add = math.min(left, params[i]!.capacity - values[i]!);
     if (add > 0) {
       values[i]! += add;
       left -= add;

@@ -3,6 +3,7 @@ import type { MetricEventOf, Raise, RequestOutcome } from "./request.js";
 import { keyIdOf, type RowOp } from "./rows.js";
 import { invalid } from "./validate.js";
 import type { LimitAllArgs, LimitAllResult, RateLimitAllError, RateLimitArgs, RateLimitConfig, RateLimitResult } from "./validators.js";
+import { math } from "./math.js";
 
 /**
  * mergeRequests groups a `limitAll` call's requests by name and key: the same name and key twice is
@@ -63,7 +64,7 @@ export function combineResults(
 ): { result: LimitAllResult; waiting: number[] } {
   const ok = results.every((r) => r.ok);
   const waiting = results.flatMap((r, i) => ((ok ? r.retryAfter !== undefined : !r.ok) ? [i] : []));
-  const retryAfter = waiting.length === 0 ? undefined : Math.max(...waiting.map((i) => results[i]!.retryAfter!));
+  const retryAfter = waiting.length === 0 ? undefined : math.max(...waiting.map((i) => results[i]!.retryAfter!));
   const each = of.map((i) => results[i]!);
   const result: LimitAllResult = ok
     ? retryAfter === undefined

@@ -5,6 +5,7 @@ import { v, type Infer } from "convex/values";
 import { literals } from "convex-helpers/validators";
 import { MINUTE } from "./algebra.js";
 import type { LimitConfig } from "./concurrency-validators.js";
+import { math } from "./math.js";
 
 /** METRICS_BUCKET_MS is the length of a metrics time bucket: one minute (ms), aligned to UTC minutes. */
 export const METRICS_BUCKET_MS = MINUTE;
@@ -125,7 +126,7 @@ export function recordsMetrics(config: LimitConfig): boolean {
 
 /** bucketOf returns the start (ms) of the minute holding instant `ts`. */
 export function bucketOf(ts: number): number {
-  return Math.floor(ts / METRICS_BUCKET_MS) * METRICS_BUCKET_MS;
+  return math.floor(ts / METRICS_BUCKET_MS) * METRICS_BUCKET_MS;
 }
 
 /**

@@ -13,6 +13,7 @@ import { delayUntil, evaluate } from "./algebra.js";
 import type { Plan, ShardRead } from "./shard.js";
 import { minus } from "./split.js";
 import type { RateLimitResult } from "./validators.js";
+import { math } from "./math.js";
 
 /**
  * The longest a snapshot may lag the caller's own (ms) for an asynchronous limit to decide on it;
@@ -96,11 +97,11 @@ export function planNearEmpty(rule: Exclude<NearEmptyRule, "pair">, a: ShardRead
     // As planTwo: the fuller, `a` on a tie.
     const fuller = evaluate(b.state, b.p, now).value > evaluate(a.state, a.p, now).value ? b : a;
     if (holds(fuller, now, count)) return takeFrom(fuller, now, count);
-    return { ok: false, retryAfter: Math.min(waitFor(a, now, count), waitFor(b, now, count)), writes: [], shards };
+    return { ok: false, retryAfter: math.min(waitFor(a, now, count), waitFor(b, now, count)), writes: [], shards };
   }
   if (holds(a, now, count)) return takeFrom(a, now, count);
   if (holds(b, now, 2 * count)) return takeFrom(b, now, count);
-  return { ok: false, retryAfter: Math.min(waitFor(a, now, count), waitFor(b, now, 2 * count)), writes: [], shards };
+  return { ok: false, retryAfter: math.min(waitFor(a, now, count), waitFor(b, now, 2 * count)), writes: [], shards };
 }
 
 /**
@@ -130,7 +131,7 @@ export function shedPlan(
   if (plan.retryAfter !== undefined) return undefined;
   const short = reads.filter((r) => plan.shards.includes(r.shard) && !holds(r, now, count + margin * r.p.capacity));
   if (short.length === 0) return undefined;
-  const retryAfter = Math.max(...short.map((r) => waitFor(r, now, count + margin * r.p.capacity)));
+  const retryAfter = math.max(...short.map((r) => waitFor(r, now, count + margin * r.p.capacity)));
   return Number.isFinite(retryAfter) ? { ok: false, retryAfter, writes: [], shards: plan.shards } : undefined;
 }
 

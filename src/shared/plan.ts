@@ -5,6 +5,7 @@ import { decideRow, delayUntil, evaluate, leastDelay, type Params, type State } 
 import type { Plan, ShardRead } from "./shard.js";
 import { NO_COMBINE_COUNTS, nearEmptyRule, planNearEmpty, servesAlone } from "./overload.js";
 import { minus, pairAccepts } from "./split.js";
+import { math } from "./math.js";
 
 /**
  * COMFORT_FRACTION says, per kind, when a shard is "comfortable": when, after serving the request,
@@ -26,9 +27,9 @@ export type { Plan, ShardRead, ShardWrite } from "./shard.js";
 
 /** Picks two distinct shards from two uniform draws in [0, 1). */
 export function pickTwo(n: number, r1: number, r2: number): [number, number] {
-  const a = Math.min(n - 1, Math.floor(r1 * n));
+  const a = math.min(n - 1, math.floor(r1 * n));
   if (n === 1) return [a, a];
-  const b = (a + 1 + Math.min(n - 2, Math.floor(r2 * (n - 1)))) % n;
+  const b = (a + 1 + math.min(n - 2, math.floor(r2 * (n - 1)))) % n;
   return [a, b];
 }
 
@@ -91,7 +92,7 @@ export function planPeek(all: readonly ShardRead[], now: number): Plan {
   // `!(>= 0)`: a corrupt (NaN) value counts as owing, never as ok.
   const owing = all.filter((r) => !(evaluate(r.state, r.p, now).value >= 0));
   if (owing.length === 0) return { ok: true, writes: [], shards: all.map((r) => r.shard) };
-  const retryAfter = Math.max(...owing.map((r) => delayUntil(r.state, r.p, now, 0)));
+  const retryAfter = math.max(...owing.map((r) => delayUntil(r.state, r.p, now, 0)));
   return { ok: false, retryAfter, writes: [], shards: owing.map((r) => r.shard) };
 }
 
@@ -122,8 +123,8 @@ export function isComfortable(read: ShardRead, now: number, count: number, comfo
  */
 function balance(total: number, a: Params, b: Params): [number, number] {
   let va = (total * a.rate) / (a.rate + b.rate);
-  if (Number.isInteger(total)) va = Math.round(va);
-  va = Math.min(a.capacity, Math.max(-a.maxReserved, va));
+  if (Number.isInteger(total)) va = math.round(va);
+  va = math.min(a.capacity, math.max(-a.maxReserved, va));
   let vb = total - va;
   if (vb > b.capacity) {
     vb = b.capacity;
@@ -149,7 +150,7 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
   const shards = [a.shard, b.shard];
   if (!pairAccepts(ca.value, cb.value, count, floor)) {
     const rate = (a.p.rate + b.p.rate) / a.p.period;
-    const guess = Math.max(ca.ts, cb.ts, now) - now + (count + floor - ca.value - cb.value) / rate;
+    const guess = math.max(ca.ts, cb.ts, now) - now + (count + floor - ca.value - cb.value) / rate;
     const accepts = (t: number) =>
       pairAccepts(evaluate(a.state, a.p, t).value, evaluate(b.state, b.p, t).value, count, floor);
     return { ok: false, retryAfter: leastDelay(accepts, now, guess, count), writes: [], shards };
@@ -174,7 +175,7 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
     { shard: b.shard, state: next[1] },
   ];
   if (va >= 0 && vb >= 0) return { ok: true, writes, shards };
-  const repaid = Math.max(
+  const repaid = math.max(
     va < 0 ? delayUntil(next[0], a.p, now, 0, undefined, count) : 0,
     vb < 0 ? delayUntil(next[1], b.p, now, 0, undefined, count) : 0,
   );
@@ -189,9 +190,9 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
  */
 export function sampleDistinct(n: number, k: number, random: () => number): number[] {
   const all = Array.from({ length: n }, (_, i) => i);
-  const picks = Math.min(n, k);
+  const picks = math.min(n, k);
   for (let i = 0; i < picks; i++) {
-    const j = i + Math.min(n - i - 1, Math.floor(random() * (n - i)));
+    const j = i + math.min(n - i - 1, math.floor(random() * (n - i)));
     [all[i], all[j]] = [all[j]!, all[i]!];
   }
   return all.slice(0, picks);

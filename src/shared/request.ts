@@ -8,6 +8,7 @@ import { checkConfig } from "./validate-config.js";
 import { outcomeOf, recordsMetrics, type MetricOutcome } from "./metrics.js";
 import type { RateLimitArgs, RateLimitConfig, RateLimitDetails, RateLimitError, RateLimitResult, RateLimitReturns } from "./validators.js";
 import { fullAfter, isAsync, migrated, newView, opsOf, readOf, scaledTotal, shardOf, type View } from "./view.js";
+import { math } from "./math.js";
 
 /**
  * A metric event to record (a limit with `metrics: true`): what the limit decided, or for a dry
@@ -114,7 +115,7 @@ function detailsOf<Id>(view: View<Id>, plan: Plan): RateLimitDetails {
     shards: plan.shards,
     remaining: scaledTotal(sum, readCapacity, capacity, exact),
     capacity,
-    resetAfter: Math.max(0, ...after.map((a) => fullAfter(a.state, a.p, view.now))),
+    resetAfter: math.max(0, ...after.map((a) => fullAfter(a.state, a.p, view.now))),
     exact,
   };
 }

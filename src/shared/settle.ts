@@ -9,6 +9,7 @@ import { evaluate, stateOf, type Params, type State } from "./algebra.js";
 import { relayout, sameClock, shardParams } from "./layout.js";
 import type { RateLimitConfig } from "./validators.js";
 import type { StoredRow, Take } from "./stored.js";
+import { math } from "./math.js";
 
 /** The phase (ms) of a config's windows for the key being settled (see `resolvePhase`). */
 export type PhaseOf = (config: RateLimitConfig) => number;
@@ -23,7 +24,7 @@ export function fold(state: State | null, takes: readonly Take[], p: Params): St
   let out = state;
   for (const take of [...takes].sort((a, b) => a.ts - b.ts)) {
     const cur = evaluate(out, p, take.ts);
-    out = { ...cur, value: Math.min(cur.value - take.count, p.capacity) };
+    out = { ...cur, value: math.min(cur.value - take.count, p.capacity) };
   }
   return out;
 }

@@ -1,4 +1,5 @@
 // Splitting a limit's numbers over shards so that the parts add up exactly to the whole.
+import { math } from "./math.js";
 
 /**
  * splitTotal returns shard `i`'s part of `total` split over `parts` shards. The whole-number part
@@ -9,8 +10,8 @@
  */
 export function splitTotal(total: number, parts: number, i: number): number {
   if (parts === 1 || !Number.isFinite(total)) return total;
-  const whole = Math.floor(total);
-  const base = Math.floor(whole / parts);
+  const whole = math.floor(total);
+  const base = math.floor(whole / parts);
   const extra = whole - base * parts;
   const part = base + (i < extra ? 1 : 0);
   return i === parts - 1 ? part + (total - whole) : part;
@@ -39,7 +40,7 @@ export function smallestPair(total: number, parts: number): number {
  * can't disagree.
  */
 export function pairAccepts(va: number, vb: number, count: number, floor: number): boolean {
-  return minus(Math.max(va, vb), count) >= 0 || minus(va + vb, count) >= floor;
+  return minus(math.max(va, vb), count) >= 0 || minus(va + vb, count) >= floor;
 }
 
 /**
@@ -50,12 +51,14 @@ export function pairAccepts(va: number, vb: number, count: number, floor: number
  * subtracts with it, so they agree.
  */
 export function minus(a: number, b: number): number {
+  // Whole numbers subtract exactly (and snapping leaves them as they are): the common case, fast.
+  if (Number.isSafeInteger(a) && Number.isSafeInteger(b)) return a - b;
   const d = a - b;
-  const scale = Math.max(Math.abs(a), Math.abs(b));
+  const scale = math.max(math.abs(a), math.abs(b));
   if (!(scale > 0) || !Number.isFinite(d)) return d;
-  const digits = 12 - Math.floor(Math.log10(scale));
+  const digits = 12 - math.floor(math.log10(scale));
   if (digits < 0 || digits > 300) return d;
   const m = 10 ** digits;
-  const snapped = Math.round(d * m) / m;
-  return Math.abs(snapped - d) <= scale * 1e-13 ? snapped : d;
+  const snapped = math.round(d * m) / m;
+  return math.abs(snapped - d) <= scale * 1e-13 ? snapped : d;
 }

@@ -7,6 +7,7 @@ import { ConvexError, type GenericValidator } from "convex/values";
 import { invalid, validateConcurrencyConfig, validateConfig } from "./validate.js";
 import { fixedWindowValidator, KINDS, slidingWindowValidator, tokenBucketValidator, type InvalidRateLimitError, type RateLimitConfig } from "./validators.js";
 import { concurrencyValidator, type ConcurrencyConfig } from "./concurrency-validators.js";
+import { math } from "./math.js";
 
 /** Each kind's fields and their validators, from the config validator itself. */
 const FIELDS: Record<RateLimitConfig["kind"], Record<string, GenericValidator>> = {
@@ -270,7 +271,7 @@ function distance(a: string, b: string): number {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
+      current.push(math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
     }
     previous = current;
   }

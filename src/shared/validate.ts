@@ -4,6 +4,7 @@ import { ConvexError } from "convex/values";
 import { minus, pairAccepts, smallestPair, splitTotal } from "./split.js";
 import type { InvalidRateLimitError, RateLimitConfig } from "./validators.js";
 import type { ConcurrencyConfig } from "./concurrency-validators.js";
+import { math } from "./math.js";
 
 /** The longest `name` or `key` accepted, in UTF-16 code units. Keeps index keys small. */
 export const MAX_NAME_LENGTH = 1024;
@@ -83,18 +84,18 @@ export function validateConfig(config: RateLimitConfig): void {
   );
   if (shards > 1) {
     const capacity = config.capacity ?? config.rate;
-    if (Math.floor(config.rate) < shards) {
+    if (math.floor(config.rate) < shards) {
       throw invalid(
         "config.shards",
         shards,
-        `rate ${config.rate} can't give each of ${shards} shards a whole token; use at most ${Math.max(1, Math.floor(config.rate))} shards`,
+        `rate ${config.rate} can't give each of ${shards} shards a whole token; use at most ${math.max(1, math.floor(config.rate))} shards`,
       );
     }
-    if (capacity > 0 && Math.floor(capacity) < shards) {
+    if (capacity > 0 && math.floor(capacity) < shards) {
       throw invalid(
         "config.shards",
         shards,
-        `capacity ${capacity} can't give each of ${shards} shards a whole token; use at most ${Math.max(1, Math.floor(capacity))} shards`,
+        `capacity ${capacity} can't give each of ${shards} shards a whole token; use at most ${math.max(1, math.floor(capacity))} shards`,
       );
     }
   }
@@ -123,7 +124,7 @@ export function validateCount(count: number, config: RateLimitConfig, reserve: b
   // Both splits favour low shard numbers, so the weakest pairs are among the last three shards.
   const cap = (i: number) => splitTotal(capacity, shards, i);
   const res = (i: number) => splitTotal(maxReserved, shards, i);
-  for (let i = Math.max(0, shards - 3); i < shards; i++) {
+  for (let i = math.max(0, shards - 3); i < shards; i++) {
     for (let j = i + 1; j < shards; j++) {
       const floor = reserve && count > 0 ? -(res(i) + res(j)) : 0;
       if (!pairAccepts(cap(i), cap(j), count, floor)) {
