@@ -11,8 +11,11 @@
  */
 export const groups = {
   verdict: ["request", "overload", "settle", "limit-all", "cleanup", "metrics-fold", "metrics"],
-  algebra: ["algebra", "split", "jitter", "idle", "value", "apply", "credit"],
-  layout: ["layout", "view", "rows", "stored", "plan", "shard", "flow"],
+  plan: ["plan"],
+  view: ["view", "rows", "stored", "shard", "flow"],
+  layout: ["layout"],
+  algebra: ["algebra", "split", "math"],
+  flows: ["apply", "value", "credit", "idle", "jitter"],
   input: ["validate", "validate-config", "validators", "concurrency", "concurrency-validators"],
 };
 
