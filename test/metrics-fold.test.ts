@@ -4,7 +4,7 @@
 import { ConvexError } from "convex/values";
 import { describe, expect, test } from "vitest";
 import { MINUTE, SECOND } from "../src/shared/algebra.js";
-import { zeroCounts, type FoldResult, type MetricCounts, type MetricOutcome } from "../src/shared/metrics.js";
+import { addCounts, topOffenders, zeroCounts, type FoldResult, type MetricCounts, type MetricOutcome } from "../src/shared/metrics.js";
 import {
   DEFAULT_RETAIN_MS,
   FOLD_SETTLE_MS,
@@ -409,5 +409,32 @@ describe("foldFlow: bad arguments fail before any read, naming the field", () =>
     const { data, reads } = failure(args);
     expect(data).toMatchObject({ kind: "InvalidRateLimit", field });
     expect(reads).toEqual([]);
+  });
+});
+
+describe("topOffenders: keys ranked by refusals, tie-broken by tokens refused, then key order", () => {
+  const r = (key: string | undefined, refused: number, refusedTokens = refused) => ({ ...(key === undefined ? {} : { key }), refused, refusedTokens });
+  test.each([
+    // [why, refusals, n, expected]
+    ["most refused first", [r("a", 1), r("b", 3), r("c", 2)], 3, [r("b", 3), r("c", 2), r("a", 1)]],
+    ["a key's refusals add up across minutes", [r("a", 2), r("b", 3), r("a", 2)], 2, [r("a", 4), r("b", 3)]],
+    ["equal refusals: most tokens refused first", [r("a", 2, 2), r("b", 2, 9)], 2, [r("b", 2, 9), r("a", 2, 2)]],
+    ["equal refusals and tokens: key order, whatever the input order", [r("b", 1), r("c", 1), r("a", 1)], 3, [r("a", 1), r("b", 1), r("c", 1)]],
+    ["the global key sorts before every named key, even an empty one", [r("", 1), r("a", 1), r(undefined, 1)], 3, [r(undefined, 1), r("", 1), r("a", 1)]],
+    ["keys never refused are left out", [r("a", 0, 0), r("b", 1)], 5, [r("b", 1)]],
+    ["only the first n", [r("a", 3), r("b", 2), r("c", 1)], 2, [r("a", 3), r("b", 2)]],
+  ])("%s", (_why, refusals, n, expected) => {
+    const ranked = topOffenders(refusals, n);
+    expect(ranked).toEqual(expected);
+    // The global key stays keyless (no `key: undefined` field to store).
+    for (const k of ranked) if (k.key === undefined) expect("key" in k).toBe(false);
+  });
+});
+
+describe("addCounts: each counter summed", () => {
+  test("every field is its own sum", () => {
+    const a = { admitted: 1, admittedTokens: 2, reserved: 3, reservedTokens: 4, refused: 5, refusedTokens: 6 };
+    const b = { admitted: 10, admittedTokens: 20, reserved: 30, reservedTokens: 40, refused: 50, refusedTokens: 60 };
+    expect(addCounts(a, b)).toEqual({ admitted: 11, admittedTokens: 22, reserved: 33, reservedTokens: 44, refused: 55, refusedTokens: 66 });
   });
 });
