@@ -129,15 +129,30 @@ describe("mergeRequests and combineResults (pure)", () => {
     expect(of).toEqual([0, 1, 0]);
   });
 
+  test("each merged request is the whole request: key, count, config, and the call's reserve and details", () => {
+    const { merged } = mergeRequests({
+      requests: [{ name: "a", key: "k", config, count: 0 }, { name: "b", config }],
+      reserve: true,
+      details: false,
+    });
+    expect(merged).toEqual([
+      { name: "a", key: "k", count: 0, config, reserve: true, details: false },
+      { name: "b", count: 1, config, reserve: true, details: false },
+    ]);
+    // Options the call leaves out stay out (each request's own flow applies their defaults).
+    expect(mergeRequests({ requests: [{ name: "a", config }] }).merged).toEqual([{ name: "a", count: 1, config }]);
+  });
+
   test("two configs for one name and key are an InvalidRateLimit naming requests", () => {
     expect(() => mergeRequests({ requests: [{ name: "a", config }, { name: "a", config: { ...config, rate: 2 } }] })).toThrow(
-      /"field":"requests","value":"\\"a\\""/,
+      /"field":"requests","value":"\\"a\\"".*the same limit and key twice with different configs/,
     );
   });
 
   test.each([
     // [why, results, expected ok, expected retryAfter]
     ["all ok", [{ ok: true }, { ok: true }], true, undefined],
+    ["one refusal without a reservation beside it", [{ ok: true }, { ok: false, retryAfter: 7 }], false, 7],
     ["two refusals: the later wait", [{ ok: false, retryAfter: 5 }, { ok: true }, { ok: false, retryAfter: 9 }], false, 9],
     ["reservations: the later repayment", [{ ok: true, retryAfter: 4 }, { ok: true, retryAfter: 2 }], true, 4],
     ["a refusal beside a reservation: the refusal's wait", [{ ok: true, retryAfter: 40 }, { ok: false, retryAfter: 3 }], false, 3],
@@ -147,6 +162,8 @@ describe("mergeRequests and combineResults (pure)", () => {
       const { result: out } = combineResults(results, results.map((_, i) => i));
       expect(out.ok).toBe(ok);
       expect(out.retryAfter).toBe(retryAfter);
+      // Upstream's shape: no `retryAfter` field at all when there is nothing to wait for.
+      expect("retryAfter" in out).toBe(retryAfter !== undefined);
     },
   );
 });
@@ -155,7 +172,7 @@ describe("limitAll validates each request before merging", () => {
   test("a negative count is an error, even when another request for the same key makes the sum positive", () => {
     const config: RateLimitConfig = { kind: "token bucket", rate: 10, period: SECOND };
     expect(() => mergeRequests({ requests: [{ name: "a", config, count: -5 }, { name: "a", config, count: 6 }] })).toThrow(
-      /"field":"count"/,
+      /"field":"count".*must be a finite number ≥ 0/,
     );
   });
 

@@ -111,6 +111,20 @@ describe("limitAllOutcome: all or nothing, and what each limit records", () => {
     expect(all({ throws: true, raiseInCaller: true }, [0, 2], [plain, plain]).raise?.inCaller).toBe(false);
   });
 
+  test("throws on a reservation: nothing written, and the component throws (rolling the reservation back)", () => {
+    const out = all({ throws: true, raiseInCaller: true, reserve: true }, [0, 2], [reserving, plain]);
+    expect(out.result).toMatchObject({ ok: true, retryAfter: 1000 });
+    expect(out.writes).toEqual([]);
+    expect(out.events.map((e) => [e.request.name, e.event.outcome])).toEqual([["l0", "reserved"]]);
+    expect(out.raise).toEqual({ error: { kind: "RateLimited", name: "l0", retryAfter: 1000, names: ["l0"] }, inCaller: false });
+  });
+
+  test("throws, all admitted now: nothing to throw, every write kept", () => {
+    const out = all({ throws: true, raiseInCaller: true }, [2, 2], [counted, plain]);
+    expect(out.raise).toBeUndefined();
+    expect(out.writes.map((w) => w.ops.filter((o) => o.op !== "terms").length)).toEqual([1, 1]);
+  });
+
   test("a dry run that would refuse is listed for the log", () => {
     const out = all({}, [0, 2], [{ ...plain, dryRun: true }, plain]);
     expect(out.result.ok).toBe(true);
