@@ -32,6 +32,7 @@ describe("nearEmptyRule: by how many requests the first shard holds", () => {
     [`${ALONE_COUNTS - 1} requests: still reads the pair`, ALONE_COUNTS - 1, 1, false, "no combining"],
     [`${ALONE_COUNTS} requests: alone`, ALONE_COUNTS, 1, false, "alone"],
     ["counted in requests: 20 tokens hold 4 requests of 5", 20, 5, false, "no combining"],
+    ["a shard of 3 tokens for requests of 2 combines (it holds fewer than 2 of them)", 3, 2, false, "pair"],
     ["a reservation always decides on the pair: it may go into debt", 100, 1, true, "pair"],
     ["a peek decides on every shard, never here", 100, 0, false, "pair"],
   ] as const)("%s", (_why, capacity, count, reserve, rule) => {
@@ -54,6 +55,17 @@ describe("planNearEmpty: the pair near empty", () => {
     ["alone: both empty, the second sooner", "alone", 0, 1.8, { ok: false, retryAfter: 20, writes: [], shards: [0, 1] }],
   ] as [string, "no combining" | "alone", number, number, Plan][])("%s", (_why, rule, a, b, plan) => {
     expect(planNearEmpty(rule, read(0, 10, a), read(1, 10, b), 0, 1)).toStrictEqual(plan);
+  });
+
+  test.each([
+    // [why, capacity, a, b, count, plan]
+    // 10 tokens per 1000 ms: a needs 100 ms to hold 2; b needs 50 ms to hold twice 2.
+    ["alone, requests of 2: the second spares one only holding 4", 10, 1, 3.5, 2, { ok: false, retryAfter: 50, writes: [], shards: [0, 1] }],
+    ["alone, requests of 2: the second holding 4 serves", 10, 1, 4, 2, { ok: true, writes: [{ shard: 1, state: { value: 2, ts: 0 } }], shards: [1] }],
+    // Shards of 2 (2 per 1000 ms): the second can hold twice 1, exactly its capacity, in 100 ms; the first needs 450.
+    ["alone: twice the request may be the second's whole capacity", 2, 0.1, 1.8, 1, { ok: false, retryAfter: 100, writes: [], shards: [0, 1] }],
+  ] as [string, number, number, number, number, Plan][])("%s", (_why, capacity, a, b, count, plan) => {
+    expect(planNearEmpty("alone", read(0, capacity, a), read(1, capacity, b), 0, count)).toStrictEqual(plan);
   });
 
   test.each([
@@ -131,6 +143,7 @@ describe("shedPlan: which stale decisions of an unsharded asynchronous limit she
     ["a reservation may go into debt: decided again exactly", admit(2), 2, { reserve: true }, undefined],
     ["a dry run: decided again exactly (it logs what it would refuse)", admit(2), 2, { dryRun: true }, undefined],
     ["a peek: decided again exactly", admit(2), 2, { count: 0 }, undefined],
+    ["a peek inside the margin: decided again exactly, never shed", { ok: true, writes: [], shards: [0] }, 1, { count: 0 }, undefined],
     ["an admission waiting for its debt to be repaid: decided again exactly", { ...admit(2), retryAfter: 5 }, 2, {}, undefined],
   ] as [string, Plan, number, Partial<typeof base>, Plan | undefined][])("%s", (_why, plan, value, args, shed) => {
     expect(shedPlan(plan, [row(value)], 0, { ...base, ...args })).toStrictEqual(shed);
