@@ -321,6 +321,7 @@ describe("cleanupFlow: bad arguments fail before any read", () => {
   ])("batchSize $batchSize: $why", ({ batchSize }) => {
     const { data, reads } = failure([m], batchSize);
     expect(data).toMatchObject({ kind: "InvalidRateLimit", field: "batchSize" });
+    expect(data).toMatchObject({ message: expect.stringMatching(/must be a whole number from 1 to 4000/) as string });
     expect(reads).toEqual([]);
   });
 

@@ -410,6 +410,24 @@ describe("foldFlow: bad arguments fail before any read, naming the field", () =>
     expect(data).toMatchObject({ kind: "InvalidRateLimit", field });
     expect(reads).toEqual([]);
   });
+
+  test("the messages say what is allowed", () => {
+    expect(failure({ batchSize: 0 }).data).toMatchObject({ message: expect.stringMatching(/must be a whole number from 1 to \d+/) as string });
+    expect(failure({ retainFor: -1 }).data).toMatchObject({ message: expect.stringMatching(/must be a finite number of ms ≥ 0/) as string });
+  });
+
+  test("the bounds themselves are allowed: a batch of 1, no retention", () => {
+    const reads: FoldQuery[] = [];
+    runPlan(foldFlow<S>({ batchSize: 1, retainFor: 0 }, NOW), (q) => {
+      reads.push(q);
+      return { events: [], buckets: [], keys: [] };
+    });
+    expect(reads.length).toBeGreaterThan(0);
+  });
+
+  test("the default retention is seven days", () => {
+    expect(DEFAULT_RETAIN_MS).toBe(7 * 24 * 60 * 60 * 1000);
+  });
 });
 
 describe("topOffenders: keys ranked by refusals, tie-broken by tokens refused, then key order", () => {
