@@ -57,7 +57,7 @@ export type EventDoc = { id: number; createdAt: number; bucket: number; inserted
 /** A write to execute at commit. */
 export type StoreOp =
   | { op: "insertRow"; shard: number; fields: RowDocFields }
-  | { op: "patchRow"; id: number; fields: RowDocFields }
+  | { op: "patchRow"; id: number; fields: RowDocFields; replace?: true }
   | { op: "deleteRow"; id: number }
   | { op: "insertTake"; shard: number; count: number; ts: number }
   | { op: "deleteTake"; id: number }
@@ -167,7 +167,8 @@ export class Store {
           const h = this.rows.get(op.id);
           const cur = h && this.fieldsAt(h, at);
           if (!h || !cur) throw new Error(`row ${op.id} is not there to ${op.op === "patchRow" ? "patch" : "delete"}`);
-          h.versions.push({ at, fields: op.op === "patchRow" ? { ...cur, ...op.fields } : null });
+          // As the store: patched, or replaced (only the fields written remain).
+          h.versions.push({ at, fields: op.op === "patchRow" ? { ...(op.replace ? {} : cur), ...op.fields } : null });
           writes.push({ table: "rows", shard: h.shard, id: h.id });
           break;
         }
@@ -327,7 +328,7 @@ export function storeOps(ops: readonly RowOp<number>[]): StoreOp[] {
       case "insert":
         return [{ op: "insertRow", shard: op.shard, fields: fieldsOf(op.fields) }];
       case "patch":
-        return [{ op: "patchRow", id: op.id, fields: fieldsOf(op.fields) }];
+        return [{ op: "patchRow", id: op.id, fields: fieldsOf(op.fields), ...(op.replace ? { replace: true as const } : {}) }];
       case "delete":
         return [{ op: "deleteRow", id: op.id }];
       case "record":

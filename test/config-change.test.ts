@@ -1,7 +1,7 @@
 // A config that changes under a live key, on convex-test with fake timers: each change is evaluated without throwing and never grants tokens the old or new limit wouldn't have; plus relayout's pure edge cases.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { HOUR, MINUTE, SECOND, type RateLimitConfig } from "../src/client/index.js";
-import { configTerms, relayout, resolvePhase, termsHash } from "../src/shared/layout.js";
+import { configTerms, relayout, resolvePhase, shardParams, termsHash } from "../src/shared/layout.js";
 import { isInvalidRateLimitError } from "../src/client/index.js";
 import { inspectable, makeInspectableTest } from "./setup.js";
 
@@ -294,7 +294,20 @@ describe("the stored row after a write: patched under the same terms, replaced u
     expect(row!.h).toBe(termsHash(configTerms(bucket)));
   });
 
-  test("upstream's row is replaced by a compact one: only the fingerprint stands for its layout", async () => {
+  test("a row an earlier version wrote with its terms in full is replaced: the fingerprint stands for them", async () => {
+    const t = makeInspectableTest();
+    const config: RateLimitConfig = { kind: "token bucket", rate: 10, period: HOUR };
+    const p = shardParams(config, 0, 0);
+    await t.run((ctx) =>
+      ctx.runMutation(api.inspect.insertRow, {
+        name: NAME, shard: 0, value: 4, ts: HOUR_START, shards: 1, kind: p.kind, rate: p.rate, period: p.period, capacity: p.capacity, terms: p.terms!,
+      }),
+    );
+    await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config }));
+    expect(await stored(t)).toEqual([{ name: NAME, shard: 0, value: 3, ts: HOUR_START, h: termsHash(configTerms(config)) }]);
+  });
+
+  test("upstream's row is rewritten compact: its state and the fingerprint", async () => {
     const t = makeInspectableTest();
     const config: RateLimitConfig = { kind: "token bucket", rate: 10, period: HOUR };
     await t.run((ctx) => ctx.runMutation(api.inspect.insertUpstreamRow, { name: NAME, shard: 0, value: 4, ts: HOUR_START }));

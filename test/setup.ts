@@ -11,6 +11,7 @@ import type { Doc } from "../src/component/_generated/dataModel.js";
 import { components as children } from "../src/component/_generated/api.js";
 import { mutation, query } from "../src/component/_generated/server.js";
 import { ConvexError, v } from "convex/values";
+import { storedRowFields } from "../src/shared/stored.js";
 
 const appModules = import.meta.glob("./app/**/*.ts");
 
@@ -40,6 +41,13 @@ const inspect = {
   /** Inserts a row as @convex-dev/rate-limiter writes them (no layout recorded). */
   insertUpstreamRow: mutation({
     args: { name: v.string(), shard: v.number(), value: v.number(), ts: v.number() },
+    handler: async (ctx, args) => {
+      await ctx.db.insert("rateLimits", args);
+    },
+  }),
+  /** Inserts a row with any stored fields, e.g. one an earlier version wrote with its terms in full. */
+  insertRow: mutation({
+    args: { name: v.string(), key: v.optional(v.string()), ...storedRowFields },
     handler: async (ctx, args) => {
       await ctx.db.insert("rateLimits", args);
     },

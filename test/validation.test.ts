@@ -366,6 +366,13 @@ describe("values of the wrong type are stopped by the argument validators", () =
       await convexErrorData(t.run((ctx) => ctx.runMutation(api.lib.rateLimit as FunctionReference<"mutation", "internal">, args))),
       await convexErrorData(t.run((ctx) => ctx.runQuery(api.lib.checkRateLimit as FunctionReference<"query", "internal">, args))),
       await convexErrorData(t.run((ctx) => ctx.runQuery(api.lib.getValue as FunctionReference<"query", "internal">, args))),
+      await convexErrorData(t.run((ctx) => ctx.runMutation(api.lib.credit as FunctionReference<"mutation", "internal">, { ...args, count: 1 }))),
+      await convexErrorData(t.run((ctx) => ctx.runMutation(api.lib.limitAll as FunctionReference<"mutation", "internal">, { requests: [{ name: NAME, key: KEY, config }] }))),
+      await convexErrorData(t.run((ctx) => ctx.runQuery(api.lib.checkAll as FunctionReference<"query", "internal">, { requests: [{ name: NAME, key: KEY, config }] }))),
+      // Twice in one limitAll: named as the config's field, not as two different configs.
+      await convexErrorData(t.run((ctx) => ctx.runMutation(api.lib.limitAll as FunctionReference<"mutation", "internal">, { requests: [{ name: NAME, key: KEY, config: good.config }, { name: NAME, key: KEY, config }] }))),
+      // Asynchronous: decided first on a stale snapshot, in a query of its own.
+      await convexErrorData(t.run((ctx) => ctx.runMutation(api.lib.rateLimit as FunctionReference<"mutation", "internal">, { ...args, config: { ...config, applyUpdates: "asynchronously" } }))),
     ];
     for (const d of data) expect(d).toMatchObject({ kind: "InvalidRateLimit", field });
     expect(await rows(t)).toEqual(before);

@@ -2,6 +2,7 @@
 import type { MetricEventOf, Raise, RequestOutcome } from "./request.js";
 import { keyIdOf, type RowOp } from "./rows.js";
 import { invalid } from "./validate.js";
+import { validateConfigShape } from "./validate-config.js";
 import type { LimitAllArgs, LimitAllResult, RateLimitAllError, RateLimitArgs, RateLimitConfig, RateLimitResult } from "./validators.js";
 import { math } from "./math.js";
 
@@ -21,6 +22,8 @@ export function mergeRequests(
     if (r.count !== undefined && !(Number.isFinite(r.count) && r.count >= 0)) {
       throw invalid("count", r.count, "must be a finite number ≥ 0");
     }
+    // Each config's own fields before configs are compared, so a field of another kind is named.
+    validateConfigShape(r.config);
     const id = keyIdOf(r);
     const at = byKey.get(id);
     if (at === undefined) {

@@ -1,8 +1,9 @@
-// Checks of what Convex's argument validators would otherwise be the first to see: a config's
-// shape (its kind, its fields, each field's type) and the types of a request's options. Convex's
-// validator names no field ("Expected one of object, object, object"), so the client checks them
-// first and throws the `InvalidRateLimit` error that does, with the right kind or field suggested
-// for a near miss. The numbers' bounds are validateConfig's (./validate.ts).
+// Checks of a config's shape (its kind, its fields, each field's type) and the types of a
+// request's options. Convex's validator names no field ("Expected one of object, object,
+// object"), so the client checks them first and throws the `InvalidRateLimit` error that does,
+// with the right kind or field suggested for a near miss; the component checks configs again
+// (`checkConfig`), since its functions' argument validator takes any kind's fields. The numbers'
+// bounds are validateConfig's (./validate.ts).
 import { ConvexError, type GenericValidator } from "convex/values";
 import { invalid, validateConcurrencyConfig, validateConfig } from "./validate.js";
 import { fixedWindowValidator, KINDS, slidingWindowValidator, tokenBucketValidator, type InvalidRateLimitError, type RateLimitConfig } from "./validators.js";

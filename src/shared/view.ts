@@ -12,9 +12,9 @@ import type { RowFields, StoredRow, Take } from "./stored.js";
 
 /**
  * The fields of a row holding `state`, written under `config`: the state (a sliding window's
- * `prev` too) and the fingerprint of the config's terms (`configTerms`).
+ * `prev` too) and `h`, the fingerprint of the config's terms (`termsHash(configTerms(config))`).
  */
-export function fieldsOf(state: State, config: RateLimitConfig, h = termsHash(configTerms(config))): RowFields {
+export function fieldsOf(state: State, config: RateLimitConfig, h: number): RowFields {
   const fields = { value: state.value, ts: state.ts, h };
   return config.kind === "sliding window" ? { ...fields, prev: state.prev ?? 0 } : fields;
 }
@@ -119,8 +119,9 @@ export function migrated<Id>(view: View<Id>, shard: number): { row: KeyRow<Id> |
  * new, or laid out differently?); the whole key only when a row of another layout turns up. An
  * asynchronous limit also reads the takes pending on the shard (on the whole key when unsharded
  * or when the row is missing), and a take recorded under other terms settles the key too
- * (`settle`: each take counted under the terms it was taken under). Rows are expanded from their
- * fingerprint first (`expanded`), so every rule below sees a row's terms in full.
+ * (`settle`: each take counted under the terms it was taken under). A row under the current
+ * terms' fingerprint is used as it is; any other is expanded first (`expanded`), so every rule
+ * below sees its terms in full.
  */
 export function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: KeyRow<Id> | null; read: ShardRead }> {
   if (view.migration) return migrated(view, shard);
@@ -159,22 +160,23 @@ export function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: 
     } else if (!row) other = (yield { read: "any" }).rows[0] ?? null;
   }
   if (!row && !other) view.fresh = true;
-  // A row carrying the current terms' fingerprint is laid out as the current config says: it needs
-  // no expanding and no comparing (the hot path). Any other row (other terms that mean the same, or
-  // a row in full, an earlier version's or upstream's) is expanded, and rewritten with the
-  // fingerprint: the terms are recorded then.
-  const current = (r: KeyRow<Id> | null) => r !== null && r.h === view.hash;
-  if (row && !current(row)) {
+  // The shard's own row carrying the current terms' fingerprint is laid out as the current config
+  // says: it needs no expanding and no comparing (the hot path). Any other row (other terms that
+  // mean the same, or a row in full, an earlier version's or upstream's) is expanded, and rewritten
+  // with the fingerprint: the terms are recorded then. A sibling row, read because the shard's own
+  // is missing (off the hot path), is always expanded and compared.
+  const current = row !== null && row.h === view.hash;
+  if (row && !current) {
     view.rewrites = true;
     row = yield* expanded(row, view, view.known);
   }
-  if (other && !current(other)) other = yield* expanded(other, view, view.known);
+  if (other) other = yield* expanded(other, view, view.known);
   const seen = row ?? other;
   if (seen) checkStored(seen);
   const p = shardParams(view.config, view.phase, shard);
   // A take recorded under other terms counts under them (settle), never under the current ones.
   const otherTerms = (key?.pending ?? takes).some((t) => !takenUnder(t, view.config, view.phaseOf));
-  if ((seen && !current(seen) && (seen.shards !== view.n || !sameClock(seen, p))) || otherTerms) {
+  if ((seen && !current && (seen.shards !== view.n || !sameClock(seen, p))) || otherTerms) {
     const all = key ?? (yield pending ? { read: "all", pending } : { read: "all" });
     const rows: KeyRow<Id>[] = [];
     for (const r of all.rows) rows.push(yield* expanded(r, view, view.known));
