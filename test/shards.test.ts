@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { HOUR, MINUTE, SECOND, calculateRateLimit, delayUntil, evaluate, type State } from "../src/shared/algebra.js";
 import { resolvePhase, shardConfig, shardParams } from "../src/shared/layout.js";
-import { COMFORT_FRACTION, isComfortable, pickTwo, planOne, planRequest, planTwo, type Plan, type ShardRead } from "../src/shared/plan.js";
+import { COMFORT_FRACTION, isComfortable, pickTwo, planOne, planPeek, planRequest, planTwo, type Plan, type ShardRead } from "../src/shared/plan.js";
 import { runPlan } from "../src/shared/rows.js";
 import { minus } from "../src/shared/split.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
@@ -184,6 +184,36 @@ describe("planTwo", () => {
     const b = written(plan, 9) ?? NaN;
     expect(a + b).toBe(5);
     expect(Number.isInteger(a) && Number.isInteger(b) && Math.abs(a - b) <= 1).toBe(true);
+  });
+
+  test("a debt one shard can't carry goes to the other, within its maxReserved", () => {
+    // Shard 0: rate 2, capacity 2, maxReserved 1; shard 1: rate 1, capacity 1, maxReserved 0. Split
+    // by rate, 0.75 owed would be 0.5 and 0.25, but shard 1 may owe nothing: shard 0 owes it all,
+    // repaid at 2 per minute in 22,500 ms.
+    const config: RateLimitConfig = { kind: TB, rate: 3, period: MINUTE, maxReserved: 1, shards: 2 };
+    const plan = planTwo(read(config, 0, { value: 0.5, ts: 0 }), read(config, 1, { value: 0.75, ts: 0 }), 0, 2, true);
+    expect(plan).toStrictEqual({
+      ok: true,
+      retryAfter: 22_500,
+      writes: [
+        { shard: 0, state: { value: -0.75, ts: 0 } },
+        { shard: 1, state: { value: 0, ts: 0 } },
+      ],
+      shards: [0, 1],
+    });
+  });
+
+  test("a peek over every shard waits for the last debt: the latest repayment, listing the shards in debt", () => {
+    const config: RateLimitConfig = { kind: TB, rate: 100, period: MINUTE, maxReserved: 20, shards: 10 };
+    // 10 per minute per shard: 1 owed is repaid in 6,000 ms, 0.5 in 3,000.
+    const plan = planPeek([read(config, 0, { value: -1, ts: 0 }), read(config, 1, { value: 4, ts: 0 }), read(config, 2, { value: -0.5, ts: 0 })], 0);
+    expect(plan).toStrictEqual({ ok: false, retryAfter: 6_000, writes: [], shards: [0, 2] });
+  });
+
+  test("a peek with reserve on a pair in debt is refused until the debt is repaid: it takes nothing to owe", () => {
+    const config: RateLimitConfig = { kind: TB, rate: 100, period: MINUTE, maxReserved: 20, shards: 10 };
+    const plan = planTwo(read(config, 0, { value: -1, ts: 0 }), read(config, 1, { value: -0.5, ts: 0 }), 0, 0, true);
+    expect(plan.ok).toBe(false);
   });
 
   test("reservations across a pair: debt shared by rate, repaid together, within maxReserved", () => {

@@ -124,13 +124,13 @@ export function isComfortable(read: ShardRead, now: number, count: number, comfo
 function balance(total: number, a: Params, b: Params): [number, number] {
   let va = (total * a.rate) / (a.rate + b.rate);
   if (Number.isInteger(total)) va = math.round(va);
-  va = math.min(a.capacity, math.max(-a.maxReserved, va));
+  va = math.min(a.capacity, math.max(0 - a.maxReserved, va));
   let vb = total - va;
   if (vb > b.capacity) {
     vb = b.capacity;
     va = total - vb;
   } else if (vb < -b.maxReserved) {
-    vb = -b.maxReserved;
+    vb = 0 - b.maxReserved; // not -0 when nothing may be reserved
     va = total - vb;
   }
   return [va, vb];
