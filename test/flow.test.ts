@@ -5,6 +5,7 @@ import { applyFlow, fold, getValueFlow, requestFlow, type KeyRead, type KeyRow, 
 import { configTerms, shardParams, termsHash } from "../src/shared/layout.js";
 import { sampleDistinct } from "../src/shared/plan.js";
 import { answerRead, runPlan } from "../src/shared/rows.js";
+import { scaledTotal } from "../src/shared/view.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
 
 /** The whole limit's terms a row of `config` records (a token bucket's phase is 0). */
@@ -100,6 +101,14 @@ describe("requestFlow: the exact writes", () => {
     const out = runPlan(requestFlow<string>(request(config), T0, draws(0, 0)), answer);
     expect(out.result).toEqual({ ok: false, retryAfter: 500 });
     expect(out.ops).toEqual([]);
+  });
+
+  test("a sharded key's comfortable shard: one read of that shard, one patch", () => {
+    const config: RateLimitConfig = { kind: TB, rate: 10, period: 1000, shards: 2 };
+    const { answer, reads } = reader([compact(0, 5, config), compact(1, 5, config)]);
+    const out = runPlan(requestFlow<string>(request(config), T0, draws(0.5, 0)), answer);
+    expect(reads).toEqual([{ read: "shard", shard: 1 }]);
+    expect(out.ops).toEqual([{ op: "patch", id: "row1", shard: 1, fields: { value: 4, ts: T0, h: hashOf(config) } }]);
   });
 
   test("an existing row is patched in place, one read, nothing else written", () => {
@@ -346,5 +355,17 @@ describe("terms: the whole limit's terms every row records", () => {
     expect(shardParams(four, 250, 0).terms).not.toBe(shardParams(config, 250, 0).terms);
     // maxReserved doesn't change what a row means.
     expect(shardParams({ ...config, maxReserved: 5 }, 250, 0).terms).toBe(shardParams(config, 250, 0).terms);
+  });
+});
+
+describe("scaledTotal: the whole limit's tokens from the shards read", () => {
+  test.each([
+    // [why, sum, read capacity, capacity, exact, total]
+    ["every shard read: their sum, as it stands", 7, 10, 10, true, 7],
+    ["some read: scaled by capacity", 3, 5, 20, false, 12],
+    ["debt scales too", -1, 5, 20, false, -4],
+    ["a sample of zero capacity (reserve-only shards) can't be scaled: its sum", -2, 0, 0, false, -2],
+  ] as const)("%s", (_why, sum, readCapacity, capacity, exact, total) => {
+    expect(scaledTotal(sum, readCapacity, capacity, exact)).toBe(total);
   });
 });

@@ -129,6 +129,14 @@ describe("mergeRequests and combineResults (pure)", () => {
     expect(of).toEqual([0, 1, 0]);
   });
 
+  test("the same name under different keys, or none, stays apart", () => {
+    const { merged, of } = mergeRequests({
+      requests: [{ name: "a", key: "k1", config }, { name: "a", key: "k2", config }, { name: "a", config }, { name: "a", key: "k1", config }],
+    });
+    expect(merged.map((m) => [m.key, m.count])).toEqual([["k1", 2], ["k2", 1], [undefined, 1]]);
+    expect(of).toEqual([0, 1, 2, 0]);
+  });
+
   test("each merged request is the whole request: key, count, config, and the call's reserve and details", () => {
     const { merged } = mergeRequests({
       requests: [{ name: "a", key: "k", config, count: 0 }, { name: "b", config }],
