@@ -11,7 +11,7 @@ import type { Doc } from "../src/component/_generated/dataModel.js";
 import { components as children } from "../src/component/_generated/api.js";
 import { mutation, query } from "../src/component/_generated/server.js";
 import { ConvexError, v } from "convex/values";
-import { storedRowFields } from "../src/shared/stored.js";
+import { storedRowFields, type StoredRow } from "../src/shared/stored.js";
 
 const appModules = import.meta.glob("./app/**/*.ts");
 
@@ -81,6 +81,7 @@ export const inspectable = componentsGeneric() as unknown as {
         { name: string; shard: number; value: number; ts: number },
         null
       >;
+      insertRow: FunctionReference<"mutation", "internal", { name: string; key?: string } & StoredRow, null>;
     };
     applier: {
       applyBatch: FunctionReference<"mutation", "internal", { takes: ApplierTake[] }, null>;
