@@ -2,7 +2,7 @@
 // report of getValue, as tables over an in-memory key with explicit rows, instants and draws.
 import { describe, expect, test } from "vitest";
 import { applyFlow, fold, getValueFlow, requestFlow, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow.js";
-import { configTerms, shardParams, termsHash } from "../src/shared/layout.js";
+import { configHash, configTerms, shardParams, termsHash } from "../src/shared/layout.js";
 import { sampleDistinct } from "../src/shared/plan.js";
 import { answerRead, runPlan } from "../src/shared/rows.js";
 import { scaledTotal } from "../src/shared/view.js";
@@ -369,3 +369,42 @@ describe("scaledTotal: the whole limit's tokens from the shards read", () => {
     expect(scaledTotal(sum, readCapacity, capacity, exact)).toBe(total);
   });
 });
+
+describe("configHash: the fingerprint of a config's terms, remembered for the last terms", () => {
+  test("equals termsHash(configTerms(config)) when consecutive configs differ in any one term, or in none", () => {
+    const base: RateLimitConfig = { kind: "fixed window", rate: 10, period: 1000, capacity: 12, shards: 2, start: 250 };
+    const variants: RateLimitConfig[] = [
+      base,
+      base,
+      { ...base },
+      { ...base, kind: "sliding window", capacity: 10 },
+      { ...base, kind: "token bucket", start: undefined },
+      { ...base, rate: 11 },
+      { ...base, period: 2000 },
+      { ...base, capacity: 13 },
+      { ...base, capacity: undefined },
+      { ...base, capacity: 10 },
+      { ...base, shards: 1 },
+      { ...base, shards: undefined },
+      { ...base, start: 1250 },
+      { ...base, start: undefined },
+      { ...base, start: 0 },
+      { ...base, start: -0 },
+      { ...base, maxReserved: 5 },
+      { kind: "token bucket", rate: 10, period: 1000 },
+      { kind: "token bucket", rate: 10, period: 1000, start: null },
+    ];
+    // Each variant after each other one: the remembered terms never answer for different ones.
+    for (const a of variants) {
+      for (const b of variants) {
+        expect(configHash(a)).toBe(hashOf(a));
+        expect(configHash(b)).toBe(hashOf(b));
+      }
+    }
+    // Terms that differ in a field give different fingerprints; fields that don't change terms don't.
+    expect(configHash({ ...base, rate: 11 })).not.toBe(configHash(base));
+    expect(configHash({ ...base, maxReserved: 5 })).toBe(configHash(base));
+    expect(configHash({ ...base, start: 1250 })).toBe(configHash(base));
+  });
+});
+

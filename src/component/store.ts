@@ -4,7 +4,7 @@
 import type { LeaseInsert, LeaseOp, LeaseQuery, LeaseRecord } from "../shared/concurrency.js";
 import type { KeyRead, KeyRow, RowOp, RowQuery } from "../shared/rows.js";
 import type { RateLimitConfig } from "../shared/validators.js";
-import type { Take } from "../shared/stored.js";
+import { storedRowFields, type Take } from "../shared/stored.js";
 import type { Doc, Id } from "./_generated/dataModel.js";
 import type { DatabaseReader, DatabaseWriter, MutationCtx } from "./_generated/server.js";
 import { wakeApplier } from "./wake.js";
@@ -21,9 +21,15 @@ export type Op = RowOp<Id<"rateLimits">>;
  * layout and terms), without the document's name, key and bookkeeping.
  */
 export function rowOf(doc: Doc<"rateLimits">): Row {
-  const { _id, _creationTime: _created, name: _name, key: _key, ...fields } = doc;
-  return { ...fields, id: _id };
+  // Copied field by field: a rest pattern that leaves keys out is several times slower, and this
+  // runs for every row read.
+  const row: Record<string, unknown> = { id: doc._id };
+  for (const field of ROW_FIELDS) if (doc[field] !== undefined) row[field] = doc[field];
+  return row as Row;
 }
+
+/** The fields a stored row may have (the schema's, without name and key). */
+const ROW_FIELDS = Object.keys(storedRowFields) as (keyof typeof storedRowFields)[];
 
 /**
  * takeOf returns a recorded take as the flows see it: its shard, count and instant (ms), and the

@@ -1,5 +1,5 @@
 // The applier's flow (asynchronous mode): folding recorded takes into a key's rows.
-import { configTerms, resolvePhase, sameClock, shardParams, termsHash } from "./layout.js";
+import { configHash, resolvePhase, sameClock, shardParams } from "./layout.js";
 import type { KeyFlow, KeyRow, RowOp } from "./rows.js";
 import { settle, takenUnder, type PhaseOf } from "./settle.js";
 import type { RateLimitConfig } from "./validators.js";
@@ -29,7 +29,7 @@ export function* applyFlow<Id>(
   const read = (yield { read: "all" }).rows;
   const known = new Map<number, string | undefined>();
   const rows: KeyRow<Id>[] = [];
-  const hash = termsHash(configTerms(config));
+  const hash = configHash(config);
   for (const r of read) rows.push(yield* expanded(r, { ...args, phase, hash }, known));
   rows.forEach(checkStored);
   // Rows of another layout, or takes under other terms: every shard is rewritten, each take

@@ -1,7 +1,7 @@
 // Laying a key out over its shards: the phase of its fixed windows, each shard's exact share of
 // the config, and how rows written under another layout (shard count, kind, phase or period) are
 // carried over to the current one without gaining a token. Pure: no clock, no randomness.
-import { evaluate, paramsOf, phaseOf, stateOf, windowIndex, windowStart, type Params, type State } from "./algebra.js";
+import { evaluate, phaseOf, stateOf, windowIndex, windowStart, type Params, type State } from "./algebra.js";
 import { splitTotal } from "./split.js";
 import { validateConfig } from "./validate.js";
 import type { RateLimitConfig } from "./validators.js";
@@ -34,18 +34,40 @@ export function resolvePhase(config: RateLimitConfig, name: string, key: string 
 
 /**
  * shardParams returns the params of shard `i` of a config, with fixed windows starting at `phase`
- * (ms): its exact share of `rate`, `capacity` and `maxReserved` (see {@link splitTotal}).
+ * (ms): its exact share of `rate`, `capacity` and `maxReserved` (see {@link splitTotal}). Its
+ * `terms` (text) are built when first read: only a row that doesn't carry the current terms'
+ * fingerprint needs them, and building them on every call cost more than the decision.
  */
 export function shardParams(config: RateLimitConfig, phase: number, i: number): Params {
-  const whole = paramsOf(config, phase);
-  const n = config.shards ?? 1;
-  return {
-    ...whole,
-    rate: splitTotal(whole.rate, n, i),
-    capacity: splitTotal(whole.capacity, n, i),
-    maxReserved: splitTotal(whole.maxReserved, n, i),
-    terms: termsOf(whole, n),
-  };
+  return new ShardParams(config, phase, i);
+}
+
+/** {@link shardParams}' params: plain fields, and `terms` built on first read. */
+class ShardParams implements Params {
+  readonly kind: Params["kind"];
+  readonly rate: number;
+  readonly period: number;
+  readonly capacity: number;
+  readonly maxReserved: number;
+  readonly phase: number;
+  readonly #config: RateLimitConfig;
+  #terms: string | undefined;
+
+  constructor(config: RateLimitConfig, phase: number, i: number) {
+    const n = config.shards ?? 1;
+    this.kind = config.kind;
+    this.rate = splitTotal(config.rate, n, i);
+    this.period = config.period;
+    this.capacity = splitTotal(config.capacity ?? config.rate, n, i);
+    this.maxReserved = splitTotal(config.maxReserved ?? Infinity, n, i);
+    this.phase = phase;
+    this.#config = config;
+  }
+
+  get terms(): string {
+    const c = this.#config;
+    return (this.#terms ??= termsOf(c.kind, c.rate, c.period, c.capacity ?? c.rate, c.shards ?? 1, this.phase));
+  }
 }
 
 /**
@@ -53,9 +75,8 @@ export function shardParams(config: RateLimitConfig, phase: number, i: number): 
  * for the windowed kinds, the phase. Two configs that decide alike have equal terms
  * (`maxReserved`, `applyUpdates`, `dryRun` and `metrics` don't change what a row means).
  */
-function termsOf(whole: Params, shards: number): string {
-  const phase = whole.kind === "token bucket" ? 0 : whole.phase;
-  return JSON.stringify([whole.kind, whole.rate, whole.period, whole.capacity, shards, phase]);
+function termsOf(kind: Params["kind"], rate: number, period: number, capacity: number, shards: number, phase: number): string {
+  return JSON.stringify([kind, rate, period, capacity, shards, kind === "token bucket" ? 0 : phase]);
 }
 
 /**
@@ -86,6 +107,30 @@ export function termsHash(terms: string): number {
 export function configTerms(config: RateLimitConfig): string {
   const start = config.kind === "token bucket" || config.start === undefined || config.start === null ? null : phaseOf(config.start, config.period);
   return JSON.stringify([config.kind, config.rate, config.period, config.capacity ?? config.rate, config.shards ?? 1, start]);
+}
+
+/** The terms {@link configHash} fingerprinted last, field by field, and their fingerprint. */
+let lastHashed:
+  | { kind: RateLimitConfig["kind"]; rate: number; period: number; capacity: number; shards: number; start: number | null; hash: number }
+  | undefined;
+
+/**
+ * configHash returns the fingerprint rows written under `config` carry:
+ * `termsHash(configTerms(config))`. It remembers the last terms it fingerprinted, compared field
+ * by field, since a hot limit asks for the same ones on every call and building the text costs
+ * more than the decision.
+ */
+export function configHash(config: RateLimitConfig): number {
+  const capacity = config.capacity ?? config.rate;
+  const shards = config.shards ?? 1;
+  const start = config.kind === "token bucket" ? null : (config.start ?? null);
+  const m = lastHashed;
+  if (m !== undefined && m.kind === config.kind && m.rate === config.rate && m.period === config.period && m.capacity === capacity && m.shards === shards && m.start === start) {
+    return m.hash;
+  }
+  const hash = termsHash(configTerms(config));
+  lastHashed = { kind: config.kind, rate: config.rate, period: config.period, capacity, shards, start, hash };
+  return hash;
 }
 
 /** The config {@link configTerms} recorded as `text`, or undefined if `text` isn't such terms. */
@@ -122,7 +167,7 @@ export function termsConfig(text: string): RateLimitConfig | undefined {
  * are unknown is carried over as one of unknown layout, never trusted.
  */
 export function expandRow<R extends StoredRow>(row: R, config: RateLimitConfig | undefined, phase: number): R {
-  if (row.h === undefined || config === undefined || termsHash(configTerms(config)) !== row.h) return row;
+  if (row.h === undefined || config === undefined || configHash(config) !== row.h) return row;
   return expandUnder(row, config, phase);
 }
 

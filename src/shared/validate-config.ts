@@ -117,14 +117,15 @@ export function validateConfigShape(config: unknown): asserts config is RateLimi
   if (typeof config !== "object" || config === null || Array.isArray(config)) {
     throw invalid("config", config, "must be an object such as { kind: \"token bucket\", rate: 10, period: MINUTE }");
   }
-  const fields: Record<string, unknown> = { ...config };
+  const fields = config as Record<string, unknown>;
   const kind = fields.kind;
   if (kind === undefined) throw invalid("config.kind", kind, `is missing: a config's kind is ${listed(KINDS, "or")}`);
   if (!isKind(kind)) {
     throw invalid("config.kind", kind, `is not a kind of limit (the kinds are ${listed(KINDS, "and")})${suggestion(kind, KINDS, true)}`);
   }
   const known = FIELDS[kind];
-  for (const [field, value] of Object.entries(fields)) {
+  for (const field of Object.keys(fields)) {
+    const value = fields[field];
     // Convex drops fields whose value is undefined, as if they weren't there.
     if (value === undefined || field === "kind") continue;
     const validator = known[field];

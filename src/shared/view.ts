@@ -2,7 +2,7 @@
 // as possible, carrying rows of another layout over), and the exact writes that apply a plan.
 // Pure: the clock comes in as an argument.
 import { delayUntil, evaluate, stateOf, type Params, type State } from "./algebra.js";
-import { configTerms, expandUnder, expandRow, relayout, resolvePhase, sameClock, shardParams, termsConfig, termsHash } from "./layout.js";
+import { configHash, configTerms, expandUnder, expandRow, relayout, resolvePhase, sameClock, shardParams, termsConfig, termsHash } from "./layout.js";
 import type { Plan, ShardRead } from "./plan.js";
 import type { KeyFlow, KeyRead, KeyRow, RowOp } from "./rows.js";
 import { fold, settle, takenUnder, type PhaseOf } from "./settle.js";
@@ -102,7 +102,7 @@ export function newView<Id>(at: { name: string; key?: string | undefined; config
   const { name, key, config } = at;
   const phaseOf: PhaseOf = (c) => resolvePhase(c, name, key);
   const phase = phaseOf(config);
-  return { config, hash: termsHash(configTerms(config)), phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false, name, key, known: new Map(), rewrites: false, busy: false, phaseOf };
+  return { config, hash: configHash(config), phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false, name, key, known: new Map(), rewrites: false, busy: false, phaseOf };
 }
 
 export function migrated<Id>(view: View<Id>, shard: number): { row: KeyRow<Id> | null; read: ShardRead } {
