@@ -418,8 +418,7 @@ describe("thrown refusals", () => {
       for (let i = 0; i < 3; i++) await ctx.runMutation(api.rateLimiter.lib.rateLimit, { name: "chat", key: "k", config });
       return await ctx.runMutation(api.rateLimiter.lib.rateLimit, { name: "chat", key: "k", config, throws: true, raiseInCaller: true });
     });
-    expect(out.ok).toBe(false);
-    expect(out.error).toEqual({ kind: "RateLimited", name: "chat", retryAfter: out.retryAfter });
+    expect(out).toEqual({ ok: false, retryAfter: out.retryAfter, error: { kind: "RateLimited", name: "chat", retryAfter: out.retryAfter } });
     expect((await read(t, "chat")).total).toMatchObject({ admitted: 3, refused: 1 });
   });
 

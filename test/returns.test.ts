@@ -86,7 +86,7 @@ describe("every result of lib.rateLimit has the full declared shape", () => {
         if (!result.ok) seen.refused++;
         if (result.ok && result.retryAfter !== undefined) seen.reserved++;
         if (result.details) seen.details++;
-        if (result.error) seen.error++;
+        if (!result.ok && result.error) seen.error++;
       }
     },
   );

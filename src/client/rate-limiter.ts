@@ -84,9 +84,9 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     // transaction-takes.ts); a peek too, since it must see those takes.
     if (exactFor(ctx, args)) args.exact = true;
     if (args.throws) args.raiseInCaller = true;
-    const { error, ...result } = await ctx.runMutation(this.component.lib.rateLimit, args);
-    // The component returns the error instead of throwing when that keeps the call's metric event.
-    if (error) throw new ConvexError(error);
+    const result = await ctx.runMutation(this.component.lib.rateLimit, args);
+    // The component returns a refusal's error instead of throwing when that keeps the call's metric event.
+    if (!result.ok && result.error) throw new ConvexError(result.error);
     if (result.ok) noteAsyncTake(ctx, args);
     return result as RequestResult<O>;
   }

@@ -83,7 +83,8 @@ async function execute(
   // Skipped when there is nothing to do: every await costs a call on the hot path.
   if (outcome.ops.length > 0) await writeKey(ctx, args, outcome.ops);
   if (outcome.event) await record(ctx.db, args, outcome.event, now);
-  return error.error ? { ...outcome.result, ...error } : outcome.result;
+  // Only a refusal is returned with its error (see `raiseOf`).
+  return error.error && !outcome.result.ok ? { ...outcome.result, error: error.error } : outcome.result;
 }
 
 /**

@@ -133,7 +133,7 @@ export function raiseOf(
   event: boolean,
 ): Raise<RateLimitError> | undefined {
   if (!args.throws || result.retryAfter === undefined) return undefined;
-  return { error: { kind: "RateLimited", name: args.name, retryAfter: result.retryAfter }, inCaller: args.raiseInCaller === true && event && !writes };
+  return { error: { kind: "RateLimited", name: args.name, retryAfter: result.retryAfter }, inCaller: args.raiseInCaller === true && event && !writes && !result.ok };
 }
 
 /** The metric event a limit records for a decision (`metrics: true`; a peek records none). */
@@ -166,32 +166,29 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
   let step = flow.next();
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
   const plan = step.value;
-  const details = args.details ? { details: detailsOf(view, plan) } : {};
   // A dry run admits, now, what it would refuse or make wait (a refusal writes nothing), and says so.
   const shadow = args.config.dryRun === true && plan.retryAfter !== undefined;
-  const result: RateLimitResult = shadow ? { ok: true, ...details } : { ...resultOf(plan), ...details };
+  // Built field by field, not by spreading: this runs on every call.
+  const result: RateLimitResult = shadow ? { ok: true } : resultOf(plan);
+  if (args.details) result.details = detailsOf(view, plan);
   const event = eventOf(args.config, count, plan);
   const ops = opsOf(view, plan, count);
   const raise = raiseOf(args, result, ops.length > 0, event !== undefined);
+  const outcome: RequestOutcome<Id> = { plan, result, ops: raise ? [] : ops, safeOnStale: keepsMargin(view, plan) };
+  if (event) outcome.event = event;
+  if (raise) outcome.raise = raise;
   // Asynchronous mode: the refusal a stale decision near the limit may shed instead (overload.ts).
-  const shed = isAsync(args.config)
-    ? shedPlan(plan, plan.shards.map((shard) => readOf(view, shard)), now, {
-        count,
-        reserve,
-        dryRun: args.config.dryRun === true,
-        busy: view.busy,
-        shards: view.n,
-        margin: ASYNC_MARGIN,
-      })
-    : undefined;
-  return {
-    plan,
-    result,
-    ops: raise ? [] : ops,
-    ...(event ? { event } : {}),
-    ...(raise ? { raise } : {}),
-    safeOnStale: keepsMargin(view, plan),
-    ...(shed ? { shed: executedOf(args, shed, count, view) } : {}),
-    ...(shadow ? { wouldRefuse: { retryAfter: plan.retryAfter! } } : {}),
-  };
+  if (isAsync(args.config)) {
+    const shed = shedPlan(plan, plan.shards.map((shard) => readOf(view, shard)), now, {
+      count,
+      reserve,
+      dryRun: args.config.dryRun === true,
+      busy: view.busy,
+      shards: view.n,
+      margin: ASYNC_MARGIN,
+    });
+    if (shed) outcome.shed = executedOf(args, shed, count, view);
+  }
+  if (shadow) outcome.wouldRefuse = { retryAfter: plan.retryAfter! };
+  return outcome;
 }

@@ -358,14 +358,14 @@ export type LimitAllArgs = Infer<typeof limitAllArgsObject>;
 export type LimitAllResult = Infer<typeof limitAllResult>;
 
 /**
- * What `lib.rateLimit` returns: its result and, when the call is rate limited with `throws` and
- * the limit records metrics, the `RateLimited` error for the caller to throw (`RateLimiter` does),
+ * What `lib.rateLimit` returns: its result and, when the call is refused with `throws` and the
+ * limit records metrics, the `RateLimited` error for the caller to throw (`RateLimiter` does),
  * so the call's metric event is kept when the caller catches it (see `Raise` in request.ts).
  */
-export const rateLimitCallResult = addFieldsToValidator(rateLimitReturns, {
-  details: v.optional(rateLimitDetails),
-  error: v.optional(rateLimitErrorValidator),
-});
+export const rateLimitCallResult = v.union(
+  addFieldsToValidator(rateLimitReturns.members[0], { details: v.optional(rateLimitDetails) }),
+  addFieldsToValidator(rateLimitReturns.members[1], { details: v.optional(rateLimitDetails), error: v.optional(rateLimitErrorValidator) }),
+);
 
 /**
  * {@link rateLimitCallResult} as `lib.rateLimit` declares its returns: `ok` and `retryAfter`
@@ -375,10 +375,13 @@ export const rateLimitCallResult = addFieldsToValidator(rateLimitReturns, {
  * (issue 22). The flow builds both from these validators' types, and test/returns.test.ts checks
  * every result against the full {@link rateLimitCallResult}.
  */
-export const rateLimitCallReturns = addFieldsToValidator(rateLimitReturns, {
-  details: v.optional(v.any() as unknown as typeof rateLimitDetails),
-  error: v.optional(v.any() as unknown as typeof rateLimitErrorValidator),
-});
+export const rateLimitCallReturns = v.union(
+  addFieldsToValidator(rateLimitReturns.members[0], { details: v.optional(v.any() as unknown as typeof rateLimitDetails) }),
+  addFieldsToValidator(rateLimitReturns.members[1], {
+    details: v.optional(v.any() as unknown as typeof rateLimitDetails),
+    error: v.optional(v.any() as unknown as typeof rateLimitErrorValidator),
+  }),
+);
 export type RateLimitCallResult = Infer<typeof rateLimitCallResult>;
 
 /** What `lib.limitAll` returns: its result and, as for {@link rateLimitCallResult}, an error to throw. */

@@ -625,7 +625,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           reserve?: boolean;
           throws?: boolean;
         },
-        | { details?: any; error?: any; ok: true; retryAfter?: number }
+        | { details?: any; ok: true; retryAfter?: number }
         | { details?: any; error?: any; ok: false; retryAfter: number },
         Name
       >;
