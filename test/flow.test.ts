@@ -2,7 +2,7 @@
 // report of getValue, as tables over an in-memory key with explicit rows, instants and draws.
 import { describe, expect, test } from "vitest";
 import { applyFlow, fold, getValueFlow, requestFlow, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow.js";
-import { configHash, configTerms, shardParams, termsHash } from "../src/shared/layout.js";
+import { configHash, configTerms, shardParams, termsConfig, termsHash } from "../src/shared/layout.js";
 import { sampleDistinct } from "../src/shared/plan.js";
 import { answerRead, runPlan } from "../src/shared/rows.js";
 import { scaledTotal } from "../src/shared/view.js";
@@ -405,6 +405,45 @@ describe("configHash: the fingerprint of a config's terms, remembered for the la
     expect(configHash({ ...base, rate: 11 })).not.toBe(configHash(base));
     expect(configHash({ ...base, maxReserved: 5 })).toBe(configHash(base));
     expect(configHash({ ...base, start: 1250 })).toBe(configHash(base));
+  });
+});
+
+describe("termsConfig: the config a name's recorded terms stand for", () => {
+  test("reads back what configTerms wrote, start as its phase", () => {
+    expect(termsConfig(configTerms({ kind: "token bucket", rate: 10, period: 1000, capacity: 20, shards: 2, maxReserved: 5 }))).toEqual({
+      kind: "token bucket",
+      rate: 10,
+      period: 1000,
+      capacity: 20,
+      shards: 2,
+    });
+    expect(termsConfig(configTerms({ kind: "fixed window", rate: 10, period: 1000, start: 1250 }))).toEqual({
+      kind: "fixed window",
+      rate: 10,
+      period: 1000,
+      capacity: 10,
+      shards: 1,
+      start: 250,
+    });
+    expect(termsConfig(configTerms({ kind: "sliding window", rate: 3, period: 60_000 }))).toEqual({ kind: "sliding window", rate: 3, period: 60_000, capacity: 3, shards: 1 });
+  });
+
+  test.each([
+    ["not JSON", "[token bucket"],
+    ["not an array", '{"kind":"token bucket"}'],
+    ["an object with a length", '{"length":6}'],
+    ["five terms", '["token bucket",10,1000,10,1]'],
+    ["seven terms", '["token bucket",10,1000,10,1,null,0]'],
+    ["an unknown kind", '["leaky bucket",10,1000,10,1,null]'],
+    ["a rate in text", '["token bucket","10",1000,10,1,null]'],
+    ["a period in text", '["token bucket",10,"1000",10,1,null]'],
+    ["a capacity in text", '["token bucket",10,1000,"10",1,null]'],
+    ["a shard count in text", '["token bucket",10,1000,10,"1",null]'],
+    ["a start in text", '["fixed window",10,1000,10,1,"250"]'],
+    ["a rate of 0", '["token bucket",0,1000,10,1,null]'],
+    ["more shards than tokens", '["token bucket",2,1000,2,3,null]'],
+  ])("is undefined for terms that aren't a valid config's: %s", (_, text) => {
+    expect(termsConfig(text)).toBeUndefined();
   });
 });
 
