@@ -21,7 +21,7 @@ import { limitOf, maxInWindow, worstExcess } from "../tools/bounds.js";
 import { installClock, preload } from "../tools/clock.js";
 import { seededRandom, seedMathRandom, streamSeed } from "../tools/random.js";
 import { UsageError } from "../tools/usage.js";
-import { components, freshApp, median, timeRounds, type RateLimitCall, type Round } from "./app.js";
+import { components, freshApp, median, quantile, timeRounds, type RateLimitCall, type Round } from "./app.js";
 import { cleanupSection, rowCounter } from "./cleanup.js";
 import { poissonArrivals, simulate, type Policy, type SimResult } from "./sim.js";
 import { metricsSection } from "./metrics.js";
@@ -308,7 +308,9 @@ async function speed(opts: Options, clock: Clock): Promise<void> {
     { calls, rounds, every: 2 * SECOND }, // half of 60/min
   );
   const of = (r: Round[], f: (x: Round) => number) => median(r.map(f)).toFixed(3);
-  const ratio = (f: (x: Round) => number) => median(ours!.map((o, i) => f(o) / f(theirs![i]!))).toFixed(2);
+  const ratios = (f: (x: Round) => number) => ours!.map((o, i) => f(o) / f(theirs![i]!));
+  const ratio = (f: (x: Round) => number) => median(ratios(f)).toFixed(2);
+  const quartiles = (f: (x: Round) => number) => `${quantile(ratios(f), 0.25).toFixed(2)}–${quantile(ratios(f), 0.75).toFixed(2)}`;
   console.log(
     table(
       [{ title: "implementation" }, { title: "CPU ms per call", right: true }, { title: "wall ms per call", right: true }],
@@ -316,6 +318,7 @@ async function speed(opts: Options, clock: Clock): Promise<void> {
         ["ours", of(ours!, (x) => x.cpu), of(ours!, (x) => x.wall)],
         ["upstream (@convex-dev/rate-limiter 0.4.0)", of(theirs!, (x) => x.cpu), of(theirs!, (x) => x.wall)],
         ["ratio ours / upstream (median of rounds)", ratio((x) => x.cpu), ratio((x) => x.wall)],
+        ["  middle half of the rounds' ratios", quartiles((x) => x.cpu), quartiles((x) => x.wall)],
       ],
     ),
   );
