@@ -192,6 +192,11 @@ describe("relayout", () => {
       const rows: StoredRow[] = [{ shard: 1, value: 0, ts: T0, shards: 1 }];
       expect(relayout(rows, bucket(60, 2), 0, T0 + 5)).toStrictEqual(at(T0 + 5, [30, 30]));
     });
+
+    test("no rows at all: every shard full, stamped now", () => {
+      expect(relayout([], bucket(60, 2), 0, T0 + 5)).toStrictEqual(at(T0 + 5, [30, 30]));
+      expect(relayout([], bucket(60, 1), 0, T0)).toStrictEqual(at(T0, [60]));
+    });
   });
 
   describe("a sliding window's previous-window count is summed and split by rate", () => {

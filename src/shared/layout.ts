@@ -280,7 +280,8 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
   const n = config.shards ?? 1;
   // Rows that don't record their layout (written by @convex-dev/rate-limiter) are taken to be the
   // smallest layout that has them: shards it can't see are not counted, never counted full.
-  const old = rows.find((r) => r.shards !== undefined)?.shards ?? math.max(...rows.map((r) => r.shard)) + 1;
+  // No rows at all: every shard of the new layout is full.
+  const old = rows.length === 0 ? n : (rows.find((r) => r.shards !== undefined)?.shards ?? math.max(...rows.map((r) => r.shard)) + 1);
   const oldConfig = { ...config, shards: old };
   const olds = Array.from({ length: old }, (_, i) => {
     const row = rows.find((r) => r.shard === i);
