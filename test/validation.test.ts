@@ -309,9 +309,7 @@ describe("values of the wrong type are stopped by the argument validators", () =
     ["capacity: null", "rateLimit", { ...good, config: { ...good.config, capacity: null } }],
     ['shards: "2"', "checkRateLimit", { ...good, config: { ...good.config, shards: "2" } }],
     ["maxReserved: true", "rateLimit", { ...good, config: { ...good.config, maxReserved: true } }],
-    ['kind: "leaky bucket"', "rateLimit", { ...good, config: { ...good.config, kind: "leaky bucket" } }],
     ['a fixed window with start: "now"', "rateLimit", { ...good, config: { ...configOf("fixed window"), start: "now" } }],
-    ['applyUpdates: "later"', "rateLimit", { ...good, config: { ...good.config, applyUpdates: "later" } }],
     ["an unknown config field", "rateLimit", { ...good, config: { ...good.config, burst: 5 } }],
     ["no config", "rateLimit", { name: NAME, key: KEY }],
     ['count: "1"', "rateLimit", { ...good, count: "1" }],
@@ -349,10 +347,13 @@ describe("values of the wrong type are stopped by the argument validators", () =
     expect(await rows(t)).toEqual(before);
   });
 
-  // The functions take one object with every kind's fields (configArgValidator: a union checked
-  // member by member cost more than the decision), so a field of another kind gets past Convex's
-  // validator; the flow stops it, naming the field, before it reads or writes anything.
+  // The functions take one object with every kind's fields, `kind` and `applyUpdates` as strings
+  // (configArgValidator: unions checked member by member cost more than the decision), so a field
+  // of another kind, or a kind or mode that doesn't exist, gets past Convex's validator; the flow
+  // stops it, naming the field, before it reads or writes anything.
   const otherKinds: [string, Record<string, unknown>, string][] = [
+    ['kind: "leaky bucket"', { ...configOf("token bucket"), kind: "leaky bucket" }, "config.kind"],
+    ['applyUpdates: "later"', { ...configOf("token bucket"), applyUpdates: "later" }, "config.applyUpdates"],
     ["a token bucket with a start", { ...configOf("token bucket"), start: 5 }, "config.start"],
     ["a fixed window with start: null", { ...configOf("fixed window"), start: null }, "config.start"],
     ["a sliding window with start: null", { ...configOf("sliding window"), start: null }, "config.start"],
@@ -372,7 +373,7 @@ describe("values of the wrong type are stopped by the argument validators", () =
       // Twice in one limitAll: named as the config's field, not as two different configs.
       await convexErrorData(t.run((ctx) => ctx.runMutation(api.lib.limitAll as FunctionReference<"mutation", "internal">, { requests: [{ name: NAME, key: KEY, config: good.config }, { name: NAME, key: KEY, config }] }))),
       // Asynchronous: decided first on a stale snapshot, in a query of its own.
-      await convexErrorData(t.run((ctx) => ctx.runMutation(api.lib.rateLimit as FunctionReference<"mutation", "internal">, { ...args, config: { ...config, applyUpdates: "asynchronously" } }))),
+      await convexErrorData(t.run((ctx) => ctx.runMutation(api.lib.rateLimit as FunctionReference<"mutation", "internal">, { ...args, config: { applyUpdates: "asynchronously", ...config } }))),
     ];
     for (const d of data) expect(d).toMatchObject({ kind: "InvalidRateLimit", field });
     expect(await rows(t)).toEqual(before);

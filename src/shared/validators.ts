@@ -115,14 +115,20 @@ export const kindValidator = v.union(
 /** KINDS lists every kind of limit, in the order of {@link configValidator}'s members. */
 export const KINDS: readonly Infer<typeof kindValidator>[] = kindValidator.members.map((m) => m.value);
 
-const configArg = v.object({ kind: kindValidator, ...commonConfigFields, start: v.optional(v.union(v.number(), v.null())) });
+const configArg = v.object({
+  ...commonConfigFields,
+  kind: v.string(),
+  applyUpdates: v.optional(v.string()),
+  start: v.optional(v.union(v.number(), v.null())),
+});
 /**
  * The config as the component's functions take it: one object with every kind's fields (`start` a
- * number or null), where {@link configValidator} is a union of three. Convex checks a union member
- * by member on every call, and convex-test also serialises and parses each function's validators
- * on every call: the union made a `limit` call's validation cost more than its decision. The
- * flows check each kind's own fields first (`checkConfig`), with errors that name the field, so
- * the type the handlers see is the union's.
+ * number or null), where {@link configValidator} is a union of three, and `kind` and
+ * `applyUpdates` as strings, where it lists their values. Convex checks a union member by member
+ * on every call, and convex-test also serialises and parses each function's validators on every
+ * call, a node at a time: the unions made a `limit` call's validation cost more than its decision.
+ * The flows check each kind's own fields and values first (`checkConfig`), with errors that name
+ * the field (and suggest the kind meant), so the type the handlers see is the union's.
  */
 export const configArgValidator = configArg as unknown as typeof configValidator;
 

@@ -274,10 +274,10 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           raiseInCaller?: boolean;
           requests: Array<{
             config: {
-              applyUpdates?: "transactionally" | "asynchronously";
+              applyUpdates?: string;
               capacity?: number;
               dryRun?: boolean;
-              kind: "token bucket" | "fixed window" | "sliding window";
+              kind: string;
               maxReserved?: number;
               metrics?: boolean;
               period: number;
@@ -355,10 +355,10 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         "internal",
         {
           config: {
-            applyUpdates?: "transactionally" | "asynchronously";
+            applyUpdates?: string;
             capacity?: number;
             dryRun?: boolean;
-            kind: "token bucket" | "fixed window" | "sliding window";
+            kind: string;
             maxReserved?: number;
             metrics?: boolean;
             period: number;
@@ -411,10 +411,10 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         "internal",
         {
           config: {
-            applyUpdates?: "transactionally" | "asynchronously";
+            applyUpdates?: string;
             capacity?: number;
             dryRun?: boolean;
-            kind: "token bucket" | "fixed window" | "sliding window";
+            kind: string;
             maxReserved?: number;
             metrics?: boolean;
             period: number;
@@ -442,10 +442,10 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         "internal",
         {
           config: {
-            applyUpdates?: "transactionally" | "asynchronously";
+            applyUpdates?: string;
             capacity?: number;
             dryRun?: boolean;
-            kind: "token bucket" | "fixed window" | "sliding window";
+            kind: string;
             maxReserved?: number;
             metrics?: boolean;
             period: number;
@@ -512,10 +512,10 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           raiseInCaller?: boolean;
           requests: Array<{
             config: {
-              applyUpdates?: "transactionally" | "asynchronously";
+              applyUpdates?: string;
               capacity?: number;
               dryRun?: boolean;
-              kind: "token bucket" | "fixed window" | "sliding window";
+              kind: string;
               maxReserved?: number;
               metrics?: boolean;
               period: number;
@@ -605,10 +605,10 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         "internal",
         {
           config: {
-            applyUpdates?: "transactionally" | "asynchronously";
+            applyUpdates?: string;
             capacity?: number;
             dryRun?: boolean;
-            kind: "token bucket" | "fixed window" | "sliding window";
+            kind: string;
             maxReserved?: number;
             metrics?: boolean;
             period: number;
