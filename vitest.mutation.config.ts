@@ -7,6 +7,7 @@ import { root } from "./test/upstream-suite/plugin.js";
 
 /** The test files that reach src/shared without a Convex backend, or through small convex-test files. */
 export const mutationTestFiles = [
+  "test/algebra-edges.test.ts",
   "test/algebra.test.ts",
   "test/cleanup-flow.test.ts",
   "test/concurrency-property.test.ts",
@@ -19,6 +20,7 @@ export const mutationTestFiles = [
   "test/fractions.test.ts",
   "test/idle.test.ts",
   "test/jitter.test.ts",
+  "test/layout-table.test.ts",
   "test/limit-all.test.ts",
   "test/metrics-fold.test.ts",
   "test/metrics.test.ts",

@@ -99,6 +99,10 @@ describe("minus: decimal amounts add up exactly", () => {
     ["whole numbers are untouched", 7, 3, 4],
     ["a small difference comes out as its decimal", 1e-3, 1e-9, 0.000999999],
     ["zero minus zero", 0, 0, 0],
+    // The 12 digits are counted from the larger operand's first significant digit.
+    ["a hundredth's scale: 0.065458958 - 0.03637838904182 is 0.02908056895818", 0.065458958, 0.03637838904182, 0.02908056895818],
+    ["at a trillion, a tenth is within float noise of the 12 digits: snapped to whole", 1142696697754.1, 5525547000000, -4382850302246],
+    ["beyond 2^53 (no whole numbers in between), nothing is snapped", 2.75e16, 1.49e16, 1.26e16],
   ] as [string, number, number, number][])("%s", (_why, a, b, expected) => {
     expect(minus(a, b)).toBe(expected);
   });

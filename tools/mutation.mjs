@@ -41,10 +41,15 @@ for (const group of Object.keys(groups)) {
     const count = (set) => mutants.filter((m) => set.has(m.status)).length;
     rows.push({ file: path, detected: count(DETECTED), undetected: count(UNDETECTED), total: mutants.length });
     for (const m of mutants.filter((m) => UNDETECTED.has(m.status))) {
-      const { line, column } = m.location.start;
-      survivors.push(
-        `${path}:${line}:${column} ${m.status} ${m.mutatorName}\n  - ${lines[line - 1].trim()}\n  + ${m.replacement ?? ""}`,
-      );
+      const { start, end } = m.location;
+      // The line as mutated (1-based lines, 1-based columns, end exclusive), so the change shows in
+      // place; a mutant spanning lines shows its first line and the replacement.
+      const original = lines[start.line - 1];
+      const mutated =
+        start.line === end.line
+          ? original.slice(0, start.column - 1) + (m.replacement ?? "") + original.slice(end.column - 1)
+          : `${original.slice(0, start.column - 1)}${(m.replacement ?? "").split("\n")[0]} …`;
+      survivors.push(`${path}:${start.line}:${start.column} ${m.status} ${m.mutatorName}\n  - ${original.trim()}\n  + ${mutated.trim()}`);
     }
   }
 }

@@ -53,7 +53,8 @@ export type Params = Pick<RowLayout, "kind" | "rate" | "period" | "capacity"> & 
 /** phaseOf normalizes an instant `start` (ms) into a phase in [0, `period`) (ms). */
 export function phaseOf(start: number, period: number): number {
   const phase = start % period;
-  return phase < 0 ? phase + period : phase;
+  // `+ 0` turns the -0 a negative multiple of the period leaves into 0.
+  return phase < 0 ? phase + period : phase + 0;
 }
 
 /**
