@@ -17,6 +17,7 @@ export const mutationTestFiles = [
   "test/dry-run.test.ts",
   "test/fail-closed.test.ts",
   "test/flow.test.ts",
+  "test/flows-table.test.ts",
   "test/fractions.test.ts",
   "test/idle.test.ts",
   "test/jitter.test.ts",

@@ -62,6 +62,8 @@ describe("isIdleKey", () => {
       true,
     ],
     ["written under 1 shard, config now 2: another layout, left", { rows: [row(0, 10, T0)], pending: [] }, sharded, T0, false],
+    ["a full row numbered -1: not a shard of the layout, left", { rows: [row(-1, 10, T0)], pending: [] }, bucket, T0, false],
+    ["a full row numbered 0.5: not a shard of the layout, left", { rows: [row(0.5, 10, T0)], pending: [] }, bucket, T0, false],
     [
       "a row beyond the shard count: another layout, left",
       { rows: [row(0, 5, T0, 2), row(1, 5, T0, 2), row(2, 5, T0, 2)], pending: [] },

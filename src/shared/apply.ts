@@ -32,10 +32,10 @@ export function* applyFlow<Id>(
   const hash = configHash(config);
   for (const r of read) rows.push(yield* expanded(r, { ...args, phase, hash }, known));
   rows.forEach(checkStored);
-  // Rows of another layout, or takes under other terms: every shard is rewritten, each take
-  // counted under the terms it was taken under (settle).
+  // Rows of another layout (or beyond this one), or takes under other terms: every shard is
+  // rewritten, each take counted under the terms it was taken under (settle).
   const laidOut =
-    rows.some((r) => r.shards !== n || !sameClock(r, params[r.shard] ?? params[0]!)) ||
+    rows.some((r) => r.shard >= n || !Number.isInteger(r.shard) || r.shards !== n || !sameClock(r, params[r.shard] ?? params[0]!)) ||
     takes.some((t) => !takenUnder(t, config, phaseOf));
   const after = settle(rows, takes, config, phaseOf, now);
   const ops: RowOp<Id>[] = [];
