@@ -3,7 +3,7 @@
 // writes, result and rescheduling of one transaction.
 import { ConvexError } from "convex/values";
 import { describe, expect, test } from "vitest";
-import { MINUTE, SECOND } from "../src/shared/algebra.js";
+import { DAY, MINUTE, SECOND } from "../src/shared/algebra.js";
 import { addCounts, topOffenders, zeroCounts, type FoldResult, type MetricCounts, type MetricOutcome } from "../src/shared/metrics.js";
 import {
   DEFAULT_RETAIN_MS,
@@ -353,6 +353,10 @@ const rows: Row[] = [
     result: { folded: 0, pruned: 0, done: true },
   },
 ];
+
+test("metrics are kept seven days unless the fold is told otherwise (DEFAULT_RETAIN_MS)", () => {
+  expect(DEFAULT_RETAIN_MS).toBe(7 * DAY);
+});
 
 describe("foldFlow and pruneFlow: one transaction's reads, writes and result", () => {
   test.each(rows)("$why", ({ tables, args, reads, writes, result, next }) => {
