@@ -33,7 +33,6 @@ export const mutationTestFiles = [
   "test/sliding.test.ts",
   "test/split.test.ts",
   "test/validation.test.ts",
-  "test/verdict-table.test.ts",
   "test/verdict.test.ts",
   "test/whole-flow.test.ts",
 ];

@@ -21,6 +21,21 @@ function decide(args: RateLimitArgs, value: number | null): RequestOutcome<strin
   return runPlan(requestFlow<string>(args, T0, () => 0), (q) => answerRead({ rows, pending: [] }, q));
 }
 
+describe("requestFlow: an outcome has only the fields it sets", () => {
+  test.each([
+    // [why, args, tokens in the row, the field the outcome has none of]
+    ["no metrics: no event", {}, 2, "event"],
+    ["no throws: no raise", {}, 2, "raise"],
+    ["refused without throws: no raise", {}, 0, "raise"],
+    ["transactional, refused: no shed", {}, 0, "shed"],
+  ] as [string, Partial<RateLimitArgs>, number, string][])("%s", (_why, args, value, field) => {
+    expect(field in decide({ name: "n", config: plain, ...args }, value)).toBe(false);
+  });
+  test("admitted now: the result is exactly { ok: true }, no retryAfter key", () => {
+    expect(decide({ name: "n", config: plain }, 2).result).toStrictEqual({ ok: true });
+  });
+});
+
 describe("raiseOf: when and where a call throws RateLimited", () => {
   const refused = { ok: false as const, retryAfter: 1000 };
   const reserved = { ok: true as const, retryAfter: 1000 };
@@ -32,6 +47,7 @@ describe("raiseOf: when and where a call throws RateLimited", () => {
     ["refused with an event, the caller throws it: the event is kept", true, true, refused, false, true, true],
     ["refused with an event, the caller didn't offer: the component throws", true, false, refused, false, true, false],
     ["reserved (writes) with an event: the component throws, rolling the reservation back", true, true, reserved, true, true, false],
+    ["reserved, nothing written, with an event: the component throws (the caller throws only a refusal)", true, true, reserved, false, true, false],
   ] as const)("%s", (_why, throws, raiseInCaller, result, writes, event, expected) => {
     const raise = raiseOf({ name: "n", throws, raiseInCaller }, result, writes, event);
     if (expected === undefined) expect(raise).toBeUndefined();
