@@ -72,6 +72,14 @@ describe("requestFlow: the exact writes", () => {
     for (const o of patches) expect(o.op === "patch" && o.fields.h).toBe(termsHash(configTerms(config)));
   });
 
+  test("a layout change deletes a row at a negative shard too (none we write): it is no shard of any layout", () => {
+    const config: RateLimitConfig = { kind: TB, rate: 8, period: 1000, shards: 2 };
+    const stray = { ...row(3, 2, 4), id: "stray", shard: -1 };
+    const { answer } = reader([stray, row(0, 2, 4), row(1, 2, 4), row(2, 2, 4), row(3, 2, 4)]);
+    const out = runPlan(requestFlow<string>(request(config), T0, draws(0, 0)), answer);
+    expect(out.ops.filter((o) => o.op === "delete").map((o) => o.shard)).toEqual([-1, 2, 3]);
+  });
+
   test("a peek (count 0) after a layout change reads every row but writes nothing", () => {
     const config: RateLimitConfig = { kind: TB, rate: 8, period: 1000, shards: 2 };
     const { answer, reads } = reader([row(0, 2, 4), row(1, 2, 4), row(2, 2, 4), row(3, 2, 4)]);

@@ -209,11 +209,12 @@ describe("applyFlow: every shard is rewritten, and the terms recorded, exactly w
     expect(ops).toEqual([termsWrite(config), patch(config, 1, 3, true)]);
   });
 
-  test("a row beyond the layout, even of the current terms: deleted, every shard rewritten", () => {
-    // Corrupt data (no write of ours leaves one): a third row of a 2-shard layout. It holds no
-    // share of the limit: the two shards keep their 4 each, less the 1 taken from shard 0.
-    const ops = run(config, [compact(0, 4, config), compact(1, 4, config), compact(2, 4, config)], [{ shard: 0, count: 1, ts: T0 }]);
-    expect(ops).toEqual([termsWrite(config), { op: "delete", id: "row2", shard: 2 }, patch(config, 0, 3), patch(config, 1, 4)]);
+  test.each([2, -1, 0.5])("a row at shard %d, even of the current terms: deleted, every shard rewritten", (stray) => {
+    // Corrupt data (no write of ours leaves one): a third row, at no shard of a 2-shard layout. It
+    // holds no share of the limit: the two shards keep their 4 each, less the 1 taken from shard 0.
+    const rows = [compact(0, 4, config), compact(1, 4, config), { ...compact(2, 4, config), shard: stray }];
+    const ops = run(config, rows, [{ shard: 0, count: 1, ts: T0 }]);
+    expect(ops).toEqual([termsWrite(config), { op: "delete", id: "row2", shard: stray }, patch(config, 0, 3), patch(config, 1, 4)]);
   });
 
   test("a missing shard beside a patched one: inserted, the terms recorded", () => {

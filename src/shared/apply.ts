@@ -1,5 +1,5 @@
 // The applier's flow (asynchronous mode): folding recorded takes into a key's rows.
-import { configHash, resolvePhase, sameClock, shardParams } from "./layout.js";
+import { configHash, isShardOf, resolvePhase, sameClock, shardParams } from "./layout.js";
 import type { KeyFlow, KeyRow, RowOp } from "./rows.js";
 import { settle, takenUnder, type PhaseOf } from "./settle.js";
 import type { RateLimitConfig } from "./validators.js";
@@ -35,13 +35,13 @@ export function* applyFlow<Id>(
   // Rows of another layout (or beyond this one), or takes under other terms: every shard is
   // rewritten, each take counted under the terms it was taken under (settle).
   const laidOut =
-    rows.some((r) => r.shard >= n || !Number.isInteger(r.shard) || r.shards !== n || !sameClock(r, params[r.shard] ?? params[0]!)) ||
+    rows.some((r) => !isShardOf(r.shard, n) || r.shards !== n || !sameClock(r, params[r.shard] ?? params[0]!)) ||
     takes.some((t) => !takenUnder(t, config, phaseOf));
   const after = settle(rows, takes, config, phaseOf, now);
   const ops: RowOp<Id>[] = [];
   if (laidOut) {
     for (const row of rows) {
-      if (row.shard >= n || !Number.isInteger(row.shard)) ops.push({ op: "delete", id: row.id, shard: row.shard });
+      if (!isShardOf(row.shard, n)) ops.push({ op: "delete", id: row.id, shard: row.shard });
     }
   }
   params.forEach((_, i) => {

@@ -2,6 +2,7 @@
 import { evaluate } from "./algebra.js";
 import type { Plan, ShardRead, ShardWrite } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
+import { isShardOf } from "./layout.js";
 import { minus } from "./split.js";
 import { invalid, validateNameAndKey } from "./validate.js";
 import { checkConfig } from "./validate-config.js";
@@ -29,7 +30,7 @@ export function* creditFlow<Id>(
   if (!(Number.isFinite(args.count) && args.count > 0)) throw invalid("count", args.count, "must be a finite number > 0");
   const view = newView<Id>(args, now);
   for (const shard of args.shards ?? []) {
-    if (!(Number.isInteger(shard) && shard >= 0 && shard < view.n)) throw invalid("shards", shard, `must be a shard of the limit's ${view.n}`);
+    if (!isShardOf(shard, view.n)) throw invalid("shards", shard, `must be a shard of the limit's ${view.n}`);
   }
   // Without knowing which shards the tokens came from, a credit to another shard could outlast
   // the take once the shard it came from refills: on a sharded limit, say which.

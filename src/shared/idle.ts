@@ -3,7 +3,7 @@
 // caller reads a key's rows and takes and passes the clock.
 import { v, type Infer } from "convex/values";
 import { evaluate, stateOf } from "./algebra.js";
-import { expandRow, resolvePhase, sameClock, shardParams } from "./layout.js";
+import { expandRow, isShardOf, resolvePhase, sameClock, shardParams } from "./layout.js";
 import { requestFlow } from "./request.js";
 import { answerRead, runPlan, type KeyInMemory } from "./rows.js";
 import type { RateLimitConfig } from "./validators.js";
@@ -52,7 +52,7 @@ export function isIdleKey(
   // A compact row of other terms stays compact, with no shard count: not idle.
   const rows = read.rows.map((row) => expandRow(row, config, phase));
   return rows.every((row) => {
-    if (!Number.isInteger(row.shard) || row.shard < 0 || row.shard >= n || row.shards !== n) return false;
+    if (!isShardOf(row.shard, n) || row.shards !== n) return false;
     const p = shardParams(config, phase, row.shard);
     if (!sameClock(row, p) || !(row.ts <= now)) return false;
     return evaluate(stateOf(row), p, now).value >= p.capacity;

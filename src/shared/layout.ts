@@ -33,6 +33,14 @@ export function resolvePhase(config: RateLimitConfig, name: string, key: string 
 }
 
 /**
+ * isShardOf reports whether `shard` is a shard of a layout of `n` shards: a whole number from 0 to
+ * n - 1. A row or take at any other number (which no write of ours makes) belongs to no shard.
+ */
+export function isShardOf(shard: number, n: number): boolean {
+  return Number.isInteger(shard) && shard >= 0 && shard < n;
+}
+
+/**
  * shardParams returns the params of shard `i` of a config, with fixed windows starting at `phase`
  * (ms): its exact share of `rate`, `capacity` and `maxReserved` (see {@link splitTotal}). Its
  * `terms` (text) are built when first read: only a row that doesn't carry the current terms'

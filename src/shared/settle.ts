@@ -6,7 +6,7 @@
 // pending: nothing more passes, as transactionally), and a take on a shard the new layout drops
 // still counts. Pure: no clock, no randomness.
 import { evaluate, stateOf, type Params, type State } from "./algebra.js";
-import { relayout, sameClock, shardParams } from "./layout.js";
+import { isShardOf, relayout, sameClock, shardParams } from "./layout.js";
 import type { RateLimitConfig } from "./validators.js";
 import type { StoredRow, Take } from "./stored.js";
 import { math } from "./math.js";
@@ -79,7 +79,7 @@ function layoutOf(rows: readonly StoredRow[], config: RateLimitConfig, phaseOf: 
   const phase = phaseOf(config);
   const n = config.shards ?? 1;
   const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
-  const as = rows.every((r) => r.shards === n && Number.isInteger(r.shard) && r.shard >= 0 && r.shard < n && sameClock(r, params[r.shard]!));
+  const as = rows.every((r) => r.shards === n && isShardOf(r.shard, n) && sameClock(r, params[r.shard]!));
   const states = as
     ? params.map((_, i) => {
         const row = rows.find((r) => r.shard === i);
@@ -114,7 +114,7 @@ export function settle(
     const run = sorted.slice(i, j).map((t) => (t.config === undefined ? { ...t, config } : t));
     const layout = layoutOf(current, under, phaseOf, run[0]!.ts);
     const n = layout.params.length;
-    const on = (t: Take) => (Number.isInteger(t.shard) && t.shard >= 0 && t.shard < n ? t.shard : 0);
+    const on = (t: Take) => (isShardOf(t.shard, n) ? t.shard : 0);
     current = layout.states.flatMap((state, k) => {
       const after = fold(state, run.filter((t) => on(t) === k), layout.params[k]!);
       return after ? [rowOf(k, after, layout.params[k]!, n)] : [];

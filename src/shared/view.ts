@@ -2,7 +2,7 @@
 // as possible, carrying rows of another layout over), and the exact writes that apply a plan.
 // Pure: the clock comes in as an argument.
 import { delayUntil, evaluate, stateOf, type Params, type State } from "./algebra.js";
-import { configHash, configTerms, expandUnder, expandRow, relayout, resolvePhase, sameClock, shardParams, termsConfig, termsHash } from "./layout.js";
+import { configHash, configTerms, expandUnder, isShardOf, expandRow, relayout, resolvePhase, sameClock, shardParams, termsConfig, termsHash } from "./layout.js";
 import type { Plan, ShardRead } from "./plan.js";
 import type { KeyFlow, KeyRead, KeyRow, RowOp } from "./rows.js";
 import { fold, settle, takenUnder, type PhaseOf } from "./settle.js";
@@ -211,7 +211,7 @@ export function opsOf<Id>(view: View<Id>, plan: Plan, count: number): RowOp<Id>[
       if (!writes.has(shard)) writes.set(shard, state);
     });
     for (const row of view.migration.rows) {
-      if (row.shard >= view.n || !Number.isInteger(row.shard)) ops.push({ op: "delete", id: row.id, shard: row.shard });
+      if (!isShardOf(row.shard, view.n)) ops.push({ op: "delete", id: row.id, shard: row.shard });
     }
   }
   if (writes.size > 0 && view.fresh) {
