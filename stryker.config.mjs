@@ -16,7 +16,11 @@ export const groups = {
   layout: ["layout"],
   algebra: ["algebra", "split", "math"],
   flows: ["apply", "value", "credit", "idle", "jitter"],
-  input: ["validate", "validate-config", "validators", "concurrency", "concurrency-validators"],
+  // Input checks, in three groups: their tests run on convex-test (validation.test.ts), so each
+  // group takes the better part of an hour on 2 cores, and a run cut short keeps those it finished.
+  validate: ["validate", "validate-config"],
+  validators: ["validators", "concurrency-validators"],
+  concurrency: ["concurrency"],
 };
 
 /** The group this run mutates (MUTATION_GROUP, set by tools/mutation.mjs), or all of src/shared. */
