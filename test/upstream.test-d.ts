@@ -49,7 +49,7 @@ describe("value exports", () => {
     expectTypeOf<Parameters<UpstreamModule["calculateRateLimit"]>>().toMatchTypeOf<
       Parameters<OurModule["calculateRateLimit"]>
     >();
-    // Upstream's fields exactly, plus a sliding window's optional `prev`: assignable both ways.
+    // Upstream's fields exactly, plus a sliding window's optional `prev` or `log`: assignable both ways.
     expectTypeOf<ReturnType<OurModule["calculateRateLimit"]>>().toMatchTypeOf<
       ReturnType<UpstreamModule["calculateRateLimit"]>
     >();
@@ -57,7 +57,7 @@ describe("value exports", () => {
       ReturnType<OurModule["calculateRateLimit"]>
     >();
     expectTypeOf<
-      Omit<ReturnType<OurModule["calculateRateLimit"]>, "prev">
+      Omit<ReturnType<OurModule["calculateRateLimit"]>, "prev" | "log">
     >().toEqualTypeOf<ReturnType<UpstreamModule["calculateRateLimit"]>>();
   });
 

@@ -20,7 +20,8 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const KINDS = ["token bucket", "fixed window", "sliding window"] as const;
+// "sliding window" is the exact one (the default); the approximate one is a kind of its own here.
+const KINDS = ["token bucket", "fixed window", "sliding window", "approximate sliding window"] as const;
 type Kind = (typeof KINDS)[number];
 type Numbers = {
   rate?: number;
@@ -38,7 +39,11 @@ function configOf(kind: Kind, set: Numbers = {}): RateLimitConfig {
   const common = { rate: 10, period: MINUTE, capacity: 10, ...rest };
   if (kind === "sliding window") {
     // A sliding window's capacity is its rate, so follow the rate unless the case sets capacity.
-    return { kind, ...common, capacity: set.capacity ?? common.rate, start: start ?? T0 };
+    // An exact one has no start: only a case that sets one gives it one.
+    return { kind, ...common, capacity: set.capacity ?? common.rate, ...("start" in set ? { start } : {}) };
+  }
+  if (kind === "approximate sliding window") {
+    return { kind: "sliding window", exact: false, ...common, capacity: set.capacity ?? common.rate, start: start ?? T0 };
   }
   return kind === "token bucket"
     ? { kind, ...common }
@@ -114,7 +119,7 @@ for (const kind of KINDS) {
   ];
   for (const [set, why] of layouts) {
     // A sliding window's capacity must equal its rate: that error comes first (tested below).
-    if (kind === "sliding window" && set.capacity !== set.rate) continue;
+    if ((kind === "sliding window" || kind === "approximate sliding window") && set.capacity !== set.rate) continue;
     cases.push({ why, field: "config.shards", kind, request: { config: configOf(kind, set) }, entries: CONFIG_ENTRIES });
   }
   const counts: [number, string][] = [
@@ -135,7 +140,7 @@ for (const kind of KINDS) {
     request: { config: configOf(kind, { shards: 8 }), count: 3 },
     entries: COUNT_ENTRIES,
   });
-  if (kind === "sliding window") {
+  if (kind === "sliding window" || kind === "approximate sliding window") {
     cases.push({
       why: "a sliding window holds its rate in any window: a different capacity means nothing",
       field: "config.capacity",
@@ -178,6 +183,22 @@ for (const kind of KINDS) {
       kind,
       request: { config: configOf(kind, { shards: 8, maxReserved: 8 }), count: 5, reserve: true },
       entries: RESERVE_ENTRIES,
+    });
+  }
+  if (kind === "sliding window") {
+    cases.push({
+      why: "an exact window keeps a log of at most 1,000 tokens of rate per shard",
+      field: "config.rate",
+      kind,
+      request: { config: configOf(kind, { rate: 1001 }) },
+      entries: CONFIG_ENTRIES,
+    });
+    cases.push({
+      why: "an exact window has no windows for a start to align",
+      field: "config.start",
+      kind,
+      request: { config: configOf(kind, { start: 0 }) },
+      entries: CONFIG_ENTRIES,
     });
   }
   cases.push({ why: "an empty name names no limit", field: "name", kind, request: { config: configOf(kind), name: "" }, entries: NAME_ENTRIES });
@@ -281,6 +302,9 @@ describe("valid extremes are accepted", () => {
     ["a name of 1024 characters", { config: configOf("token bucket"), name: "n".repeat(1024) }],
     ["a key of 1024 characters", { config: configOf("token bucket"), key: "k".repeat(1024) }],
     ['applyUpdates "transactionally"', { config: configOf("token bucket", { applyUpdates: "transactionally" }) }],
+    ["an exact sliding window of rate 1000 (the most per shard)", { config: configOf("sliding window", { rate: 1000 }), count: 1000 }],
+    ["an exact sliding window of rate 3000 over 3 shards", { config: configOf("sliding window", { rate: 3000, shards: 3 }) }],
+    ["an approximate sliding window of rate 1e6", { config: configOf("approximate sliding window", { rate: 1e6 }) }],
   ];
   test.each(accepted)("%s", async (_, request) => {
     const t = makeT();
@@ -307,6 +331,7 @@ describe("values of the wrong type are stopped by the argument validators", () =
     ['rate: "10"', "rateLimit", { ...good, config: { ...good.config, rate: "10" } }],
     ['period: "60000"', "rateLimit", { ...good, config: { ...good.config, period: "60000" } }],
     ["capacity: null", "rateLimit", { ...good, config: { ...good.config, capacity: null } }],
+    ['exact: "yes"', "rateLimit", { ...good, config: { ...configOf("sliding window"), exact: "yes" } }],
     ['shards: "2"', "checkRateLimit", { ...good, config: { ...good.config, shards: "2" } }],
     ["maxReserved: true", "rateLimit", { ...good, config: { ...good.config, maxReserved: true } }],
     ['a fixed window with start: "now"', "rateLimit", { ...good, config: { ...configOf("fixed window"), start: "now" } }],
@@ -356,7 +381,8 @@ describe("values of the wrong type are stopped by the argument validators", () =
     ['applyUpdates: "later"', { ...configOf("token bucket"), applyUpdates: "later" }, "config.applyUpdates"],
     ["a token bucket with a start", { ...configOf("token bucket"), start: 5 }, "config.start"],
     ["a fixed window with start: null", { ...configOf("fixed window"), start: null }, "config.start"],
-    ["a sliding window with start: null", { ...configOf("sliding window"), start: null }, "config.start"],
+    ["a sliding window with start: null", { ...configOf("approximate sliding window"), start: null }, "config.start"],
+    ["a token bucket with exact: true", { ...configOf("token bucket"), exact: true }, "config.exact"],
   ];
   test.each(otherKinds)("%s: an InvalidRateLimit error naming %s, nothing written", async (_, config, field) => {
     const t = makeT();

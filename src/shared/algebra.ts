@@ -2,11 +2,12 @@
 // time as an argument and draws no random numbers; only the two public conveniences,
 // `calculateRateLimit` and `decideRateLimit`, default `now` to `Date.now()`. The server and the
 // React hook call the same code.
-import type { RateLimitConfig } from "./validators.js";
+import { kindOf, type RateLimitConfig } from "./validators.js";
 import type { RowLayout } from "./stored.js";
 import { minus } from "./split.js";
 import { invalid, validateConfig, validateCount } from "./validate.js";
 import { math } from "./math.js";
+import { carriedLog, decodeLog, encodeLog, freedAt, live, logTotal, withGivenBack, withTaken, type Entry } from "./window-log.js";
 
 /**
  * SECOND is one second in ms (1000), for configs: `{ rate: 10, period: SECOND }`. Periods, and
@@ -24,18 +25,23 @@ export const WEEK = 7 * DAY;
 
 /**
  * State is what one row stores: `value` tokens available at `ts` (ms). `value` < 0 is reserved
- * debt. A sliding window also stores `prev`: the tokens taken in the aligned window before the one
- * containing `ts` (absent or 0 for the other kinds).
+ * debt. An approximate sliding window also stores `prev`: the tokens taken in the aligned window
+ * before the one containing `ts` (absent or 0 for the other kinds). An exact sliding window stores
+ * `log`: what it took in the window ending at `ts`, as `encodeLog` bytes; without one, its
+ * `capacity - value` tokens are taken to have been taken at `ts` (see `carriedLog`).
  */
-export type State = { value: number; ts: number; prev?: number };
+export type State = { value: number; ts: number; prev?: number; log?: ArrayBuffer };
 
 /**
  * stateOf returns the `State` in a stored row or a reported one: `value` at `ts`, and a sliding
- * window's `prev` when it has one (no other field).
+ * window's `prev` or `log` when it has one (no other field).
  */
-export function stateOf(row: Pick<State, "value" | "ts" | "prev">): State {
-  return row.prev === undefined ? { value: row.value, ts: row.ts } : { value: row.value, ts: row.ts, prev: row.prev };
+export function stateOf(row: Pick<State, "value" | "ts" | "prev" | "log">): State {
+  const state: State = row.prev === undefined ? { value: row.value, ts: row.ts } : { value: row.value, ts: row.ts, prev: row.prev };
+  if (row.log !== undefined) state.log = row.log;
+  return state;
 }
+
 
 /**
  * Params holds the numbers that govern one row: a whole unsharded limit, or one shard's share of a
@@ -110,11 +116,55 @@ export function evaluate(state: State | null, p: Params, now: number): State {
     }
     case "sliding window":
       return slide(state, p, now);
+    case "exact sliding window": {
+      if (state === null) return { value: p.capacity, ts: now };
+      // Time never runs backwards: before the row's `ts`, it stands as it was.
+      const ts = now > state.ts ? now : state.ts;
+      const entries = entriesOf(state, p);
+      const kept = live(entries, ts, p.period);
+      const out: State = { value: minus(p.capacity, logTotal(kept)), ts };
+      if (kept.length > 0) out.log = kept === entries && state.log !== undefined ? state.log : encodeLog(kept);
+      return out;
+    }
     default: {
       const never: never = p.kind;
       throw new Error(`unknown kind ${String(never)}`);
     }
   }
+}
+
+/**
+ * The entries of an exact sliding window's state: its log, or, for a state without one (or with
+ * bytes that aren't a log), `capacity - value` tokens taken at its `ts` (see `carriedLog`).
+ */
+function entriesOf(state: State, p: Params): readonly Entry[] {
+  const decoded = state.log === undefined ? undefined : decodeLog(state.log);
+  return decoded ?? carriedLog(minus(p.capacity, state.value), state.ts, p.rate, p.period);
+}
+
+/**
+ * withValue returns a state evaluated at its `ts` (`evaluate`'s result) with `value` tokens
+ * instead: tokens taken (a lower value) or given back (a higher one). An exact sliding window logs
+ * a take at the state's `ts` and gives back the latest takes first (see `withGivenBack`); the
+ * other kinds store the value alone.
+ */
+export function withValue(cur: State, p: Params, value: number): State {
+  if (p.kind !== "exact sliding window") return { ...cur, value };
+  const entries = entriesOf(cur, p);
+  const change = minus(cur.value, value);
+  const next = change > 0 ? withTaken(entries, cur.ts, change) : change < 0 ? withGivenBack(entries, -change) : entries;
+  const out: State = { value, ts: cur.ts };
+  if (next.length > 0) out.log = next === entries && cur.log !== undefined ? cur.log : encodeLog(next);
+  return out;
+}
+
+/**
+ * valueAt returns `evaluate(state, p, t).value`, the tokens a row holds at `t` (ms), without
+ * building the state: a wait's search asks it at many instants.
+ */
+export function valueAt(state: State | null, p: Params, t: number): number {
+  if (p.kind !== "exact sliding window" || state === null) return evaluate(state, p, t).value;
+  return minus(p.capacity, logTotal(live(entriesOf(state, p), t > state.ts ? t : state.ts, p.period)));
 }
 
 /**
@@ -238,6 +288,11 @@ function guessDelay(cur: State, p: Params, now: number, need: number): number {
     case "sliding window":
       // Within the window the value grows at prev / period per ms; past it, the rest follows.
       return from + (missing * p.period) / math.max(cur.prev ?? 0, p.rate / 2);
+    case "exact sliding window": {
+      // Exactly when the oldest takes that free enough leave the window.
+      const at = freedAt(entriesOf(cur, p), cur.value, need, p.period);
+      return at === undefined ? from + p.period : at - now;
+    }
     default: {
       const never: never = p.kind;
       throw new Error(`unknown kind ${String(never)}`);
@@ -266,7 +321,7 @@ export function delayUntil(
     throw invalid("count", count, `needs ${need} tokens but the capacity is ${p.capacity}`);
   }
   const cur = evaluate(state, p, now);
-  return leastDelay((t) => test(evaluate(state, p, t).value), now, guessDelay(cur, p, now, need), count);
+  return leastDelay((t) => test(valueAt(state, p, t)), now, guessDelay(cur, p, now, need), count);
 }
 
 /**
@@ -298,7 +353,7 @@ export function decideRow(
   }
   const floor = reserve ? -p.maxReserved : 0;
   if (minus(cur.value, count) >= floor) {
-    const next = { ...cur, value: minus(cur.value, count) };
+    const next = withValue(cur, p, minus(cur.value, count));
     if (next.value >= 0) return { ok: true, next };
     return { ok: true, next, retryAfter: delayUntil(next, p, now, 0, undefined, count) };
   }
@@ -313,7 +368,7 @@ export function decideRow(
  */
 export function paramsOf(config: RateLimitConfig, phase: number): Params {
   return {
-    kind: config.kind,
+    kind: kindOf(config),
     rate: config.rate,
     period: config.period,
     capacity: config.capacity ?? config.rate,
@@ -327,14 +382,15 @@ export function paramsOf(config: RateLimitConfig, phase: number): Params {
  * a fixed window's from the existing row's `ts` (a window start), else 0. Token buckets have none.
  */
 function phaseFor(config: RateLimitConfig, existing: State | null): number {
-  if (config.kind === "token bucket") return 0;
+  if (config.kind === "token bucket" || kindOf(config) === "exact sliding window") return 0;
   const anchor = config.start ?? (config.kind === "fixed window" ? existing?.ts : undefined) ?? 0;
   return phaseOf(anchor, config.period);
 }
 
 /**
- * What {@link calculateRateLimit} returns: `@convex-dev/rate-limiter`'s shape, plus, for a sliding
- * window, `prev` (the previous window's count, to store with `value` and `ts`).
+ * What {@link calculateRateLimit} returns: `@convex-dev/rate-limiter`'s shape, plus, for an
+ * approximate sliding window, `prev` (the previous window's count), and for an exact one, `log`
+ * (its last window's takes), to store with `value` and `ts`.
  */
 export type CalculatedRateLimit = {
   value: number;
@@ -342,6 +398,7 @@ export type CalculatedRateLimit = {
   retryAfter: number | undefined;
   windowStart: number | undefined;
   prev?: number;
+  log?: ArrayBuffer;
 };
 
 /**
@@ -374,17 +431,17 @@ export function calculateRateLimit(
     : reserve
       ? delayUntil({ ...cur, value }, p, now, 0, undefined, count)
       : delayUntil(existing, p, now, count);
-  return { ...stateOf({ ...cur, value }), retryAfter, windowStart: p.kind === "fixed window" ? cur.ts : undefined };
+  return { ...stateOf(withValue(cur, p, value)), retryAfter, windowStart: p.kind === "fixed window" ? cur.ts : undefined };
 }
 
 /**
  * RateLimitDecision is the decision {@link decideRateLimit} returns: the server's answer
  * (`retryAfter` in ms) and the row (`value` tokens at `ts` ms, and for a sliding window `prev`,
- * its previous window's count) after it.
+ * its previous window's count, or an exact one's `log`) after it.
  */
 export type RateLimitDecision =
-  | { ok: true; retryAfter: number | undefined; value: number; ts: number; prev?: number }
-  | { ok: false; retryAfter: number; value: number; ts: number; prev?: number };
+  | { ok: true; retryAfter: number | undefined; value: number; ts: number; prev?: number; log?: ArrayBuffer }
+  | { ok: false; retryAfter: number; value: number; ts: number; prev?: number; log?: ArrayBuffer };
 
 /**
  * decideRateLimit decides a whole request against one row exactly as the server decides an

@@ -1,5 +1,5 @@
 // Giving tokens back to a key: never above a shard's capacity.
-import { evaluate } from "./algebra.js";
+import { evaluate, withValue } from "./algebra.js";
 import type { Plan, ShardRead, ShardWrite } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
 import { isShardOf } from "./layout.js";
@@ -51,7 +51,7 @@ export function* creditFlow<Id>(
     if (!(left > 0)) break;
     const gave = math.min(left, math.max(0, minus(read.p.capacity, cur.value)));
     if (gave > 0) {
-      writes.push({ shard: read.shard, state: { ...cur, value: cur.value + gave } });
+      writes.push({ shard: read.shard, state: withValue(cur, read.p, cur.value + gave) });
       left = minus(left, gave);
     }
   }

@@ -4,7 +4,7 @@
 import { evaluate, phaseOf, stateOf, windowIndex, windowStart, type Params, type State } from "./algebra.js";
 import { splitTotal } from "./split.js";
 import { validateConfig } from "./validate.js";
-import type { RateLimitConfig } from "./validators.js";
+import { kindOf, type RateLimitConfig } from "./validators.js";
 import type { StoredRow } from "./stored.js";
 import { math } from "./math.js";
 
@@ -22,11 +22,11 @@ function hashFraction(s: string): number {
  * resolvePhase returns the phase (ms, in [0, period)) of a fixed window (or of a sliding window's
  * two counting windows): `config.start`'s, or,
  * without one, a stable hash of name and key, so keys refill at different instants (no thundering
- * herd at midnight) while each key keeps its windows across calls and resets. Token buckets have
- * phase 0.
+ * herd at midnight) while each key keeps its windows across calls and resets. Token buckets and
+ * exact sliding windows have phase 0 (they have no windows to align).
  */
 export function resolvePhase(config: RateLimitConfig, name: string, key: string | undefined): number {
-  if (config.kind === "token bucket") return 0;
+  if (config.kind === "token bucket" || kindOf(config) === "exact sliding window") return 0;
   if (config.start !== undefined) return phaseOf(config.start, config.period);
   const id = key === undefined ? `${name}\u0000` : `${name}\u0001${key}`;
   return math.floor(hashFraction(id) * config.period);
@@ -63,7 +63,7 @@ class ShardParams implements Params {
 
   constructor(config: RateLimitConfig, phase: number, i: number) {
     const n = config.shards ?? 1;
-    this.kind = config.kind;
+    this.kind = kindOf(config);
     this.rate = splitTotal(config.rate, n, i);
     this.period = config.period;
     this.capacity = splitTotal(config.capacity ?? config.rate, n, i);
@@ -74,7 +74,7 @@ class ShardParams implements Params {
 
   get terms(): string {
     const c = this.#config;
-    return (this.#terms ??= termsOf(c.kind, c.rate, c.period, c.capacity ?? c.rate, c.shards ?? 1, this.phase));
+    return (this.#terms ??= termsOf(this.kind, c.rate, c.period, c.capacity ?? c.rate, c.shards ?? 1, this.phase));
   }
 }
 
@@ -84,7 +84,7 @@ class ShardParams implements Params {
  * (`maxReserved`, `applyUpdates`, `dryRun` and `metrics` don't change what a row means).
  */
 function termsOf(kind: Params["kind"], rate: number, period: number, capacity: number, shards: number, phase: number): string {
-  return JSON.stringify([kind, rate, period, capacity, shards, kind === "token bucket" ? 0 : phase]);
+  return JSON.stringify([kind, rate, period, capacity, shards, kind === "token bucket" || kind === "exact sliding window" ? 0 : phase]);
 }
 
 /**
@@ -106,20 +106,21 @@ export function termsHash(terms: string): number {
 }
 
 /**
- * configTerms returns a config's terms as rows fingerprint them (see {@link termsHash}): kind,
- * rate, period, capacity, shard count and `start`'s phase (null without one; a token bucket has
- * none), as JSON. The same for every key of a limit: a key's own phase follows from them and its
+ * configTerms returns a config's terms as rows fingerprint them (see {@link termsHash}): the kind
+ * of its rows (`kindOf`), rate, period, capacity, shard count and `start`'s phase (null without
+ * one; a token bucket and an exact sliding window have none), as JSON. The same for every key of a limit: a key's own phase follows from them and its
  * name and key (`resolvePhase`). `maxReserved`, `applyUpdates`, `dryRun` and `metrics` don't
  * change what a row means, so they are left out.
  */
 export function configTerms(config: RateLimitConfig): string {
-  const start = config.kind === "token bucket" || config.start === undefined || config.start === null ? null : phaseOf(config.start, config.period);
-  return JSON.stringify([config.kind, config.rate, config.period, config.capacity ?? config.rate, config.shards ?? 1, start]);
+  const kind = kindOf(config);
+  const start = kind === "token bucket" || kind === "exact sliding window" || config.start === undefined || config.start === null ? null : phaseOf(config.start, config.period);
+  return JSON.stringify([kind, config.rate, config.period, config.capacity ?? config.rate, config.shards ?? 1, start]);
 }
 
 /** The terms {@link configHash} fingerprinted last, field by field, and their fingerprint. */
 let lastHashed:
-  | { kind: RateLimitConfig["kind"]; rate: number; period: number; capacity: number; shards: number; start: number | null; hash: number }
+  | { kind: Params["kind"]; rate: number; period: number; capacity: number; shards: number; start: number | null; hash: number }
   | undefined;
 
 /**
@@ -131,13 +132,14 @@ let lastHashed:
 export function configHash(config: RateLimitConfig): number {
   const capacity = config.capacity ?? config.rate;
   const shards = config.shards ?? 1;
-  const start = config.kind === "token bucket" ? null : (config.start ?? null);
+  const kind = kindOf(config);
+  const start = kind === "token bucket" || kind === "exact sliding window" ? null : (config.start ?? null);
   const m = lastHashed;
-  if (m !== undefined && m.kind === config.kind && m.rate === config.rate && m.period === config.period && m.capacity === capacity && m.shards === shards && m.start === start) {
+  if (m !== undefined && m.kind === kind && m.rate === config.rate && m.period === config.period && m.capacity === capacity && m.shards === shards && m.start === start) {
     return m.hash;
   }
   const hash = termsHash(configTerms(config));
-  lastHashed = { kind: config.kind, rate: config.rate, period: config.period, capacity, shards, start, hash };
+  lastHashed = { kind, rate: config.rate, period: config.period, capacity, shards, start, hash };
   return hash;
 }
 
@@ -151,12 +153,19 @@ export function termsConfig(text: string): RateLimitConfig | undefined {
   }
   if (!Array.isArray(parsed) || parsed.length !== 6) return undefined;
   const [kind, rate, period, capacity, shards, start] = parsed as unknown[];
-  if (!(kind === "token bucket" || kind === "fixed window" || kind === "sliding window")) return undefined;
+  if (!(kind === "token bucket" || kind === "fixed window" || kind === "sliding window" || kind === "exact sliding window")) return undefined;
   if (![rate, period, capacity, shards].every((x) => typeof x === "number")) return undefined;
   if (!(start === null || typeof start === "number")) return undefined;
   const common = { rate: rate as number, period: period as number, capacity: capacity as number, shards: shards as number };
+  // Terms recorded as "sliding window" are the approximate window's (the only one before `exact`).
   const config: RateLimitConfig =
-    kind === "token bucket" ? { kind, ...common } : { kind, ...common, ...(start === null ? {} : { start }) };
+    kind === "token bucket"
+      ? { kind, ...common }
+      : kind === "exact sliding window"
+        ? { kind: "sliding window", ...common, exact: true }
+        : kind === "sliding window"
+          ? { kind, ...common, exact: false, ...(start === null ? {} : { start }) }
+          : { kind, ...common, ...(start === null ? {} : { start }) };
   try {
     validateConfig(config);
   } catch {
@@ -199,7 +208,11 @@ export function shardConfig(config: RateLimitConfig, phase: number, i: number): 
     shards: 1,
     ...(Number.isFinite(p.maxReserved) ? { maxReserved: p.maxReserved } : {}),
   };
-  return config.kind === "token bucket" ? { kind: "token bucket", ...common } : { kind: config.kind, ...common, start: phase };
+  if (config.kind === "token bucket") return { kind: "token bucket", ...common };
+  if (config.kind === "sliding window") {
+    return config.exact === false ? { kind: "sliding window", ...common, exact: false, start: phase } : { kind: "sliding window", ...common, exact: true };
+  }
+  return { kind: config.kind, ...common, start: phase };
 }
 
 /** The params a row records it was written under, when it records them all. */
@@ -311,7 +324,8 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
     stamp = math.max(stamp, cur.ts);
   }
   const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
-  const prevs = config.kind === "sliding window" && prev > 0 ? byRate(prev, params) : undefined;
+  // An exact window's log isn't carried: its tokens used are taken at `stamp` (see `carriedLog`).
+  const prevs = kindOf(config) === "sliding window" && prev > 0 ? byRate(prev, params) : undefined;
   const stateAt = (value: number, i: number): State => (prevs ? { value, ts: stamp, prev: prevs[i]! } : { value, ts: stamp });
   if (total < 0) return byRate(total, params).map(stateAt);
   const values = params.map((p, i) => math.min(splitTotal(total, n, i), p.capacity));

@@ -9,7 +9,7 @@
 // - an asynchronous request that its stale snapshot shows near the limit, while others are taking,
 //   is refused on that snapshot instead of being decided again on the contended current state
 //   (`shedPlan`, `staleVerdict`).
-import { delayUntil, evaluate } from "./algebra.js";
+import { delayUntil, evaluate, withValue } from "./algebra.js";
 import type { Plan, ShardRead } from "./shard.js";
 import { minus } from "./split.js";
 import type { RateLimitResult } from "./validators.js";
@@ -78,7 +78,7 @@ function waitFor(read: ShardRead, now: number, need: number): number {
 /** A take of `count` from one shard, as the planner writes it. */
 function takeFrom(read: ShardRead, now: number, count: number): Plan {
   const cur = evaluate(read.state, read.p, now);
-  return { ok: true, writes: [{ shard: read.shard, state: { ...cur, value: minus(cur.value, count) } }], shards: [read.shard] };
+  return { ok: true, writes: [{ shard: read.shard, state: withValue(cur, read.p, minus(cur.value, count)) }], shards: [read.shard] };
 }
 
 /**

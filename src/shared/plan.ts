@@ -1,7 +1,7 @@
 // Deciding one request against a limit's shard rows with the power of two choices. Pure: the
 // caller supplies the rows it read and the random draws; the planner says which shard to read
 // next and, at the end, which tokens to take from which shard.
-import { decideRow, delayUntil, evaluate, leastDelay, type Params, type State } from "./algebra.js";
+import { decideRow, delayUntil, evaluate, leastDelay, valueAt, withValue, type Params, type State } from "./algebra.js";
 import type { Plan, ShardRead } from "./shard.js";
 import { NO_COMBINE_COUNTS, nearEmptyRule, planNearEmpty, servesAlone } from "./overload.js";
 import { minus, pairAccepts } from "./split.js";
@@ -14,13 +14,15 @@ import { math } from "./math.js";
  * (less contention) but shards drift further apart. A token bucket shard that sits full wastes
  * the refill it can't hold, so token buckets keep their shards closer (½); a fixed window refills
  * all at once at its boundary, so drawing a shard low mid-window wastes nothing (¼), and a
- * sliding window, whose shards hold at most their window's share, wastes no more than it (¼). `npm run
+ * sliding window (exact or not), whose shards hold at most their window's share, wastes no more
+ * than it (¼). `npm run
  * bench` measures the trade-off; see docs/hot-limits.md, "Sharding".
  */
 export const COMFORT_FRACTION: Readonly<Record<Params["kind"], number>> = {
   "token bucket": 0.5,
   "fixed window": 0.25,
   "sliding window": 0.25,
+  "exact sliding window": 0.25,
 };
 
 export type { Plan, ShardRead, ShardWrite } from "./shard.js";
@@ -152,7 +154,7 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
     const rate = (a.p.rate + b.p.rate) / a.p.period;
     const guess = math.max(ca.ts, cb.ts, now) - now + (count + floor - ca.value - cb.value) / rate;
     const accepts = (t: number) =>
-      pairAccepts(evaluate(a.state, a.p, t).value, evaluate(b.state, b.p, t).value, count, floor);
+      pairAccepts(valueAt(a.state, a.p, t), valueAt(b.state, b.p, t), count, floor);
     return { ok: false, retryAfter: leastDelay(accepts, now, guess, count), writes: [], shards };
   }
   const [fuller, fullerCur] = cb.value > ca.value ? [b, cb] : [a, ca];
@@ -160,15 +162,15 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
     if (count === 0) return { ok: true, writes: [], shards: [fuller.shard] };
     return {
       ok: true,
-      writes: [{ shard: fuller.shard, state: { ...fullerCur, value: minus(fullerCur.value, count) } }],
+      writes: [{ shard: fuller.shard, state: withValue(fullerCur, fuller.p, minus(fullerCur.value, count)) }],
       shards: [fuller.shard],
     };
   }
   if (count === 0) return { ok: true, writes: [], shards };
   const [va, vb] = balance(minus(ca.value + cb.value, count), a.p, b.p);
   const next: [State, State] = [
-    { ...ca, value: va },
-    { ...cb, value: vb },
+    withValue(ca, a.p, va),
+    withValue(cb, b.p, vb),
   ];
   const writes = [
     { shard: a.shard, state: next[0] },

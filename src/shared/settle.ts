@@ -5,9 +5,9 @@
 // change never grants what the old terms had already given out (capacity raised 5 → 20 with 5
 // pending: nothing more passes, as transactionally), and a take on a shard the new layout drops
 // still counts. Pure: no clock, no randomness.
-import { evaluate, stateOf, type Params, type State } from "./algebra.js";
+import { evaluate, stateOf, withValue, type Params, type State } from "./algebra.js";
 import { isShardOf, relayout, sameClock, shardParams } from "./layout.js";
-import type { RateLimitConfig } from "./validators.js";
+import { kindOf, type RateLimitConfig } from "./validators.js";
 import type { StoredRow, Take } from "./stored.js";
 import { math } from "./math.js";
 
@@ -24,7 +24,7 @@ export function fold(state: State | null, takes: readonly Take[], p: Params): St
   let out = state;
   for (const take of [...takes].sort((a, b) => a.ts - b.ts)) {
     const cur = evaluate(out, p, take.ts);
-    out = { ...cur, value: math.min(cur.value - take.count, p.capacity) };
+    out = withValue(cur, p, math.min(cur.value - take.count, p.capacity));
   }
   return out;
 }
@@ -37,7 +37,7 @@ function termsOf(config: RateLimitConfig, phaseOf: PhaseOf): string | undefined 
 /** Whether two configs have the same terms field by field (the common case, checked without building them). */
 function sameFields(a: RateLimitConfig, b: RateLimitConfig): boolean {
   return (
-    a.kind === b.kind &&
+    kindOf(a) === kindOf(b) &&
     a.rate === b.rate &&
     a.period === b.period &&
     (a.capacity ?? a.rate) === (b.capacity ?? b.rate) &&
@@ -62,6 +62,7 @@ function rowOf(shard: number, state: State, p: Params, shards: number): StoredRo
     value: state.value,
     ts: state.ts,
     ...(state.prev === undefined ? {} : { prev: state.prev }),
+    ...(state.log === undefined ? {} : { log: state.log }),
     shards,
     kind: p.kind,
     rate: p.rate,

@@ -37,14 +37,16 @@ export const pendingTakeFields = {
 
 /**
  * The state a row stores: `value` tokens available at `ts` (ms), negative while reserved ahead;
- * a sliding window also stores `prev`, the tokens taken in the aligned window before the one
- * containing `ts`. Token bucket: `ts` is when `value` was evaluated; fixed window: the start of
+ * an approximate sliding window also stores `prev`, the tokens taken in the aligned window before
+ * the one containing `ts`, and an exact one `log`, what it took in the window ending at `ts`. Token bucket: `ts` is when `value` was evaluated; fixed window: the start of
  * its window.
  */
 export const rowStateFields = {
   value: v.number(),
   ts: v.number(),
   prev: v.optional(v.number()),
+  /** An exact sliding window's log of its last window's takes (`encodeLog`); absent otherwise. */
+  log: v.optional(v.bytes()),
 };
 
 /**

@@ -2,7 +2,8 @@
 // the value, so it survives production redaction. Nothing is written before these checks pass.
 import { ConvexError } from "convex/values";
 import { minus, pairAccepts, smallestPair, splitTotal } from "./split.js";
-import type { InvalidRateLimitError, RateLimitConfig } from "./validators.js";
+import { kindOf, type InvalidRateLimitError, type RateLimitConfig } from "./validators.js";
+import { MAX_EXACT_RATE } from "./window-log.js";
 import type { ConcurrencyConfig } from "./concurrency-validators.js";
 import { math } from "./math.js";
 
@@ -45,7 +46,8 @@ function requireNumber(
  * Rules: `rate` > 0; `period` ≥ 1 ms; `capacity` ≥ 0; `maxReserved` ≥ 0; `start` finite; all
  * finite; a sliding window has no `maxReserved`, and a `capacity` only equal to `rate`; `shards`
  * a whole number from 1 to {@link MAX_SHARDS}, and no more shards than whole tokens of `rate`
- * (and of `capacity`, unless it is 0), so every shard can serve a count of 1.
+ * (and of `capacity`, unless it is 0), so every shard can serve a count of 1; an exact sliding
+ * window has no `start` and at most `MAX_EXACT_RATE` (1,000) tokens of rate per shard.
  */
 export function validateConfig(config: RateLimitConfig): void {
   requireNumber("config.rate", config.rate, (x) => x > 0, "must be a finite number > 0");
@@ -76,6 +78,8 @@ export function validateConfig(config: RateLimitConfig): void {
     }
   }
   const shards = config.shards ?? 1;
+  const exact: unknown = (config as { exact?: unknown }).exact;
+  if (exact !== undefined && typeof exact !== "boolean") throw invalid("config.exact", exact, "must be true or false");
   requireNumber(
     "config.shards",
     shards,
@@ -98,6 +102,24 @@ export function validateConfig(config: RateLimitConfig): void {
         `capacity ${capacity} can't give each of ${shards} shards a whole token; use at most ${math.max(1, math.floor(capacity))} shards`,
       );
     }
+  }
+  if (kindOf(config) === "exact sliding window") validateExact(config, shards);
+}
+
+/** An exact sliding window's own rules (see {@link validateConfig}). */
+function validateExact(config: RateLimitConfig, shards: number): void {
+  if (config.kind === "sliding window" && config.start !== undefined) {
+    throw invalid("config.start", config.start, "an exact sliding window has no windows to align; leave start out, or set exact: false");
+  }
+  // The largest shard's share: both splits give low shard numbers the extra tokens.
+  const perShard = splitTotal(config.rate, shards, 0);
+  if (perShard > MAX_EXACT_RATE) {
+    const enough = math.ceil(config.rate / MAX_EXACT_RATE);
+    throw invalid(
+      "config.rate",
+      config.rate,
+      `an exact sliding window keeps a log of each shard's last window, so it takes at most ${MAX_EXACT_RATE} tokens of rate per shard (this is ${perShard} per shard): use shards: ${enough} or more, or exact: false for the approximate window`,
+    );
   }
 }
 

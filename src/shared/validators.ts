@@ -77,17 +77,22 @@ export const fixedWindowValidator = v.object({
 
 /**
  * A sliding window: at most `rate` tokens in any window of `period` ms, with no burst at the seam
- * between two windows. It counts what was taken in the current aligned window and in the previous
- * one, and weights the previous window's count by how much of it the sliding window still
- * overlaps (the two-window approximation: two numbers per key, like the other kinds). The error
- * bound and how it was measured against an exact log are in docs/reference.md ("Sliding window").
+ * between two windows; the tokens come back one by one, `period` ms after each was taken.
  *
- * Pro: "N per W" with no seam burst, and the tokens come back gradually, not all at a boundary.
- * Con: an approximation: traffic crafted to bunch at the end of one window and spread over the
- * next can pass more than `rate` in some window of `period` (always fewer than `2 * rate`; no
- * aligned window ever holds more than `rate`; measured in `npm run bench -- --only sliding`). The
- * previous window's weighted count is used exactly: for whole counts that decides as rounding it
- * up would, and rounding it down would let the adversarial case reach `2 * rate`.
+ * Exact (the default, `exact` unset or true): each row keeps a log of what it took in its last
+ * window, so in any window of `period` ms (any half-open interval that long) the limit admits at
+ * most `rate` tokens, per shard and in all. Its cost grows with the traffic in a window: a row
+ * stores about 3 bytes per request in its last window, and is read and written whole on each call
+ * (measured in `npm run bench -- --only sliding`). At most `MAX_EXACT_RATE` (1,000) tokens of
+ * rate per shard.
+ *
+ * Approximate (`exact: false`): two numbers per key, like the other kinds. It counts what was taken
+ * in the current aligned window and in the previous one, and weights the previous window's count
+ * by how much of it the sliding window still overlaps. Traffic crafted to bunch at the end of one
+ * window and spread over the next can pass more than `rate` in some window of `period` (always
+ * fewer than `2 * rate`; no aligned window ever holds more than `rate`). Use it above the exact
+ * window's cap, or on hot keys where the log's bytes matter more than the bound.
+ *
  * No reservations: `maxReserved` and `reserve` are refused (use a token bucket for them), and
  * `capacity`, if given, must equal `rate`.
  */
@@ -95,9 +100,15 @@ export const slidingWindowValidator = v.object({
   kind: v.literal("sliding window"),
   ...commonConfigFields,
   /**
-   * The instant (UTC ms) the two counting windows are aligned to. Only its phase matters, and only
-   * to the approximation (where its error can fall); without it each name and key gets a stable,
-   * hash-derived phase.
+   * Whether the window is exact (a log per row: never more than `rate` in any window of `period`)
+   * or the two-window approximation (`false`: two numbers per row, fewer than `2 * rate` in any
+   * window). Default true. See {@link slidingWindowValidator}.
+   */
+  exact: v.optional(v.boolean()),
+  /**
+   * The instant (UTC ms) the approximate window's two counting windows are aligned to. Only its
+   * phase matters, and only to the approximation (where its error can fall); without it each name
+   * and key gets a stable, hash-derived phase. An exact window has no phase: it is refused there.
    */
   start: v.optional(v.number()),
 });
@@ -105,20 +116,34 @@ export const slidingWindowValidator = v.object({
 /** One rate limit's configuration: a token bucket, a fixed window or a sliding window. */
 export const configValidator = v.union(tokenBucketValidator, fixedWindowValidator, slidingWindowValidator);
 
-/** The kind of a limit, as stored on its rows: one of the config validator's kinds. */
+/**
+ * The kind of a limit's rows, as the algebra evaluates them: one of the config validator's kinds,
+ * or `"exact sliding window"`, a sliding window with `exact` (its rows keep a log; see
+ * `window-log.ts`). Rows of this package's earlier versions record one of the first three.
+ */
 export const kindValidator = v.union(
   tokenBucketValidator.fields.kind,
   fixedWindowValidator.fields.kind,
   slidingWindowValidator.fields.kind,
+  v.literal("exact sliding window"),
 );
 
-/** KINDS lists every kind of limit, in the order of {@link configValidator}'s members. */
-export const KINDS: readonly Infer<typeof kindValidator>[] = kindValidator.members.map((m) => m.value);
+/**
+ * kindOf returns the kind of a config's rows, as the algebra evaluates them: the config's kind,
+ * except a sliding window without `exact: false`, whose rows keep a log: `"exact sliding window"`.
+ */
+export function kindOf(config: RateLimitConfig): Infer<typeof kindValidator> {
+  return config.kind === "sliding window" && config.exact !== false ? "exact sliding window" : config.kind;
+}
+
+/** KINDS lists every kind of limit a config names, in the order of {@link configValidator}'s members. */
+export const KINDS: readonly RateLimitConfig["kind"][] = configValidator.members.map((m) => m.fields.kind.value);
 
 const configArg = v.object({
   ...commonConfigFields,
   kind: v.string(),
   applyUpdates: v.optional(v.string()),
+  exact: v.optional(v.boolean()),
   start: v.optional(v.union(v.number(), v.null())),
 });
 /**
@@ -256,6 +281,8 @@ export const getValueReturns = v.object({
   config: configValidator,
   /** A sliding window's previous-window count (see `State`); absent for the other kinds. */
   prev: v.optional(v.number()),
+  /** An exact sliding window's log of what the shard took in its last window (see `State`). */
+  log: v.optional(v.bytes()),
 });
 
 /** The whole limit's tokens, as `getValue` returns them with `details: true`. */

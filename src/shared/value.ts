@@ -55,6 +55,7 @@ export function summarize(
     value: best.cur.value,
     ts: best.cur.ts,
     ...(best.cur.prev === undefined ? {} : { prev: best.cur.prev }),
+    ...(best.cur.log === undefined ? {} : { log: best.cur.log }),
     shard: best.read.shard,
     config: shardConfig(config, phase, best.read.shard),
     total: {

@@ -7,16 +7,20 @@ import type { Plan, ShardRead } from "./plan.js";
 import type { KeyFlow, KeyRead, KeyRow, RowOp } from "./rows.js";
 import { fold, settle, takenUnder, type PhaseOf } from "./settle.js";
 import { invalid } from "./validate.js";
-import type { RateLimitConfig } from "./validators.js";
+import { kindOf, type RateLimitConfig } from "./validators.js";
 import type { RowFields, StoredRow, Take } from "./stored.js";
 
 /**
- * The fields of a row holding `state`, written under `config`: the state (a sliding window's
- * `prev` too) and `h`, the fingerprint of the config's terms (`termsHash(configTerms(config))`).
+ * The fields of a row holding `state`, written under `config`: the state (an approximate sliding
+ * window's `prev` too, an exact one's `log` when it has takes in its window) and `h`, the
+ * fingerprint of the config's terms (`termsHash(configTerms(config))`).
  */
 export function fieldsOf(state: State, config: RateLimitConfig, h: number): RowFields {
-  const fields = { value: state.value, ts: state.ts, h };
-  return config.kind === "sliding window" ? { ...fields, prev: state.prev ?? 0 } : fields;
+  const fields: RowFields = { value: state.value, ts: state.ts, h };
+  if (config.kind !== "sliding window") return fields;
+  if (kindOf(config) === "sliding window") fields.prev = state.prev ?? 0;
+  else if (state.log !== undefined) fields.log = state.log;
+  return fields;
 }
 
 /**

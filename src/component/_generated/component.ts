@@ -60,6 +60,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   applyUpdates?: "transactionally" | "asynchronously";
                   capacity?: number;
                   dryRun?: boolean;
+                  exact?: boolean;
                   kind: "sliding window";
                   maxReserved?: number;
                   metrics?: boolean;
@@ -113,6 +114,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 applyUpdates?: "transactionally" | "asynchronously";
                 capacity?: number;
                 dryRun?: boolean;
+                exact?: boolean;
                 kind: "sliding window";
                 maxReserved?: number;
                 metrics?: boolean;
@@ -277,6 +279,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               applyUpdates?: string;
               capacity?: number;
               dryRun?: boolean;
+              exact?: boolean;
               kind: string;
               maxReserved?: number;
               metrics?: boolean;
@@ -358,6 +361,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             applyUpdates?: string;
             capacity?: number;
             dryRun?: boolean;
+            exact?: boolean;
             kind: string;
             maxReserved?: number;
             metrics?: boolean;
@@ -414,6 +418,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             applyUpdates?: string;
             capacity?: number;
             dryRun?: boolean;
+            exact?: boolean;
             kind: string;
             maxReserved?: number;
             metrics?: boolean;
@@ -445,6 +450,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             applyUpdates?: string;
             capacity?: number;
             dryRun?: boolean;
+            exact?: boolean;
             kind: string;
             maxReserved?: number;
             metrics?: boolean;
@@ -488,6 +494,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 applyUpdates?: "transactionally" | "asynchronously";
                 capacity?: number;
                 dryRun?: boolean;
+                exact?: boolean;
                 kind: "sliding window";
                 maxReserved?: number;
                 metrics?: boolean;
@@ -496,6 +503,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 shards?: number;
                 start?: number;
               };
+          log?: ArrayBuffer;
           prev?: number;
           shard: number;
           total?: { capacity: number; exact: boolean; value: number };
@@ -515,6 +523,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               applyUpdates?: string;
               capacity?: number;
               dryRun?: boolean;
+              exact?: boolean;
               kind: string;
               maxReserved?: number;
               metrics?: boolean;
@@ -608,6 +617,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             applyUpdates?: string;
             capacity?: number;
             dryRun?: boolean;
+            exact?: boolean;
             kind: string;
             maxReserved?: number;
             metrics?: boolean;

@@ -1,0 +1,211 @@
+// The exact sliding window's log: what one row took in its last window, as [instant, tokens]
+// entries, stored compactly as bytes. Pure: the clock comes in as an argument.
+import { math } from "./math.js";
+import { minus } from "./split.js";
+
+/**
+ * MAX_EXACT_RATE is the largest rate per shard an exact sliding window accepts (1,000 tokens per
+ * period). With whole counts a row's log holds at most its rate entries, so it stays exact and a
+ * row stays at a few KB at most; above it, shard the limit or use the approximate window.
+ */
+export const MAX_EXACT_RATE = 1000;
+
+/**
+ * MAX_LOG_ENTRIES is the most entries one row's log keeps. Whole counts never reach it under
+ * {@link MAX_EXACT_RATE}; fractional counts can, and then the two entries closest in time are
+ * merged into the later one: the earlier tokens are counted for a little longer, which may refuse a
+ * little early but never admits more than the rate in any window.
+ */
+export const MAX_LOG_ENTRIES = 1024;
+
+/** One entry of a log: `count` tokens (> 0) taken at `at` (ms). */
+export type Entry = { readonly at: number; readonly count: number };
+
+/** What {@link decodeLog} made of each log it decoded (logs are never mutated once built). */
+const decoded = new WeakMap<ArrayBuffer, readonly Entry[]>();
+
+/** The empty log. */
+export const EMPTY_LOG: readonly Entry[] = [];
+
+// The encoding: entries in order of time, each a varint header, then its fields.
+// - Header even, 2d: the entry is d whole ms after the one before (the first: after instant 0),
+//   and a varint of its whole count follows.
+// - Header 1: the entry's instant and count follow as two float64s (anything not a whole ms, a
+//   whole count or a non-negative offset).
+// A steady key's entry takes two to four bytes, against sixteen as two plain numbers.
+
+/** Appends `n` (a whole number, 0 ≤ n < 2^53) as a little-endian base-128 varint. */
+function putVarint(out: number[], n: number): void {
+  while (n >= 128) {
+    out.push((n % 128) + 128);
+    n = math.floor(n / 128);
+  }
+  out.push(n);
+}
+
+/**
+ * encodeLog returns the bytes of a log whose entries are in order of time (`at` non-decreasing),
+ * each with `count` > 0.
+ */
+export function encodeLog(entries: readonly Entry[]): ArrayBuffer {
+  const bytes: number[] = [];
+  const floats: number[] = [];
+  let last = 0;
+  for (const { at, count } of entries) {
+    const d = at - last;
+    if (Number.isSafeInteger(d) && d >= 0 && 2 * d < Number.MAX_SAFE_INTEGER && Number.isSafeInteger(count) && count > 0) {
+      putVarint(bytes, 2 * d);
+      putVarint(bytes, count);
+    } else {
+      bytes.push(1);
+      // Sixteen bytes, written below once the buffer exists: record where.
+      floats.push(bytes.length, at, count);
+      for (let i = 0; i < 16; i++) bytes.push(0);
+    }
+    last = at;
+  }
+  const buffer = new ArrayBuffer(bytes.length);
+  new Uint8Array(buffer).set(bytes);
+  const view = new DataView(buffer);
+  for (let i = 0; i < floats.length; i += 3) {
+    view.setFloat64(floats[i]!, floats[i + 1]!, true);
+    view.setFloat64(floats[i]! + 8, floats[i + 2]!, true);
+  }
+  decoded.set(buffer, entries);
+  return buffer;
+}
+
+/**
+ * decodeLog returns the entries of a log {@link encodeLog} wrote, or undefined for bytes that are
+ * not such a log (entries out of order, a count ≤ 0, or cut short).
+ */
+export function decodeLog(buffer: ArrayBuffer): readonly Entry[] | undefined {
+  const known = decoded.get(buffer);
+  if (known) return known;
+  const bytes = new Uint8Array(buffer);
+  const view = new DataView(buffer);
+  const entries: Entry[] = [];
+  let i = 0;
+  let last = 0;
+  const varint = (): number | undefined => {
+    let n = 0;
+    let scale = 1;
+    for (;;) {
+      if (i >= bytes.length || scale > 2 ** 49) return undefined;
+      const b = bytes[i++]!;
+      n += (b & 127) * scale;
+      if (b < 128) return n;
+      scale *= 128;
+    }
+  };
+  while (i < bytes.length) {
+    const header = varint();
+    if (header === undefined) return undefined;
+    let at: number;
+    let count: number;
+    if (header === 1) {
+      if (i + 16 > bytes.length) return undefined;
+      at = view.getFloat64(i, true);
+      count = view.getFloat64(i + 8, true);
+      i += 16;
+    } else if (header % 2 === 0) {
+      const n = varint();
+      if (n === undefined) return undefined;
+      at = last + header / 2;
+      count = n;
+    } else {
+      return undefined;
+    }
+    if (!Number.isFinite(at) || (entries.length > 0 && at < last)) return undefined;
+    if (!(Number.isFinite(count) && count > 0)) return undefined;
+    entries.push({ at, count });
+    last = at;
+  }
+  decoded.set(buffer, entries);
+  return entries;
+}
+
+/** The tokens the entries hold in all. */
+export function logTotal(entries: readonly Entry[]): number {
+  let total = 0;
+  for (const e of entries) total += e.count;
+  return total;
+}
+
+/**
+ * live returns the entries still inside the window at `t` (ms): those taken after `t - period`.
+ * An entry taken at `at` leaves the window at `at + period` exactly.
+ */
+export function live(entries: readonly Entry[], t: number, period: number): readonly Entry[] {
+  let first = 0;
+  while (first < entries.length && !(entries[first]!.at > t - period)) first++;
+  return first === 0 ? entries : entries.slice(first);
+}
+
+/**
+ * withTaken returns the log after `count` (> 0) more tokens are taken at `at` (ms), kept in order
+ * of time (entries may lie ahead of `at`: a debt carried in from another kind) and merged with an
+ * entry at the same instant. Past {@link MAX_LOG_ENTRIES}, the two entries closest in time merge
+ * into the later one (see there).
+ */
+export function withTaken(entries: readonly Entry[], at: number, count: number): readonly Entry[] {
+  let i = entries.length;
+  while (i > 0 && entries[i - 1]!.at > at) i--;
+  const out = entries.slice();
+  if (i > 0 && out[i - 1]!.at === at) out[i - 1] = { at, count: out[i - 1]!.count + count };
+  else out.splice(i, 0, { at, count });
+  while (out.length > MAX_LOG_ENTRIES) {
+    let j = 1;
+    for (let k = 2; k < out.length; k++) if (out[k]!.at - out[k - 1]!.at < out[j]!.at - out[j - 1]!.at) j = k;
+    out.splice(j - 1, 2, { at: out[j]!.at, count: out[j - 1]!.count + out[j]!.count });
+  }
+  return out;
+}
+
+/**
+ * withGivenBack returns the log after `count` (> 0) tokens are given back: taken off the latest
+ * entries first (those that would leave the window last), so a credit for a request just made
+ * undoes that request. Giving back more than the log holds empties it.
+ */
+export function withGivenBack(entries: readonly Entry[], count: number): readonly Entry[] {
+  const out = entries.slice();
+  let left = count;
+  while (left > 0 && out.length > 0) {
+    const last = out[out.length - 1]!;
+    if (last.count > left) {
+      out[out.length - 1] = { at: last.at, count: minus(last.count, left) };
+      left = 0;
+    } else {
+      out.pop();
+      left = minus(left, last.count);
+    }
+  }
+  return out;
+}
+
+/**
+ * carriedLog returns a log for a row that has none, holding `used` tokens as of `ts` (ms): a row
+ * carried over from another kind, or from another layout, whose times of taking are unknown. They
+ * are taken to have been taken at `ts`, the latest they could have been, so they leave the window
+ * no earlier than they would have; a debt deeper than one window's `rate` is held until a window's
+ * worth per window would have repaid it (one entry, `period` ms per `rate` tokens ahead).
+ */
+export function carriedLog(used: number, ts: number, rate: number, period: number): readonly Entry[] {
+  if (!(used > 0)) return EMPTY_LOG;
+  const windows = math.max(1, math.ceil(used / rate));
+  return [{ at: ts + (windows - 1) * period, count: used }];
+}
+
+/**
+ * freedAt returns the instant (ms) at which the window at `t` has room for `need` tokens beyond
+ * what `value` (its room at `t`) leaves, as the oldest entries leave it: the instant the entry
+ * that frees the last of them leaves (`at + period`). Undefined if the entries can't free enough.
+ */
+export function freedAt(entries: readonly Entry[], value: number, need: number, period: number): number | undefined {
+  let room = value;
+  for (const e of entries) {
+    room += e.count;
+    if (minus(room, need) >= 0) return e.at + period;
+  }
+  return undefined;
+}
