@@ -93,7 +93,7 @@ describe("score", () => {
 });
 
 describe("weightedDecider", () => {
-  const config = { kind: "sliding window", rate: 10, period: 1000, start: 0 } satisfies RateLimitConfig;
+  const config = { kind: "sliding window", exact: false, rate: 10, period: 1000, start: 0 } satisfies RateLimitConfig;
 
   test("the previous window's weighted count, rounded each way, at explicit instants", () => {
     // 10 taken in the last ms of window 0, so window 1 starts with P = 10, weighted 10 × (1 − f).
@@ -139,7 +139,7 @@ describe("weightedDecider", () => {
 describe("the library's sliding window on the bench's shapes", () => {
   const rate = 20;
   const period = 1000;
-  const config = { kind: "sliding window", rate, period, start: 0 } satisfies RateLimitConfig;
+  const config = { kind: "sliding window", exact: false, rate, period, start: 0 } satisfies RateLimitConfig;
   const random = seededRandom(5);
   const shapes = {
     steady: steady(0, rate, period, 100, 2, random),

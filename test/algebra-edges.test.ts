@@ -90,7 +90,7 @@ describe("paramsOf: a config's params, with its defaults", () => {
 
 describe("the public conveniences: a window's phase and a peek", () => {
   test("a sliding window without start is aligned to 0, whatever the row's ts", () => {
-    const sliding: RateLimitConfig = { kind: "sliding window", rate: 10, period: 1000 };
+    const sliding: RateLimitConfig = { kind: "sliding window", exact: false, rate: 10, period: 1000 };
     // 5 taken in [1000, 2000); at 2100 a tenth of the next window has passed: 10 - 5 × 0.9.
     expect(calculateRateLimit({ value: 5, ts: 1500, prev: 0 }, sliding, 2100)).toEqual({ value: 5.5, ts: 2100, prev: 5, retryAfter: undefined, windowStart: undefined });
   });

@@ -285,7 +285,7 @@ describe("the applier applies every take exactly once", () => {
 });
 
 describe("a sliding window, asynchronously", () => {
-  const config: RateLimitConfig = { kind: "sliding window", rate: 6, period: MINUTE, start: 0, applyUpdates: ASYNC };
+  const config: RateLimitConfig = { kind: "sliding window", exact: false, rate: 6, period: MINUTE, start: 0, applyUpdates: ASYNC };
   const limit = (t: T) => t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: "slide", config }));
   const check = (t: T) => t.run((ctx) => ctx.runQuery(api.lib.checkRateLimit, { name: "slide", config }));
 

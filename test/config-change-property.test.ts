@@ -44,6 +44,8 @@ const EPS = 1e-9;
 /** A config's fields before validation (`shards` is lowered until the config is valid). */
 type Draft = {
   kind: Kind;
+  /** A sliding window's `exact` (the others ignore it). */
+  exact: boolean;
   shards: number;
   rate: number;
   period: number;
@@ -61,6 +63,7 @@ const startArb = fc.option(fc.integer({ min: -1000, max: 1000 }), { nil: undefin
 
 const draftArb: fc.Arbitrary<Draft> = fc.record({
   kind: fc.constantFrom<Kind>(TB, FW, SW),
+  exact: fc.boolean(),
   shards: fc.integer({ min: 1, max: 4 }),
   rate: rateArb,
   period: periodArb,
@@ -128,7 +131,9 @@ function configOf(d: Draft): RateLimitConfig {
         ? { kind: TB, ...common }
         : d.kind === FW
           ? { kind: FW, ...common, ...start }
-          : { kind: SW, rate: d.rate, period: d.period, ...(shards === 1 ? {} : { shards }), ...start };
+          : d.exact
+            ? { kind: SW, rate: d.rate, period: d.period, ...(shards === 1 ? {} : { shards }) }
+            : { kind: SW, exact: false, rate: d.rate, period: d.period, ...(shards === 1 ? {} : { shards }), ...start };
     if (shards <= 1 || isValid(config)) return config;
   }
 }
@@ -137,6 +142,7 @@ function configOf(d: Draft): RateLimitConfig {
 function draftOf(c: RateLimitConfig): Draft {
   return {
     kind: c.kind,
+    exact: c.kind === SW && c.exact !== false,
     shards: c.shards ?? 1,
     rate: c.rate,
     period: c.period,
@@ -156,7 +162,12 @@ function changed(config: RateLimitConfig, change: Change): RateLimitConfig {
         d.shards = Math.min(4, Math.max(1, d.shards + t.by));
         break;
       case "kind":
-        d.kind = d.kind === TB ? FW : d.kind === FW ? SW : TB;
+        // Token bucket, fixed window, approximate sliding window, exact sliding window, and round.
+        if (d.kind === SW && !d.exact) d.exact = true;
+        else {
+          d.kind = d.kind === TB ? FW : d.kind === FW ? SW : TB;
+          d.exact = false;
+        }
         break;
       case "rate":
       case "period":
@@ -313,6 +324,9 @@ function windowStarts(phase: number, period: number, from: number, to: number, i
  */
 function grant(config: RateLimitConfig, phase: number, rate: number, from: number, to: number, inclusive: boolean): number {
   if (config.kind === TB) return to > from ? (rate * (to - from)) / config.period : 0;
+  // An exact sliding window admits at most `rate` in any window of `period` ms, and
+  // floor((to - from) / period) + 1 such windows cover [from, to].
+  if (config.kind === SW && config.exact !== false) return to >= from ? rate * (Math.floor((to - from) / config.period) + 1) : 0;
   // A sliding window admits at most `rate` in an aligned window: what the window already open
   // still gives back is in the row's value and `prev`, and each window starting after adds `rate`.
   return rate * windowStarts(phase, config.period, from, to, inclusive);

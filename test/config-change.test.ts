@@ -31,7 +31,7 @@ const rows = (t: T) => t.run((ctx) => ctx.runQuery(api.inspect.rows, {}));
 describe("each change is evaluated without throwing and grants nothing at the switch", () => {
   const onTheHour: RateLimitConfig = { kind: "fixed window", rate: 60, period: HOUR, start: 0 };
   const bucket: RateLimitConfig = { kind: "token bucket", rate: 60, period: HOUR };
-  const sliding: RateLimitConfig = { kind: "sliding window", rate: 60, period: HOUR, start: 0 };
+  const sliding: RateLimitConfig = { kind: "sliding window", exact: false, rate: 60, period: HOUR, start: 0 };
 
   // Drained at 12:59, asked again at 13:30. `most` is what may pass then.
   test.each([
@@ -201,7 +201,7 @@ describe("changes that used to gain tokens, now carried over on the row's own te
   test("a token bucket deep in debt switched to a sliding window admits nothing before its windows repay it", async () => {
     const t = makeInspectableTest();
     const bucket: RateLimitConfig = { kind: "token bucket", rate: 60, period: HOUR, maxReserved: 200 };
-    const sliding: RateLimitConfig = { kind: "sliding window", rate: 60, period: HOUR, start: 0 };
+    const sliding: RateLimitConfig = { kind: "sliding window", exact: false, rate: 60, period: HOUR, start: 0 };
     vi.setSystemTime(HOUR_START);
     expect((await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config: bucket, count: 60 }))).ok).toBe(true);
     const reserved = await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config: bucket, count: 200, reserve: true }));
@@ -281,7 +281,7 @@ describe("the stored row after a write: patched under the same terms, replaced u
 
   test("a sliding window's row, written again under the same terms, keeps its fields; as a token bucket, it loses prev", async () => {
     const t = makeInspectableTest();
-    const sliding: RateLimitConfig = { kind: "sliding window", rate: 60, period: HOUR, start: 0 };
+    const sliding: RateLimitConfig = { kind: "sliding window", exact: false, rate: 60, period: HOUR, start: 0 };
     const bucket: RateLimitConfig = { kind: "token bucket", rate: 60, period: HOUR };
     await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config: sliding }));
     vi.setSystemTime(HOUR_START + MINUTE);

@@ -302,7 +302,7 @@ describe("the window bound, through the whole request flow", () => {
         }
         if (op.action === "reshard") {
           if (async) store.apply(now);
-          const next = 1 + ((config.shards ?? 1) % Math.min(3, Math.floor(rate)));
+          const next: number = 1 + ((config.shards ?? 1) % Math.min(3, Math.floor(rate)));
           config = { ...config, shards: next };
           continue;
         }

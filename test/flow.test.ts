@@ -386,6 +386,9 @@ describe("configHash: the fingerprint of a config's terms, remembered for the la
       base,
       { ...base },
       { ...base, kind: "sliding window", capacity: 10 },
+      { ...base, kind: "sliding window", capacity: 10, exact: false },
+      { ...base, kind: "sliding window", capacity: 10, exact: true, start: undefined },
+      { ...base, kind: "sliding window", capacity: 10, start: undefined },
       { ...base, kind: "token bucket", start: undefined },
       { ...base, rate: 11 },
       { ...base, period: 2000 },
@@ -413,6 +416,9 @@ describe("configHash: the fingerprint of a config's terms, remembered for the la
     expect(configHash({ ...base, rate: 11 })).not.toBe(configHash(base));
     expect(configHash({ ...base, maxReserved: 5 })).toBe(configHash(base));
     expect(configHash({ ...base, start: 1250 })).toBe(configHash(base));
+    const sliding: RateLimitConfig = { kind: "sliding window", rate: 10, period: 1000 };
+    expect(configHash({ ...sliding, exact: false })).not.toBe(configHash(sliding));
+    expect(configHash({ ...sliding, exact: true })).toBe(configHash(sliding));
   });
 });
 
@@ -433,7 +439,22 @@ describe("termsConfig: the config a name's recorded terms stand for", () => {
       shards: 1,
       start: 250,
     });
-    expect(termsConfig(configTerms({ kind: "sliding window", rate: 3, period: 60_000 }))).toEqual({ kind: "sliding window", rate: 3, period: 60_000, capacity: 3, shards: 1 });
+    expect(termsConfig(configTerms({ kind: "sliding window", exact: false, rate: 3, period: 60_000, start: 5 }))).toEqual({
+      kind: "sliding window",
+      exact: false,
+      rate: 3,
+      period: 60_000,
+      capacity: 3,
+      shards: 1,
+      start: 5,
+    });
+    // An exact window's terms name its rows' kind, and it has no phase.
+    expect(configTerms({ kind: "sliding window", rate: 3, period: 60_000 })).toBe('["exact sliding window",3,60000,3,1,null]');
+    expect(termsConfig(configTerms({ kind: "sliding window", rate: 3, period: 60_000 }))).toEqual({ kind: "sliding window", exact: true, rate: 3, period: 60_000, capacity: 3, shards: 1 });
+  });
+
+  test("terms an earlier version recorded as \"sliding window\" are the approximate window's", () => {
+    expect(termsConfig('["sliding window",3,60000,3,1,null]')).toEqual({ kind: "sliding window", exact: false, rate: 3, period: 60_000, capacity: 3, shards: 1 });
   });
 
   test.each([

@@ -24,7 +24,13 @@ describe("resolvePhase: a key's phase never changes between versions (its rows' 
     ["another name", SW, "api", "k", MINUTE, 50_873],
     ["a key-less daily window", FW, "api", undefined, DAY, 29_334_085],
   ] as [string, typeof FW | typeof SW, string, string | undefined, number, number][])("%s", (_why, kind, name, key, period, phase) => {
-    expect(resolvePhase({ kind, rate: 10, period }, name, key)).toBe(phase);
+    // The approximate sliding window's two counting windows take the hashed phase; an exact one has none (below).
+    expect(resolvePhase(kind === SW ? { kind, exact: false, rate: 10, period } : { kind, rate: 10, period }, name, key)).toBe(phase);
+  });
+
+  test("an exact sliding window has phase 0: it has no windows to align", () => {
+    expect(resolvePhase({ kind: SW, rate: 10, period: HOUR }, "login", "alice")).toBe(0);
+    expect(resolvePhase({ kind: SW, rate: 10, period: HOUR, exact: true }, "api", "k")).toBe(0);
   });
 
   test.each([
@@ -33,7 +39,7 @@ describe("resolvePhase: a key's phase never changes between versions (its rows' 
     ["start 0 is a phase of 0, not a hash", { kind: FW, rate: 10, period: HOUR, start: 0 }, 0],
     ["start two hours and 5 ms in", { kind: FW, rate: 10, period: HOUR, start: 2 * HOUR + 5 }, 5],
     ["a negative start counts back from the period", { kind: FW, rate: 10, period: HOUR, start: -5 }, HOUR - 5],
-    ["a sliding window's start, negative and over a period back", { kind: SW, rate: 10, period: HOUR, start: -(2 * HOUR + 90_000) }, HOUR - 90_000],
+    ["a sliding window's start, negative and over a period back", { kind: SW, exact: false, rate: 10, period: HOUR, start: -(2 * HOUR + 90_000) }, HOUR - 90_000],
   ] as [string, RateLimitConfig, number][])("%s", (_why, config, phase) => {
     expect(resolvePhase(config, "login", "alice")).toBe(phase);
   });
@@ -44,7 +50,7 @@ describe("shardParams' terms: the whole limit's, with the phase only for the win
     // [why, config, terms of every shard]
     ["a token bucket records phase 0 whatever phase it is given", { kind: TB, rate: 10, period: MINUTE, capacity: 20, shards: 3 }, '["token bucket",10,60000,20,3,0]'],
     ["a fixed window records its phase", { kind: FW, rate: 10, period: MINUTE, capacity: 20, shards: 3 }, '["fixed window",10,60000,20,3,1234]'],
-    ["a sliding window too; capacity defaults to rate and shards to 1", { kind: SW, rate: 10, period: MINUTE }, '["sliding window",10,60000,10,1,1234]'],
+    ["a sliding window too; capacity defaults to rate and shards to 1", { kind: SW, exact: false, rate: 10, period: MINUTE }, '["sliding window",10,60000,10,1,1234]'],
   ] as [string, RateLimitConfig, string][])("%s", (_why, config, terms) => {
     for (let i = 0; i < (config.shards ?? 1); i++) expect(shardParams(config, PHASE, i).terms).toBe(terms);
   });
@@ -95,9 +101,9 @@ describe("shardConfig: one shard's share as a config of its own", () => {
     ],
     [
       "a sliding window's first shard takes the remainder",
-      { kind: SW, rate: 10, period: MINUTE, shards: 3 },
+      { kind: SW, exact: false, rate: 10, period: MINUTE, shards: 3 },
       0,
-      { kind: SW, rate: 4, period: MINUTE, capacity: 4, shards: 1, start: PHASE },
+      { kind: SW, exact: false, rate: 4, period: MINUTE, capacity: 4, shards: 1, start: PHASE },
     ],
   ] as [string, RateLimitConfig, number, RateLimitConfig][])("%s", (_why, config, i, expected) => {
     expect(shardConfig(config, PHASE, i)).toStrictEqual(expected);
@@ -201,7 +207,7 @@ describe("relayout", () => {
 
   describe("a sliding window's previous-window count is summed and split by rate", () => {
     // 10 over 3 shards: rates 4, 3, 3. The old layout is 2 shards of 5.
-    const sliding: RateLimitConfig = { kind: SW, rate: 10, period: MINUTE, shards: 3 };
+    const sliding: RateLimitConfig = { kind: SW, exact: false, rate: 10, period: MINUTE, shards: 3 };
 
     test("prev 3 + 2 = 5 split 4:3:3 as 2, 1.5, 1.5; the 3 tokens split evenly", () => {
       const rows: StoredRow[] = [

@@ -7,7 +7,7 @@
 import { fc, test } from "@fast-check/vitest";
 import { ConvexError } from "convex/values";
 import { describe, expect } from "vitest";
-import { DAY, HOUR, MINUTE, SECOND, evaluate, phaseOf, windowIndex, windowStart, type State } from "../src/shared/algebra.js";
+import { DAY, HOUR, MINUTE, SECOND, evaluate, phaseOf, stateOf, windowIndex, windowStart, type State } from "../src/shared/algebra.js";
 import { requestFlow, type KeyRead, type RequestOutcome, type RowQuery } from "../src/shared/flow.js";
 import { configTerms, resolvePhase, shardParams, termsHash } from "../src/shared/layout.js";
 import type { Plan } from "../src/shared/plan.js";
@@ -83,9 +83,12 @@ const configArb: fc.Arbitrary<RateLimitConfig> = fc
       ...(async ? { applyUpdates: "asynchronously" as const } : {}),
     };
     if (kind === SW) {
-      // A sliding window has no reservations, and its capacity is its rate.
+      // A sliding window has no reservations, and its capacity is its rate. With a start it is the
+      // approximate one (an exact one has no windows to align); without, exact or not by the
+      // rate's parity, so both are drawn.
       const { capacity: _c, maxReserved: _m, ...rest } = common;
-      return { kind: SW, ...rest, ...(start === undefined ? {} : { start }) };
+      if (start !== undefined) return { kind: SW, exact: false, ...rest, start };
+      return Math.floor(r) % 2 === 0 ? { kind: SW, exact: false, ...rest } : { kind: SW, ...rest };
     }
     return kind === TB
       ? { kind: TB, ...common }
@@ -311,7 +314,7 @@ function shardStates(store: MemoryStore, req: Request, now: number): State[] {
     const args = { name: req.name, ...(req.key === undefined ? {} : { key: req.key }), config: req.config, sampleShards: 1 };
     const v = store.getValue(args, now, replay([(i + 0.5) / n]));
     expect(v.shard).toBe(i);
-    return v.prev === undefined ? { value: v.value, ts: v.ts } : { value: v.value, ts: v.ts, prev: v.prev };
+    return stateOf(v);
   });
 }
 

@@ -82,12 +82,12 @@ afterEach(() => {
   mocks.result = undefined;
 });
 
-describe("useRateLimit on a sliding window (3 in any minute)", () => {
+describe("useRateLimit on an approximate sliding window (about 3 in any minute)", () => {
   test("the query reports the window's phase and the previous window's count", async () => {
     const t = makeTest();
     for (let i = 0; i < 3; i++) await t.mutation(api.slidingHook.take, { key: "a" });
     const data = await t.query(api.slidingHook.getRateLimit, { key: "a" });
-    expect(data).toMatchObject({ value: 0, ts: T0, prev: 0, config: { kind: "sliding window", rate: 3, period: MINUTE } });
+    expect(data).toMatchObject({ value: 0, ts: T0, prev: 0, config: { kind: "sliding window", exact: false, rate: 3, period: MINUTE } });
     expect(data.config.kind === "sliding window" && data.config.start).toEqual(expect.any(Number));
   });
 
@@ -140,5 +140,55 @@ describe("useRateLimit on a sliding window (3 in any minute)", () => {
     expect(result.current.status).toEqual({ ok: true });
     expect(await admitted(t, "b", retryAt - 1, count)).toBe(false);
     expect(await admitted(t, "b", retryAt, count)).toBe(true);
+  });
+});
+
+describe("useRateLimit on an exact sliding window (3 in any minute)", () => {
+  /** Renders the hook on the exact window for room `key`, as {@link watch} does. */
+  async function watchExact(t: Test, key: string, count = 1) {
+    mocks.serverTime = () => t.mutation(api.slidingHook.getExactServerTime, {});
+    mocks.result = await t.query(api.slidingHook.getExactRateLimit, { key });
+    const hook = renderHook(() => useRateLimit(api.slidingHook.getExactRateLimit, { key, count, getServerTimeMutation: api.slidingHook.getExactServerTime }));
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(0);
+    });
+    return hook;
+  }
+  async function admittedExact(t: Test, key: string, at: number, count = 1): Promise<boolean> {
+    vi.setSystemTime(at);
+    return (await t.mutation(api.slidingHook.takeExact, { key, count })).ok;
+  }
+
+  test("the query reports the log, and a config with no phase", async () => {
+    const t = makeTest();
+    expect(await admittedExact(t, "a", T0)).toBe(true);
+    const data = await t.query(api.slidingHook.getExactRateLimit, { key: "a" });
+    expect(data).toMatchObject({ value: 2, ts: T0, config: { kind: "sliding window", exact: true, rate: 3, period: MINUTE } });
+    expect(data.log).toBeInstanceOf(ArrayBuffer);
+    expect(data.config.kind === "sliding window" && data.config.start).toBeUndefined();
+  });
+
+  test.each([
+    // count 1: when the first take (T0) leaves, a minute after it
+    [1, MINUTE],
+    // count 2: when the second (T0 + 10 s) leaves too
+    [2, MINUTE + 10_000],
+    // count 3: when all three have
+    [3, MINUTE + 20_000],
+  ])("three takes 10 s apart, count %d: retryAt is when enough have left, on the hook's clock and the server's", async (count, after) => {
+    const t = makeTest();
+    for (const at of [T0, T0 + 10_000, T0 + 20_000]) expect(await admittedExact(t, "b", at)).toBe(true);
+    vi.setSystemTime(T0 + 30_000);
+    const { result } = await watchExact(t, "b", count);
+    const retryAt = T0 + after;
+    expect(result.current.status).toEqual({ ok: false, retryAt });
+    expect(result.current.check(retryAt - 1, count)).toMatchObject({ ok: false, retryAt });
+    expect(result.current.check(retryAt, count)).toMatchObject({ ok: true });
+    await advanceTo(retryAt - 1);
+    expect(result.current.status).toEqual({ ok: false, retryAt });
+    await advanceTo(retryAt);
+    expect(result.current.status).toEqual({ ok: true });
+    expect(await admittedExact(t, "b", retryAt - 1, count)).toBe(false);
+    expect(await admittedExact(t, "b", retryAt, count)).toBe(true);
   });
 });

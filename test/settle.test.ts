@@ -15,7 +15,7 @@ const big: RateLimitConfig = { ...small, capacity: 20 };
 const four: RateLimitConfig = { kind: "token bucket", rate: 40, period: DAY, shards: 4, applyUpdates: "asynchronously" };
 const two: RateLimitConfig = { ...four, shards: 2 };
 const window: RateLimitConfig = { kind: "fixed window", rate: 5, period: DAY, applyUpdates: "asynchronously" };
-const sliding: RateLimitConfig = { kind: "sliding window", rate: 5, period: DAY, applyUpdates: "asynchronously" };
+const sliding: RateLimitConfig = { kind: "sliding window", exact: false, rate: 5, period: DAY, applyUpdates: "asynchronously" };
 
 /** The row shard `shard` of `config` stores when it holds `value` at `ts`. */
 function row(config: RateLimitConfig, shard: number, value: number, ts = T0): StoredRow {

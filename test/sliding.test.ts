@@ -7,7 +7,7 @@ import { splitTotal } from "../src/shared/split.js";
 import { components, makeTest } from "./setup.js";
 
 /** 10 per second, windows aligned to whole seconds. */
-const SW: RateLimitConfig = { kind: "sliding window", rate: 10, period: SECOND, start: 0 };
+const SW: RateLimitConfig = { kind: "sliding window", exact: false, rate: 10, period: SECOND, start: 0 };
 const FW: RateLimitConfig = { kind: "fixed window", rate: 10, period: SECOND, start: 0 };
 const p = paramsOf(SW, 0);
 
@@ -67,7 +67,7 @@ describe("decisions", () => {
   });
 
   test("fractional counts add up: 30 of 0.1 on a rate of 3, at one instant", () => {
-    const config: RateLimitConfig = { kind: "sliding window", rate: 3, period: MINUTE };
+    const config: RateLimitConfig = { kind: "sliding window", exact: false, rate: 3, period: MINUTE };
     let state: State | null = null;
     for (let i = 0; i < 30; i++) {
       const d = decideRateLimit(state, config, { now: 0, count: 0.1 });
@@ -95,8 +95,8 @@ describe("the component through the client, register()ed on convex-test", () => 
   afterEach(() => vi.useRealTimers());
 
   const rateLimiter = new RateLimiter(components.rateLimiter, {
-    perMinute: { kind: "sliding window", rate: 6, period: MINUTE, start: 0 },
-    sharded: { kind: "sliding window", rate: 10, period: MINUTE, shards: 3, start: 0 },
+    perMinute: { kind: "sliding window", exact: false, rate: 6, period: MINUTE, start: 0 },
+    sharded: { kind: "sliding window", exact: false, rate: 10, period: MINUTE, shards: 3, start: 0 },
   });
 
   test("limit, check, getValue and reset, with exact retries across the seam", async () => {
@@ -114,7 +114,7 @@ describe("the component through the client, register()ed on convex-test", () => 
     vi.advanceTimersByTime(1);
     expect((await limit()).ok).toBe(true);
     const value = await t.run((ctx) => rateLimiter.getValue(ctx, "perMinute", { key: "u" }));
-    expect(value).toMatchObject({ value: 0, prev: 6, config: { kind: "sliding window", rate: 6 } });
+    expect(value).toMatchObject({ value: 0, prev: 6, config: { kind: "sliding window", exact: false, rate: 6 } });
     // The hook's arithmetic on getValue's answer says when the next one comes back: 10 s later.
     const predicted = calculateRateLimit(value, value.config, Date.now(), 1);
     expect(predicted.retryAfter).toBe(10 * SECOND);

@@ -37,8 +37,9 @@ export const rateLimiter = new RateLimiter(components.rateLimiter, {
   // calls rarely write the same one.
   apiCalls: { kind: "token bucket", rate: 100, period: SECOND, shards: 10 },
   // Invitations: 20 a day per user, and, for everyone together, the email provider's limit of
-  // 100 outgoing emails in any hour: a sliding window, which (unlike a fixed window) never lets
-  // 200 out around the turn of an hour.
+  // 100 outgoing emails in any hour: an exact sliding window (the default), which never lets more
+  // than 100 out in any hour, as the provider counts them; each email's slot comes back an hour
+  // after it was sent.
   invitesPerUser: { kind: "token bucket", rate: 20, period: DAY },
   outboundEmails: { kind: "sliding window", rate: 100, period: HOUR },
   // An HTTP API: 5 requests a minute per API key (see http.ts), with metrics (which keys are

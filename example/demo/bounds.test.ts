@@ -46,7 +46,7 @@ describe("replay", () => {
     // 2 per second, windows at whole seconds. Both taken at 0; at 1.5 s half the first second
     // has slid out: 1 is back and taken; the next is back when the rest has, at 2 s (without the
     // window before carried, the row would wait for 2 s to start sliding out, until 2.5 s).
-    const sliding: RateLimitConfig = { kind: "sliding window", rate: 2, period: SECOND, start: 0 };
+    const sliding: RateLimitConfig = { kind: "sliding window", exact: false, rate: 2, period: SECOND, start: 0 };
     expect(replay(ones(0, 0, 1500, 1500), sliding)).toEqual([
       { at: 0, count: 1, ok: true },
       { at: 0, count: 1, ok: true },

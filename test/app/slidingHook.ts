@@ -8,8 +8,11 @@ import type { ComponentApi } from "../../src/component/_generated/component.js";
 const components = componentsGeneric() as unknown as { rateLimiter: ComponentApi };
 
 const rateLimiter = new RateLimiter(components.rateLimiter, {
-  // At most 3 in any minute; no start, so each key's windows get a phase hashed from its name.
-  perMinute: { kind: "sliding window", rate: 3, period: MINUTE },
+  // About 3 in any minute, approximately (two counting windows); no start, so each key's windows
+  // get a phase hashed from its name.
+  perMinute: { kind: "sliding window", rate: 3, period: MINUTE, exact: false },
+  // Exactly 3 in any minute: each token comes back a minute after it was taken.
+  exactPerMinute: { kind: "sliding window", rate: 3, period: MINUTE },
 });
 
 /** The hook's functions: the client picks the key (a room, say). */
@@ -21,4 +24,15 @@ export const { getRateLimit, getServerTime } = rateLimiter.hookAPI("perMinute", 
 export const take = mutationGeneric({
   args: { key: v.string(), count: v.optional(v.number()) },
   handler: async (ctx, args) => rateLimiter.limit(ctx, "perMinute", { key: `room:${args.key}`, count: args.count }),
+});
+
+/** The exact window's hook functions, keyed as above. */
+export const { getRateLimit: getExactRateLimit, getServerTime: getExactServerTime } = rateLimiter.hookAPI("exactPerMinute", {
+  key: (_ctx, fromClient) => `room:${fromClient ?? "lobby"}`,
+});
+
+/** Takes `count` (default 1) from the exact window for the room `key`. */
+export const takeExact = mutationGeneric({
+  args: { key: v.string(), count: v.optional(v.number()) },
+  handler: async (ctx, args) => rateLimiter.limit(ctx, "exactPerMinute", { key: `room:${args.key}`, count: args.count }),
 });

@@ -49,7 +49,7 @@ describe("curve", () => {
   });
 
   describe("a sliding window (5 per 10 s)", () => {
-    const sliding: RateLimitConfig = { kind: "sliding window", rate: 5, period: 10_000, start: 0 };
+    const sliding: RateLimitConfig = { kind: "sliding window", exact: false, rate: 5, period: 10_000, start: 0 };
 
     it("rises at what the window before took, changes slope at the boundary, and is full at the next", () => {
       // At 12 s: 0 left; the window [0, 10 s) took 5, sliding out at 0.5 a second until 20 s (4
@@ -211,7 +211,7 @@ describe("a sliding window's curve against calculateRateLimit", () => {
     }),
     probes: fc.array(fc.integer({ min: 0, max: 20_000 }), { minLength: 1, maxLength: 30 }),
   })("the straight lines between corners give the algebra's value at every instant", ({ rate, period, start, requests, probes }) => {
-    const config: RateLimitConfig = { kind: "sliding window", rate, period, start };
+    const config: RateLimitConfig = { kind: "sliding window", exact: false, rate, period, start };
     // The states the server stores after each admitted request, as the live chart receives them.
     const segments: Segment[] = [];
     let state: RowState | null = null;

@@ -155,7 +155,7 @@ describe("Simulation", () => {
   it("draws a sliding window level while nothing slides out, rising from the boundary, full at the next", async () => {
     // 5 per 10 s, windows aligned to 0. Five taken at 0: the window before took nothing, so the
     // tokens stay at 0 until 10 s, then come back as the window [0, 10 s) slides out, all by 20 s.
-    const sliding: RateLimitConfig = { kind: "sliding window", rate: 5, period: 10_000, start: 0 };
+    const sliding: RateLimitConfig = { kind: "sliding window", exact: false, rate: 5, period: 10_000, start: 0 };
     const sim = await Simulation.start(freshLane(), sliding);
     await sim.fire(one(sliding), 6);
     let s = sim.snapshot();
@@ -188,8 +188,8 @@ describe("Simulation", () => {
   });
 
   it.each([
-    ["unsharded", { kind: "sliding window", rate: 7, period: 3000 }],
-    ["over 3 shards", { kind: "sliding window", rate: 9, period: 3000, shards: 3 }],
+    ["unsharded", { kind: "sliding window", exact: false, rate: 7, period: 3000 }],
+    ["over 3 shards", { kind: "sliding window", exact: false, rate: 9, period: 3000, shards: 3 }],
   ] satisfies [string, RateLimitConfig][])(
     "draws a sliding window (%s) so that the component agrees with the curve at every instant",
     async (_name, config) => {
@@ -294,7 +294,7 @@ describe("Lane.refillAt", () => {
 
   it("looks past a sliding window's level stretch: nothing slides out until its next boundary", async () => {
     // 5 per 10 s, emptied early in a window: level at 0 for 9.5 s, then back to 5 over the next window.
-    const sliding: RateLimitConfig = { kind: "sliding window", rate: 5, period: 10_000 };
+    const sliding: RateLimitConfig = { kind: "sliding window", exact: false, rate: 5, period: 10_000 };
     const curve = (t: number) => Math.min(5, Math.max(0, (5 * (t - 9500)) / 10_000));
     expect(await laneOf(curve).refillAt(ORIGIN, sliding)).toBe(ORIGIN + 19_500);
   });
