@@ -25,7 +25,7 @@ import { components, freshApp, median, quantile, timeRounds, type RateLimitCall,
 import { cleanupSection, rowCounter } from "./cleanup.js";
 import { poissonArrivals, simulate, type Policy, type SimResult } from "./sim.js";
 import { metricsSection } from "./metrics.js";
-import { bytesSection } from "./bytes.js";
+import { bytesSection, exactCostSection } from "./bytes.js";
 import { slidingSection } from "./sliding.js";
 import { num, pct, table } from "./table.js";
 
@@ -455,7 +455,13 @@ export async function main(argv: readonly string[]): Promise<void> {
     ["cleanup", () => cleanupSection({ seed: opts.seed, users: opts.users, checkUsers: opts.quick ? 100 : 300, days: 30 }, clock, T0)],
     ["sliding", () => slidingSection({ seed: opts.seed, quick: opts.quick }, clock, T0)],
     ["metrics", () => metricsSection({ seed: opts.seed, calls: opts.quick ? 100 : 400 }, clock, T0)],
-    ["bytes", () => bytesSection({ calls: opts.quick ? 20 : 100 }, clock, T0)],
+    [
+      "bytes",
+      async () => {
+        await bytesSection({ calls: opts.quick ? 20 : 100 }, clock, T0);
+        await exactCostSection({ calls: opts.quick ? 20 : 100 }, clock, T0);
+      },
+    ],
   ];
   const chosen = sections.filter(([name]) => opts.sections.has(name));
   if (chosen.length === SECTIONS.length) {

@@ -6,6 +6,9 @@ export type { ActionCtx, CleanupResult, HookOptions, InstalledComponent, LimitAl
 export { calculateRateLimit, DAY, decideRateLimit, HOUR, MINUTE, SECOND, WEEK } from "../shared/algebra.js";
 export type { CalculatedRateLimit } from "../shared/algebra.js";
 export type { RateLimitDecision, State as RateLimitState } from "../shared/algebra.js";
+/** An exact sliding window's log: what its row took in its last window (see ../shared/window-log.ts). */
+export { MAX_EXACT_RATE, windowLog } from "../shared/window-log.js";
+export type { Entry as WindowLogEntry } from "../shared/window-log.js";
 /** Convex validators for configs and results, for apps that pass them through their own functions. */
 export { acquireResult, concurrencyValidator, extendResult, leaseValueResult } from "../shared/concurrency-validators.js";
 export {

@@ -42,6 +42,15 @@ function wholePrev(data: GetValueReturns & { total?: { capacity: number } }): { 
   return { prev: data.prev * scale };
 }
 
+/**
+ * An exact sliding window's log for the whole limit: unsharded, the row's own. Sharded, getValue
+ * returns one shard's, so none: the chart then takes the limit's used tokens to come back a period
+ * after the last reading (later than they will: the steps it shows are a lower bound).
+ */
+function wholeLog(data: GetValueReturns, sharded: boolean): { log?: ArrayBuffer } {
+  return data.log === undefined || sharded ? {} : { log: data.log };
+}
+
 export function LivePlayground() {
   const [form, setForm] = useState<Form>(DEFAULT_FORM);
   const refused = useMemo(() => formError(form), [form]);
@@ -75,9 +84,10 @@ export function LivePlayground() {
   });
   if (history.current.configKey !== configKey) history.current = { configKey, dataKey: "", segments: [] };
   if (data !== undefined && shown !== undefined) {
-    const dataKey = JSON.stringify(data);
+    // An exact window's log is bytes, which JSON drops: its length stands in for it.
+    const dataKey = JSON.stringify({ ...data, log: data.log?.byteLength });
     if (history.current.dataKey !== dataKey) {
-      const state = { value: data.total?.value ?? data.value, ts: data.ts, ...wholePrev(data) };
+      const state = { value: data.total?.value ?? data.value, ts: data.ts, ...wholePrev(data), ...wholeLog(data, (shown.config.shards ?? 1) > 1) };
       const arrived = Date.now() + offset;
       // A token bucket's or a sliding window's ts is the instant the query evaluated the row at; a
       // fixed window's is its window's start, so for those the state is placed at its arrival.

@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import { capacityOf } from "../playground/config.js";
 import { Chart, type ChartProps } from "./Chart.js";
 import { formatDuration, formatTokens } from "./format.js";
+import { isStepped } from "./model.js";
 
 /** The chart's props but those the monitor derives from the config. */
 export type MonitorProps = Omit<ChartProps, "description" | "capacity" | "step"> & {
@@ -31,7 +32,7 @@ export function Monitor({ config, available, children, ...chart }: MonitorProps)
       <Chart
         {...chart}
         capacity={capacity}
-        step={config.kind === "fixed window"}
+        step={isStepped(config)}
         description={`A ${config.kind} of ${formatTokens(config.rate)} per ${formatDuration(config.period)}, capacity ${formatTokens(capacity)}${(config.shards ?? 1) > 1 ? ` over ${config.shards} shards` : ""}: ${formatTokens(available)} tokens available now; ${admitted} requests admitted or reserved and ${refused} refused so far.`}
       />
     </section>

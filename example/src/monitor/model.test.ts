@@ -4,7 +4,7 @@
 import { fc, test as fcTest } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { calculateRateLimit, decideRateLimit, type RateLimitConfig } from "convex-rate-limiter";
-import { curve, nextBoundary, pathOf, pointAt, refillTime, ticks, valueAt, type RowState, type Segment } from "./model.js";
+import { curve, isStepped, nextBoundary, pathOf, pointAt, refillTime, ticks, valueAt, type RowState, type Segment } from "./model.js";
 
 /** 5 tokens per 10 s: 0.5 a second. */
 const bucket: RateLimitConfig = { kind: "token bucket", rate: 5, period: 10_000 };
@@ -233,6 +233,36 @@ describe("a sliding window's curve against calculateRateLimit", () => {
       // valueAt is the algebra itself, on the state in force
       const last = segments.filter((s) => s.from <= at).at(-1)?.state ?? null;
       expect(expected).toBe(calculateRateLimit(last, config, at, 0).value);
+    }
+  });
+
+  fcTest.prop({
+    rate: fc.integer({ min: 1, max: 12 }),
+    period: fc.integer({ min: 100, max: 5000 }),
+    requests: fc.array(fc.record({ gap: fc.integer({ min: 0, max: 4000 }), count: fc.integer({ min: 1, max: 4 }) }), {
+      minLength: 1,
+      maxLength: 12,
+    }),
+    probes: fc.array(fc.integer({ min: 0, max: 20_000 }), { minLength: 1, maxLength: 30 }),
+  })("an exact window's steps give the algebra's value at every instant", ({ rate, period, requests, probes }) => {
+    const config: RateLimitConfig = { kind: "sliding window", rate, period };
+    expect(isStepped(config)).toBe(true);
+    const segments: Segment[] = [];
+    let state: RowState | null = null;
+    let t = 0;
+    for (const { gap, count } of requests) {
+      t += gap;
+      if (count > rate) continue;
+      const d = decideRateLimit(state, config, { now: t, count });
+      if (!d.ok) continue;
+      state = { value: d.value, ts: d.ts, ...(d.log === undefined ? {} : { log: d.log }) };
+      segments.push({ from: t, state });
+    }
+    const end = t + 2 * period;
+    const points = curve(config, segments, 0, end);
+    for (const probe of probes) {
+      const at = Math.min(end, probe);
+      expect(pointAt(points, at, true)).toBe(valueAt(config, segments, at));
     }
   });
 });

@@ -1,14 +1,24 @@
 // The chart's model: a limit's available tokens over time, as a list of known states, each
 // evolved with the shared `calculateRateLimit` until the next one. Pure: times come in as ms.
-import { calculateRateLimit, type RateLimitConfig } from "convex-rate-limiter";
+import { calculateRateLimit, windowLog, type RateLimitConfig } from "convex-rate-limiter";
 import { capacityOf } from "../playground/config.js";
 
 /**
- * What a row holds: `value` tokens at `ts` (ms). Negative values are reserved debt. A sliding
- * window also holds `prev`, what the window before the one holding `ts` took (see
- * `calculateRateLimit`); without it, that window is taken to have taken nothing.
+ * What a row holds: `value` tokens at `ts` (ms). Negative values are reserved debt. An approximate
+ * sliding window also holds `prev`, what the window before the one holding `ts` took (see
+ * `calculateRateLimit`); without it, that window is taken to have taken nothing. An exact one holds
+ * `log`, its last window's takes (see `windowLog`).
  */
-export type RowState = { value: number; ts: number; prev?: number };
+export type RowState = { value: number; ts: number; prev?: number; log?: ArrayBuffer };
+
+/**
+ * isStepped says whether a limit's curve is drawn as steps ("hold, then jump"): a fixed window's
+ * tokens arrive at its boundaries, an exact sliding window's when each take leaves the window; the
+ * others' rise continuously.
+ */
+export function isStepped(config: RateLimitConfig): boolean {
+  return config.kind === "fixed window" || (config.kind === "sliding window" && config.exact !== false);
+}
 
 /** From instant `from` on (until the next segment), the limit evolves from `state` (null: full). */
 export type Segment = { from: number; state: RowState | null };
@@ -63,8 +73,8 @@ export function nextBoundary(t: number, start: number, period: number): number {
 const MAX_STEPS = 2000;
 
 /**
- * The exact corners of one segment's curve over [a, b]: straight lines (token bucket, sliding
- * window) or steps (fixed window).
+ * The exact corners of one segment's curve over [a, b]: straight lines (token bucket, approximate
+ * sliding window) or steps (fixed window, exact sliding window).
  */
 function segmentPoints(config: RateLimitConfig, state: RowState | null, a: number, b: number): Point[] {
   const capacity = capacityOf(config);
@@ -94,6 +104,15 @@ function segmentPoints(config: RateLimitConfig, state: RowState | null, a: numbe
       break;
     }
     case "sliding window": {
+      if (config.exact !== false) {
+        // Steps: each take gives its tokens back when it leaves the window, `period` after it
+        // was taken (after the row's own ts, when the clock is behind the server's).
+        for (const entry of windowLog(start) ?? []) {
+          const back = Math.max(entry.at + config.period, start.ts);
+          if (back > a && back < b && back !== points.at(-1)!.t) points.push(at(back));
+        }
+        break;
+      }
       // Level until the row's own ts (a clock behind the server's). Then straight lines: within a
       // window the tokens rise at what the window before took (`prev`) per period, as it slides
       // out, up to capacity; at a boundary the window just ended starts sliding out instead, so
@@ -127,8 +146,8 @@ function segmentPoints(config: RateLimitConfig, state: RowState | null, a: numbe
 
 /**
  * The curve of available tokens over [from, to]: each segment's exact corners, with a vertical
- * drop where a request took tokens. Draw it with straight lines for a token bucket or a sliding
- * window and as steps ("hold, then jump") for a fixed window.
+ * drop where a request took tokens. Draw it as steps ("hold, then jump") where `isStepped`, else
+ * with straight lines.
  */
 export function curve(
   config: RateLimitConfig,

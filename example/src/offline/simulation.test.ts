@@ -222,6 +222,36 @@ describe("Simulation", () => {
     },
   );
 
+  it.each([
+    ["unsharded", { kind: "sliding window", rate: 7, period: 3000 }],
+    ["over 3 shards", { kind: "sliding window", rate: 9, period: 3000, shards: 3 }],
+  ] satisfies [string, RateLimitConfig][])(
+    "draws an exact sliding window (%s) as steps the component agrees with at every instant",
+    async (_name, config) => {
+      // Random bursts and waits; then the curve's steps (held until the next corner) must give what
+      // getValue says at any instant: each take's tokens come back a period after it.
+      const lane = freshLane();
+      const sim = await Simulation.start(lane, config);
+      const random = seededRandom(11);
+      for (let i = 0; i < 8; i++) {
+        await sim.fire(one(config), 1 + Math.floor(random() * 4));
+        await sim.wait(Math.floor(random() * 1500));
+      }
+      const { future, clock, untilFull } = sim.snapshot();
+      expect(future.at(-1)?.v).toBe(config.rate);
+      expect(future.find((p) => p.v === config.rate)?.t).toBe(clock + untilFull);
+      expect(await lane.available(ORIGIN + clock + untilFull - 1, config)).toBeLessThan(config.rate);
+      // Steps: more than two corners (not a straight line to full).
+      expect(future.length).toBeGreaterThan(2);
+      const end = future.at(-1)?.t ?? clock;
+      for (let i = 0; i < 40; i++) {
+        const t = clock + Math.floor(random() * (end - clock));
+        const held = future.filter((p) => p.t <= t).at(-1)!;
+        expect(held.v).toBeCloseTo(await lane.available(ORIGIN + t, config), 9);
+      }
+    },
+  );
+
   it("applies a config change from the current instant, as a deployment reads its rows", async () => {
     const sim = await Simulation.start(freshLane(), bucket);
     await sim.fire(one(bucket), 4); // 1 left

@@ -5,8 +5,8 @@
 //
 // The chart's curve is the limit's total as `getValue` reports it (every shard read), sampled
 // between events: at the instant it is full again (found by asking), at each window boundary of a
-// fixed or sliding window, and, for a sharded token bucket, evenly in between (its shards fill one
-// by one).
+// fixed or approximate sliding window, when each take leaves an exact sliding window, and, for a
+// sharded token bucket, evenly in between (its shards fill one by one).
 import { isInvalidRateLimitError, type RateLimitConfig } from "convex-rate-limiter";
 import type { Point } from "../monitor/model.js";
 import { outcomeOf, type Entry } from "../playground/decisions.js";
@@ -317,6 +317,15 @@ export class Simulation {
         break;
       }
       case "sliding window": {
+        if (config.exact !== false) {
+          // Steps: each take's tokens come back when it leaves the window, a period after it was
+          // taken (a row carried over from another config: after its last write, also a request's
+          // instant). Read the component at each request's instant plus a period, and at `b`.
+          const backs = [...new Set(this.#entries.map((e) => e.t + config.period))].filter((t) => t > a && t < b).sort((x, y) => x - y);
+          for (const t of backs.slice(0, MAX_BOUNDARIES)) points.push(await at(t));
+          if (b > a) points.push(await at(b));
+          return points;
+        }
         // Straight lines between window boundaries: within a window the tokens rise at what the
         // window before took, per period, as it slides out; at a boundary the window just ended
         // becomes the one sliding out, so the slope changes there. The row is full by the second

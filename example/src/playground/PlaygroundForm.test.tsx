@@ -57,6 +57,21 @@ describe("PlaygroundForm", () => {
     for (const name of ["rate", "periodSeconds", "shards", "count"]) expect(input(name)?.disabled).toBe(false);
   });
 
+  it("a sliding window has an Exact box, checked by default; unchecking it sends exact: false", () => {
+    const form: Form = { ...DEFAULT_FORM, kind: "sliding window" };
+    const { input, onChange } = show(form);
+    expect(input("exact")?.checked).toBe(true);
+    expect(screen.getByText("never more than the rate in any period")).toBeTruthy();
+    fireEvent.click(input("exact")!);
+    expect(onChange).toHaveBeenCalledWith({ ...form, exact: false });
+    expect(requestOf({ ...form, exact: false }).config).toMatchObject({ kind: "sliding window", exact: false });
+  });
+
+  it.each([["token bucket"], ["fixed window"]] as const)("a %s has no Exact box", (kind) => {
+    const { input } = show({ ...DEFAULT_FORM, kind });
+    expect(input("exact")).toBeNull();
+  });
+
   it("shows a component error under the field it names, the reserve box included", () => {
     const form: Form = { ...DEFAULT_FORM, reserve: true };
     const error = { kind: "InvalidRateLimit", field: "reserve", value: "true", message: "reserve = true: not here" } as const;

@@ -9,7 +9,7 @@ function isKind(value: string): value is Kind {
   return (KINDS as readonly string[]).includes(value);
 }
 
-type NumberField = Exclude<keyof Form, "kind" | "reserve">;
+type NumberField = Exclude<keyof Form, "kind" | "reserve" | "exact">;
 
 /** What each kind does with its tokens, under the kind selector. */
 const KIND_HINTS: Readonly<Record<Kind, string>> = {
@@ -101,6 +101,21 @@ export function PlaygroundForm({
         {numberInput("shards", "Shards", "rows the limit is spread over")}
         {applies(form.kind, "maxReserved") &&
           numberInput("maxReserved", "Max reserved", "deepest debt; blank = unlimited", "unlimited")}
+        {applies(form.kind, "exact") && (
+          <label className="field field-check" htmlFor={`${id}-exact`}>
+            <input
+              id={`${id}-exact`}
+              name="exact"
+              type="checkbox"
+              checked={form.exact}
+              aria-invalid={badField === "exact"}
+              aria-describedby={badField === "exact" ? errorId("exact") : `${id}-exact-hint`}
+              onChange={(e) => onChange({ ...form, exact: e.target.checked })}
+            />
+            <span className="field-label">Exact</span>
+            {note("exact", form.exact ? "never more than the rate in any period" : "two counting windows: cheaper, under twice the rate")}
+          </label>
+        )}
       </fieldset>
       <fieldset>
         <legend>Request</legend>

@@ -21,6 +21,8 @@ export type Form = {
   /** Tokens each request takes. */
   count: string;
   reserve: boolean;
+  /** A sliding window's `exact` (checked: the default, a log per row; unchecked: the approximation). */
+  exact: boolean;
 };
 
 /** The form a first visit shows: 5 per 10 s with bursts of 5, one token a request. */
@@ -33,6 +35,7 @@ export const DEFAULT_FORM: Form = {
   shards: "1",
   count: "1",
   reserve: false,
+  exact: true,
 };
 
 /** The request a form describes: numbers as typed (blank required fields are NaN), unchecked. */
@@ -50,7 +53,7 @@ function requiredNumber(text: string): number {
 }
 
 /** The form fields only some kinds have: the others neither show nor send them. */
-export type KindField = "capacity" | "maxReserved" | "reserve";
+export type KindField = "capacity" | "maxReserved" | "reserve" | "exact";
 
 /**
  * applies says whether `field` means something for `kind`. A sliding window has no reservations
@@ -65,7 +68,7 @@ export function applies(kind: Kind, field: KindField): boolean {
 const KIND_FIELDS: Readonly<Record<Kind, readonly KindField[]>> = {
   "token bucket": ["capacity", "maxReserved", "reserve"],
   "fixed window": ["capacity", "maxReserved", "reserve"],
-  "sliding window": [],
+  "sliding window": ["exact"],
 };
 
 /** Builds the config a form describes; numbers are not checked here. */
@@ -80,6 +83,7 @@ export function configOf(form: Form): RateLimitConfig {
     ...(maxReserved === undefined ? {} : { maxReserved }),
     ...(shards === undefined ? {} : { shards }),
   };
+  if (form.kind === "sliding window") return { kind: "sliding window", ...common, ...(form.exact ? {} : { exact: false }) };
   return form.kind === "token bucket" ? { kind: "token bucket", ...common } : { kind: form.kind, ...common };
 }
 
@@ -152,6 +156,7 @@ export const FIELD_OF: Readonly<Record<string, keyof Form>> = {
   "config.shards": "shards",
   count: "count",
   reserve: "reserve",
+  "config.exact": "exact",
 };
 
 /** The config with its `shards` dropped: the limit as one whole row. */
@@ -162,9 +167,11 @@ export function wholeConfig(config: RateLimitConfig): RateLimitConfig {
     ...(config.capacity === undefined ? {} : { capacity: config.capacity }),
     ...(config.maxReserved === undefined ? {} : { maxReserved: config.maxReserved }),
   };
+  if (config.kind === "sliding window" && config.exact !== false) return { kind: "sliding window", ...common };
+  const exact = config.kind === "sliding window" ? { exact: false } : {};
   return config.kind === "token bucket"
     ? { kind: "token bucket", ...common }
-    : { kind: config.kind, ...common, ...(config.start === undefined ? {} : { start: config.start }) };
+    : { kind: config.kind, ...exact, ...common, ...(config.start === undefined ? {} : { start: config.start }) };
 }
 
 /** The most tokens the whole limit holds: `capacity`, defaulting to `rate`. */
@@ -184,7 +191,9 @@ export function describePolicy(config: RateLimitConfig): string {
     case "fixed window":
       return `${config.rate} per window of ${seconds(config.period)}, up to ${capacityOf(config)} saved.`;
     case "sliding window":
-      return `At most ${config.rate} in any ${seconds(config.period)}.`;
+      return config.exact === false
+        ? `About ${config.rate} in any ${seconds(config.period)} (a two-window estimate: under ${2 * config.rate}).`
+        : `At most ${config.rate} in any ${seconds(config.period)}.`;
     default: {
       const never: never = config;
       throw new Error(`unknown kind in ${JSON.stringify(never)}`);

@@ -82,8 +82,15 @@ describe("requestOf", () => {
 
   it("maps every config field the component names to an input", () => {
     expect(Object.keys(FIELD_OF).sort()).toEqual(
-      ["config.capacity", "config.maxReserved", "config.period", "config.rate", "config.shards", "count", "reserve"].sort(),
+      ["config.capacity", "config.exact", "config.maxReserved", "config.period", "config.rate", "config.shards", "count", "reserve"].sort(),
     );
+  });
+
+  it("reads a sliding window as exact unless the box is unchecked; the other kinds never send exact", () => {
+    const sliding = { ...DEFAULT_FORM, kind: "sliding window" } as const;
+    expect(requestOf(sliding).config).toEqual({ kind: "sliding window", rate: 5, period: 10_000, shards: 1 });
+    expect(requestOf({ ...sliding, exact: false }).config).toEqual({ kind: "sliding window", exact: false, rate: 5, period: 10_000, shards: 1 });
+    expect(requestOf({ ...DEFAULT_FORM, exact: false }).config).toEqual({ kind: "token bucket", rate: 5, period: 10_000, shards: 1 });
   });
 
   it("reads a sliding window without the fields it doesn't have (see form.test.ts for why)", () => {
