@@ -30,7 +30,8 @@ export function replay(
   for (const { at, count } of requests) {
     const d = decideRateLimit(state, config, { now: at, count, reserve });
     if (d.ok) {
-      state = d.prev === undefined ? { value: d.value, ts: d.ts } : { value: d.value, ts: d.ts, prev: d.prev };
+      // The row as the server stores it: an approximate sliding window's `prev`, an exact one's `log`.
+      state = { value: d.value, ts: d.ts, ...(d.prev === undefined ? {} : { prev: d.prev }), ...(d.log === undefined ? {} : { log: d.log }) };
       out.push(d.retryAfter === undefined ? { at, count, ok: true } : { at, count, ok: true, retryAfter: d.retryAfter });
     } else {
       out.push(reserve ? { at, count, ok: false } : { at, count, ok: false, retryAfter: d.retryAfter });

@@ -56,14 +56,15 @@ function named(name: keyof NonNullable<typeof rateLimiter.limits>): RateLimitCon
 
 /** The tokens a `getValue` result says are available now (every shard, when all were read). */
 function available(v: GetValueReturns & { total?: { value: number } }, now: number): number {
-  const state = v.prev === undefined ? { value: v.value, ts: v.ts } : { value: v.value, ts: v.ts, prev: v.prev };
-  return v.total?.value ?? calculateRateLimit(state, v.config, now).value;
+  // The row as reported, with an approximate sliding window's `prev` or an exact one's `log`.
+  return v.total?.value ?? calculateRateLimit(v, v.config, now).value;
 }
 
 /** Describes a config in words: "token bucket, 10 per 1m, capacity 3". */
 function describe(config: RateLimitConfig): string {
   const unit = { [SECOND]: "second", [MINUTE]: "minute", [HOUR]: "hour", [24 * HOUR]: "day" }[config.period];
-  const parts = [`${config.kind}, ${num(config.rate)} per ${unit ?? duration(config.period)}`];
+  const kind = config.kind === "sliding window" ? `${config.exact === false ? "approximate" : "exact"} sliding window` : config.kind;
+  const parts = [`${kind}, ${num(config.rate)} per ${unit ?? duration(config.period)}`];
   // A sliding window's capacity is its rate, always.
   if (config.kind !== "sliding window") parts.push(`capacity ${num(config.capacity ?? config.rate)}`);
   if (config.maxReserved !== undefined) parts.push(`max reserved ${num(config.maxReserved)}`);
@@ -681,10 +682,14 @@ export async function apiCalls(ctx: RunContext): Promise<ScenarioResult> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 5. seam: bursts at the turn of the hour, against a sliding window, a fixed window and a bucket
+// 5. seam: bursts at the turn of the hour, against an exact and an approximate sliding window, a
+// fixed window and a bucket
 
-/** The kinds the seam scenario compares, in the order their charts are drawn. */
-const SEAM_KINDS = ["fixed window", "sliding window", "token bucket"] as const;
+/**
+ * The limits the seam scenario compares, in the order their charts are drawn: "sliding window" is
+ * the app's own (exact), "approximate" the same with `exact: false`.
+ */
+const SEAM_KINDS = ["fixed window", "sliding window", "approximate", "token bucket"] as const;
 type SeamKind = (typeof SEAM_KINDS)[number];
 
 /**
@@ -706,9 +711,13 @@ type SeamLane = {
   run: Run;
 };
 
-/** `config` with its windows starting at `phase` (ms), as the server resolved them; a token bucket has none. */
+/**
+ * `config` with its windows starting at `phase` (ms), as the server resolved them; a token bucket
+ * and an exact sliding window have none.
+ */
 function withPhase(config: RateLimitConfig, phase: number): RateLimitConfig {
-  return config.kind === "token bucket" ? config : { ...config, start: phase };
+  if (config.kind === "token bucket" || (config.kind === "sliding window" && config.exact !== false)) return config;
+  return { ...config, start: phase };
 }
 
 /** The instants admitted, in order. */
@@ -727,23 +736,27 @@ function worstAligned(times: readonly number[], limit: { phase: number; period: 
 }
 
 /**
- * seam sends emails in bursts at the turn of the hour through outboundEmails (a sliding window, as
- * limits.ts declares it), and the same arrivals through the same 100 an hour declared as a fixed
- * window and as a token bucket, each on a fresh app: what each lets out in the worst hour.
+ * seam sends emails in bursts at the turn of the hour through outboundEmails (an exact sliding
+ * window, as limits.ts declares it), and the same arrivals through the same 100 an hour declared
+ * as an approximate sliding window, a fixed window and a token bucket, each on a fresh app: what
+ * each lets out in the worst hour.
  */
 export async function seam(ctx: RunContext): Promise<ScenarioResult> {
   const declared = named("outboundEmails");
-  if (declared.kind !== "sliding window") throw new Error("outboundEmails is expected to be a sliding window");
+  if (declared.kind !== "sliding window" || declared.exact === false) throw new Error("outboundEmails is expected to be an exact sliding window");
   const { rate: n, period: w } = declared;
   const configs: Record<SeamKind, RateLimitConfig> = {
     "fixed window": { kind: "fixed window", rate: n, period: w },
     "sliding window": declared,
+    approximate: { ...declared, exact: false },
     "token bucket": { kind: "token bucket", rate: n, period: w },
   };
-  // The hours turn at a phase hashed from the limit's name: the same for a fixed window of that
-  // name, so both kinds' windows turn together. Read from the app, before any traffic.
+  // The hours turn at a phase hashed from the limit's name: the same for the approximate window's
+  // two counting windows, so those kinds' windows turn together (the exact window has none). Read
+  // from the app, before any traffic.
   const first = new Run(ctx, "seam/sliding window");
-  const phase = (await first.call((t) => t.run((c) => rateLimiter.getValue(c, "outboundEmails")))).config.start ?? 0;
+  const fixedLimiter = new RateLimiter(components.rateLimiter, { outboundEmails: configs["fixed window"] });
+  const phase = (await first.call((t) => t.run((c) => fixedLimiter.getValue(c, "outboundEmails")))).config.start ?? 0;
   const minutes = minutesFor("seam", ctx.opts);
   const turnAfter = (t: number) => phase + (Math.floor((t - phase) / w) + 1) * w;
   // A burst at every other turn from 20 min in, each with 20 min after it.
@@ -761,7 +774,7 @@ export async function seam(ctx: RunContext): Promise<ScenarioResult> {
 
   const lanes: SeamLane[] = [];
   // The sliding window first, on the app that was read: each Run starts the clock at T0 anew.
-  for (const kind of ["sliding window", "fixed window", "token bucket"] as const) {
+  for (const kind of ["sliding window", "approximate", "fixed window", "token bucket"] as const) {
     const run = kind === "sliding window" ? first : new Run(ctx, `seam/${kind}`);
     const config = configs[kind];
     // The sliding window is the app's own limit; the others are the same name under another kind.
@@ -801,28 +814,29 @@ export async function seam(ctx: RunContext): Promise<ScenarioResult> {
   const steady = [...times, ...background].sort((a, b) => a - b).map((at) => ({ at, count: 1 }));
   const steadyWorst = (kind: SeamKind) =>
     maxInWindow(admittedTimes(replay(steady, withPhase(configs[kind], phase))), w);
-  const short: Record<SeamKind, string> = { "fixed window": "fixed", "sliding window": "sliding", "token bucket": "bucket" };
+  const short: Record<SeamKind, string> = { "fixed window": "fixed", "sliding window": "exact", approximate: "approximate", "token bucket": "bucket" };
   const figures = (f: (kind: SeamKind) => number) => SEAM_KINDS.map((k) => `${short[k]} ${num(f(k))}`).join(" · ");
   const fixedTs = lane("fixed window").last?.ts;
   const fixedMinute = maxInWindow(admittedTimes(lane("fixed window").decisions), 2 * SEAM_SPAN);
   // The period in words: "hour" for the app's limit.
   const hour = w === HOUR ? "hour" : duration(w);
   const summary: SummaryRow[] = [
-    { label: "limit", value: "outboundEmails", note: `${describe(declared)} (limits.ts); beside it the same ${num(n)} per ${hour} as a fixed window and as a token bucket (capacity ${num(n)}), each on a fresh app` },
-    { label: "hours turn", value: `:${clockTime(phase).slice(3)} past`, note: "a phase hashed from the limit's name, the same for the fixed window" },
+    { label: "limit", value: "outboundEmails", note: `${describe(declared)} (limits.ts); beside it the same ${num(n)} per ${hour} as an approximate sliding window (exact: false), a fixed window and a token bucket (capacity ${num(n)}), each on a fresh app` },
+    { label: "hours turn", value: `:${clockTime(phase).slice(3)} past`, note: "a phase hashed from the limit's name, the fixed and the approximate windows' (the exact one has no windows to turn)" },
     {
       label: "arrivals",
       value: `${num(times.length)} emails`,
       note: `${num(burst)} in the ${duration(SEAM_SPAN)} before ${turns.length === 1 ? "a turn of the hour" : `each of ${turns.length} turns of the hour (every other one)`} and ${num(burst)} in the ${duration(SEAM_SPAN)} after, nothing in between; the same for each limit`,
     },
     { label: "worst hour, fixed", value: num(worst("fixed window")), note: `most let out in any ${hour}, not only aligned ones: ${num(fixedMinute)} within ${duration(2 * SEAM_SPAN)} of a turn, ${num(n)} before it and ${num(fixedMinute - n)} more after` },
-    { label: "worst hour, sliding", value: num(worst("sliding window")), note: `after the turn the hour before still counts, weighted by how much of it the last ${hour} covers: one email back every ${duration(w / n)}` },
+    { label: "worst hour, exact", value: num(worst("sliding window")), note: `each email's slot comes back an ${hour} after it was sent, so no ${hour} ever holds more than ${num(n)}` },
+    { label: "worst hour, approximate", value: num(worst("approximate")), note: `after the turn the hour before still counts, weighted by how much of it the last ${hour} covers: one email back every ${duration(w / n)}` },
     { label: "worst hour, bucket", value: num(worst("token bucket")), note: `its ${num(n)}, then what it refills (${num(n)} per ${hour})` },
     { label: "admitted", value: figures((k) => admittedTimes(lane(k).decisions).length), note: `of ${num(times.length)} each` },
     {
       label: "steady traffic",
       value: figures(steadyWorst),
-      note: `worst ${hour} with the same bursts on Poisson arrivals at ${num(0.5 * n)} per ${hour} (${num(background.length)} more), replayed with decideRateLimit: between bursts the sliding window counts the hour before as if spread evenly, so its worst hour can pass N, never 2N`,
+      note: `worst ${hour} with the same bursts on Poisson arrivals at ${num(0.5 * n)} per ${hour} (${num(background.length)} more), replayed with decideRateLimit: between bursts the approximate window counts the hour before as if spread evenly, so its worst hour can pass N, never 2N; the exact one never passes N`,
     },
   ];
   const checks: Check[] = [
@@ -832,23 +846,23 @@ export async function seam(ctx: RunContext): Promise<ScenarioResult> {
       detail: `${num(worst("fixed window"))} in its worst ${hour}, ${num(fixedMinute)} of them within ${duration(2 * SEAM_SPAN)}`,
     },
     {
-      name: "the sliding window lets at most N out in any hour",
+      name: "the exact sliding window lets at most N out in any hour",
       ok: worst("sliding window") <= n,
       detail: `${num(worst("sliding window"))} in its worst ${hour}, N = ${num(n)}`,
     },
     {
-      name: "the sliding window lets at most N out in every aligned hour",
-      ok: worstAligned(admittedTimes(lane("sliding window").decisions), windows) <= n,
-      detail: `at most ${num(worstAligned(admittedTimes(lane("sliding window").decisions), windows))}`,
+      name: "the approximate sliding window lets at most N out in every aligned hour",
+      ok: worstAligned(admittedTimes(lane("approximate").decisions), windows) <= n,
+      detail: `at most ${num(worstAligned(admittedTimes(lane("approximate").decisions), windows))}`,
     },
     boundCheck(
       "the token bucket is never over capacity + rate x time",
       worstExcess(admittedTimes(lane("token bucket").decisions).map((at) => ({ at, count: 1 })), limitOf(configs["token bucket"])),
     ),
     {
-      name: "the fixed window's hours turn with the sliding window's (one phase, hashed from the name)",
+      name: "the fixed window's hours turn with the approximate window's (one phase, hashed from the name)",
       ok: fixedTs !== undefined && (((fixedTs - phase) % w) + w) % w === 0,
-      detail: fixedTs === undefined ? "no fixed window read" : `its last window opened at ${clockTime(fixedTs)}, the sliding window's hours turn at :${clockTime(phase).slice(3)}`,
+      detail: fixedTs === undefined ? "no fixed window read" : `its last window opened at ${clockTime(fixedTs)}, the approximate window's hours turn at :${clockTime(phase).slice(3)}`,
     },
     {
       name: "every limit decided exactly as decideRateLimit predicts",
@@ -856,13 +870,18 @@ export async function seam(ctx: RunContext): Promise<ScenarioResult> {
       detail: agreement.map((a) => (a.diff.length === 0 ? `${a.kind}: ${num(times.length)} decisions` : `${a.kind}: ${a.diff.join("; ")}`)).join("; "),
     },
     {
-      name: "with steady traffic the sliding window stays under 2N in any hour (its bound)",
-      ok: steadyWorst("sliding window") < 2 * n,
-      detail: `${num(steadyWorst("sliding window"))} in its worst ${hour} (replayed), 2N = ${num(2 * n)}`,
+      name: "with steady traffic the exact sliding window still lets at most N out in any hour",
+      ok: steadyWorst("sliding window") <= n,
+      detail: `${num(steadyWorst("sliding window"))} in its worst ${hour} (replayed), N = ${num(n)}`,
+    },
+    {
+      name: "with steady traffic the approximate sliding window stays under 2N in any hour (its bound)",
+      ok: steadyWorst("approximate") < 2 * n,
+      detail: `${num(steadyWorst("approximate"))} in its worst ${hour} (replayed), 2N = ${num(2 * n)}`,
     },
   ];
   const chart = (l: SeamLane): ChartData => ({
-    title: `tokens of outboundEmails (${l.kind})`,
+    title: `tokens of outboundEmails (${l.kind === "sliding window" ? "exact sliding window" : l.kind === "approximate" ? "approximate sliding window" : l.kind})`,
     start: T0,
     end,
     points: l.points,
@@ -871,13 +890,13 @@ export async function seam(ctx: RunContext): Promise<ScenarioResult> {
   });
   return {
     id: "seam",
-    title: "a burst at the turn of the hour, under three kinds of limit",
+    title: "a burst at the turn of the hour, under four kinds of limit",
     about: [
-      `Emails go out through outboundEmails, the email provider's limit of ${num(n)} in any hour, which limits.ts declares as a sliding window. A job sends in bursts around the turn of the hour: ${num(burst)} emails in the ${duration(SEAM_SPAN)} before it and ${num(burst)} in the ${duration(SEAM_SPAN)} after. The same arrivals run through the component's limit against the sliding window and against the same ${num(n)} an hour declared as a fixed window and as a token bucket, each on a fresh app.`,
-      `The fixed window refills all at once when its hour turns: ${num(n)} just before and ${num(n)} more just after, twice what the provider allows in an hour. After the turn, the sliding window still counts the hour before, weighted by how much of it the last hour covers, so emails come back gradually (one every ${duration(w / n)}) and the burst after the turn is refused. The token bucket stops at ${num(n)} too, then lets out what it refills. The sliding window's weighting assumes the hour before was spread evenly: with steady traffic between the bursts, what comes back early is let out while the burst is still inside the hour, so some hour can hold more than ${num(n)} (see "steady traffic"), never ${num(2 * n)}.`,
+      `Emails go out through outboundEmails, the email provider's limit of ${num(n)} in any hour, which limits.ts declares as an exact sliding window. A job sends in bursts around the turn of the hour: ${num(burst)} emails in the ${duration(SEAM_SPAN)} before it and ${num(burst)} in the ${duration(SEAM_SPAN)} after. The same arrivals run through the component's limit against the exact sliding window and against the same ${num(n)} an hour declared as an approximate sliding window (exact: false), a fixed window and a token bucket, each on a fresh app.`,
+      `The fixed window refills all at once when its hour turns: ${num(n)} just before and ${num(n)} more just after, twice what the provider allows in an hour. The exact sliding window keeps a log of what it let out in the last hour: each email's slot comes back an hour after it was sent, so the burst after the turn is refused and no hour ever holds more than ${num(n)}, whatever the traffic. The approximate one still counts the hour before after the turn, weighted by how much of it the last hour covers, so emails come back gradually (one every ${duration(w / n)}). Its weighting assumes the hour before was spread evenly: with steady traffic between the bursts, what comes back early is let out while the burst is still inside the hour, so some hour can hold more than ${num(n)} (see "steady traffic"), never ${num(2 * n)}. The token bucket stops at ${num(n)} too, then lets out what it refills.`,
     ],
     chart: chart(lane("fixed window")),
-    alongside: [chart(lane("sliding window")), chart(lane("token bucket"))],
+    alongside: [chart(lane("sliding window")), chart(lane("approximate")), chart(lane("token bucket"))],
     summary,
     checks,
     calls: lanes.reduce((sum, l) => sum + l.run.calls, 0),
