@@ -18,6 +18,7 @@
 // (simulate-upstream.ts).
 import { applyFlow, ASYNC_MARGIN, requestFlow, type KeyRead, type KeyRow, type RowFields, type RowOp, type RowQuery } from "../src/shared/flow.js";
 import { shardParams } from "../src/shared/layout.js";
+import { stateOf } from "../src/shared/algebra.js";
 import { staleVerdict } from "../src/shared/overload.js";
 import { runPlan } from "../src/shared/rows.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
@@ -43,7 +44,7 @@ export type Write = { table: Table; shard: number; id: number };
 export type Commit = { at: number; writes: Write[] };
 
 /** The fields of a row document: upstream writes `value` and `ts` only; ours also `h` (or, in earlier versions, the layout). */
-export type RowDocFields = Pick<StoredRow, "value" | "ts" | "shards" | "kind" | "prev" | "h">;
+export type RowDocFields = Pick<StoredRow, "value" | "ts" | "shards" | "kind" | "prev" | "log" | "h">;
 
 /** A row as read: its id, shard and fields. */
 export type RowDoc = RowDocFields & { id: number; shard: number };
@@ -310,7 +311,7 @@ export function flowReader(
 
 function keyRow(r: RowDoc): KeyRow<number> {
   const layout = r.h === undefined ? { shards: r.shards, kind: r.kind } : { h: r.h };
-  return { id: r.id, shard: r.shard, value: r.value, ts: r.ts, ...layout, ...(r.prev === undefined ? {} : { prev: r.prev }) };
+  return { id: r.id, shard: r.shard, ...stateOf(r), ...layout };
 }
 
 function takeOf(t: TakeDoc) {
@@ -318,7 +319,7 @@ function takeOf(t: TakeDoc) {
 }
 
 function fieldsOf(f: RowFields): RowDocFields {
-  return { value: f.value, ts: f.ts, h: f.h, ...(f.prev === undefined ? {} : { prev: f.prev }) };
+  return { ...stateOf(f), h: f.h };
 }
 
 /** storeOps turns a flow's writes into the model's, as `store.writeKey` executes them. */

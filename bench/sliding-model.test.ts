@@ -136,6 +136,23 @@ describe("weightedDecider", () => {
   });
 });
 
+describe("the library's exact sliding window against the reference log", () => {
+  test("unsharded, it decides every request as the exact log does, on every shape (with the row's log fed back)", () => {
+    const config = { kind: "sliding window", rate: 10, period: 1000 } satisfies RateLimitConfig;
+    const random = seededRandom(5);
+    const shapes = [
+      steady(0, 10, 1000, 100, 0.8, random),
+      steady(0, 10, 1000, 100, 2, random),
+      bursty(0, 10, 1000, 100, random),
+      seamBursts(0, 10, 1000, 10, 3, 0.5, random),
+      adversarial(0, 10, 1000, 5, 3),
+    ];
+    for (const requests of shapes) {
+      expect(run(rowDecider(config), requests)).toEqual(run(exactLog(10, 1000), requests));
+    }
+  });
+});
+
 describe("the library's sliding window on the bench's shapes", () => {
   const rate = 20;
   const period = 1000;

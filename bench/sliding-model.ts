@@ -3,7 +3,7 @@
 // component's flow on the in-memory store, and an exact sliding log), and a score of a decider's
 // admissions against the exact log on its own admitted history. `npm run bench -- --only sliding`
 // prints them (bench/sliding.ts). Times are whole ms; randomness comes in as an argument.
-import { decideRateLimit, evaluate, paramsOf, phaseOf, windowStart, type State } from "../src/shared/algebra.js";
+import { decideRateLimit, evaluate, paramsOf, phaseOf, stateOf, windowStart, type State } from "../src/shared/algebra.js";
 import { minus } from "../src/shared/split.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import { windowIndex, type Taken } from "../tools/bounds.js";
@@ -83,7 +83,8 @@ export function rowDecider(config: RateLimitConfig): Decider {
   let state: State | null = null;
   return (at, count) => {
     const d = decideRateLimit(state, config, { now: at, count });
-    if (d.ok) state = d.prev === undefined ? { value: d.value, ts: d.ts } : { value: d.value, ts: d.ts, prev: d.prev };
+    // The row as stored: an approximate window's `prev`, an exact one's `log`.
+    if (d.ok) state = stateOf(d);
     return d.ok;
   };
 }
