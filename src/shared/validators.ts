@@ -82,8 +82,8 @@ export const fixedWindowValidator = v.object({
  * Exact (the default, `exact` unset or true): each row keeps a log of what it took in its last
  * window, so in any window of `period` ms (any half-open interval that long) the limit admits at
  * most `rate` tokens, per shard and in all. Its cost grows with the traffic in a window: a row
- * stores about 3 bytes per request in its last window, and is read and written whole on each call
- * (measured in `npm run bench -- --only sliding`). At most `MAX_EXACT_RATE` (1,000) tokens of
+ * stores about 2 bytes per request in its last window, and is read and written whole on each call
+ * (measured in `npm run bench -- --only bytes`). At most `MAX_EXACT_RATE` (1,000) tokens of
  * rate per shard.
  *
  * Approximate (`exact: false`): two numbers per key, like the other kinds. It counts what was taken
