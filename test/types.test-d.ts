@@ -251,3 +251,16 @@ describe("ctx types", () => {
     rateLimiter.hookAPI("sendMessage", { allowClientConfig: true, sampleShards: 2 });
   });
 });
+
+describe("the exact sliding window's config", () => {
+  test("exact is a sliding window's field only, a boolean; getValue's answer may carry the log", () => {
+    const exact: RateLimitConfig = { kind: "sliding window", rate: 100, period: HOUR };
+    const approximate: RateLimitConfig = { kind: "sliding window", rate: 100, period: HOUR, exact: false, start: 0 };
+    // @ts-expect-error a token bucket has no exact
+    const bucket: RateLimitConfig = { kind: "token bucket", rate: 1, period: MINUTE, exact: true };
+    // @ts-expect-error exact is a boolean
+    const text: RateLimitConfig = { kind: "sliding window", rate: 1, period: MINUTE, exact: "yes" };
+    void [exact, approximate, bucket, text];
+    expectTypeOf<GetValueReturns["log"]>().toEqualTypeOf<ArrayBuffer | undefined>();
+  });
+});
