@@ -10,6 +10,7 @@ export const mutationTestFiles = [
   "test/algebra-edges.test.ts",
   "test/algebra.test.ts",
   "test/cleanup-flow.test.ts",
+  "test/concurrency-client.test.ts",
   "test/concurrency-property.test.ts",
   "test/config-change-property.test.ts",
   "test/config-change.test.ts",

@@ -1,5 +1,5 @@
 // The exact sliding window through the published register() helper and the typed client:
-// limitAll (all or none, over two exact windows), credit (the latest takes given
+// limitAll (all or none, over two exact windows), credit (the oldest takes given
 // back first), a dry run (decides and keeps its log, admits everything) and metrics, on unsharded
 // limits (a sharded one's shard picks are random here; see exact-window.test.ts). The app is
 // test/app/slidingHook.ts; fake timers drive the clock.
@@ -40,23 +40,31 @@ describe("an exact sliding window through the client", () => {
     expect(await t.mutation(api.slidingHook.takeBoth, { key: "k" })).toMatchObject({ ok: true });
   });
 
-  test("credit gives back the latest takes first: a credit for the last request undoes it", async () => {
+  test("credit gives back the oldest takes first: the tokens are back at once, the rest come back no earlier", async () => {
     const t = makeTest();
     const first = await t.mutation(api.slidingHook.takeDetailed, { key: "c", count: 2 });
     expect(first).toMatchObject({ ok: true });
     vi.setSystemTime(T0 + 30_000);
     const second = await t.mutation(api.slidingHook.takeDetailed, { key: "c", count: 2 });
-    expect(second).toMatchObject({ ok: true });
-    if (!second.ok) throw new Error("unreachable");
-    // Undo the second take: its tokens come back now, not a minute after T0 + 30 s.
+    if (!second.ok) throw new Error("the second take was refused");
+    // Undo the second take: 2 tokens are back now. The log can't tell which take it undoes, so
+    // it drops the oldest (T0's): what stays is one take of 2 at T0 + 30 s.
     expect(await t.mutation(api.slidingHook.giveBack, { key: "c", count: 2, shards: second.details.shards })).toEqual({ credited: 2 });
-    // 4 of 6 are left: two more takes of 2 fit now; a third doesn't until the first take leaves (T0 + 60 s).
+    expect(await t.query(api.slidingHook.leftOf, { key: "c" })).toBe(4);
+    // Two more takes of 2 fill it; the next waits until the take at T0 + 30 s leaves (T0 + 90 s),
+    // no sooner, whichever take the credit really undid.
     expect(await t.mutation(api.slidingHook.takeDetailed, { key: "c", count: 2 })).toMatchObject({ ok: true });
     expect(await t.mutation(api.slidingHook.takeDetailed, { key: "c", count: 2 })).toMatchObject({ ok: true });
-    const third = await t.mutation(api.slidingHook.takeDetailed, { key: "c", count: 2 });
-    expect(third.ok).toBe(false);
-    vi.setSystemTime(T0 + 60_000);
-    expect(await t.mutation(api.slidingHook.takeDetailed, { key: "c", count: 2 })).toMatchObject({ ok: true });
+    expect(await t.mutation(api.slidingHook.takeDetailed, { key: "c", count: 2 })).toMatchObject({ ok: false, retryAfter: 60_000 });
+  });
+
+  test("a credit that empties the log clears it from the row: the next take sees it full", async () => {
+    const t = makeTest();
+    expect(await t.mutation(api.slidingHook.takeDetailed, { key: "e", count: 6 })).toMatchObject({ ok: true });
+    expect(await t.mutation(api.slidingHook.giveBack, { key: "e", count: 6, shards: [0] })).toEqual({ credited: 6 });
+    vi.setSystemTime(T0 + 10);
+    expect(await t.query(api.slidingHook.leftOf, { key: "e" })).toBe(6);
+    expect(await t.mutation(api.slidingHook.takeDetailed, { key: "e", count: 6 })).toMatchObject({ ok: true });
   });
 
   test("a dry run admits everything, and keeps its log as if it refused", async () => {

@@ -106,11 +106,20 @@ describe("the log's operations", () => {
     expect(withTaken(log, 25, 1)).toEqual([log[0], log[1], { at: 25, count: 1 }, log[2]]);
   });
 
-  test("giving back takes the latest entries first, part of one if need be", () => {
-    expect(withGivenBack(log, 1)).toEqual(log.slice(0, 2));
-    expect(withGivenBack(log, 2)).toEqual([log[0], { at: 20, count: 1 }]);
+  test("giving back takes the oldest entries first, part of one if need be", () => {
+    expect(withGivenBack(log, 1)).toEqual(log.slice(1));
+    expect(withGivenBack(log, 2)).toEqual([{ at: 20, count: 1 }, log[2]]);
+    expect(withGivenBack(log, 3)).toEqual([log[2]]);
     expect(withGivenBack(log, 4)).toEqual([]);
     expect(withGivenBack(log, 9)).toEqual([]);
+  });
+
+  test("a decoded log is frozen: a reader can't change what the next decision sees", () => {
+    const bytes = encodeLog(log).slice(0);
+    const entries = decodeLog(bytes)!;
+    expect(Object.isFrozen(entries) && entries.every((e) => Object.isFrozen(e))).toBe(true);
+    expect(() => (entries as Entry[]).splice(0, 1)).toThrow();
+    expect(decodeLog(bytes)).toEqual(log);
   });
 
   test("past MAX_LOG_ENTRIES the two entries closest in time merge into the later one", () => {
@@ -210,12 +219,33 @@ describe("decisions at explicit instants", () => {
     expect(over).toMatchObject({ value: -2, ts: 500, retryAfter: 500, windowStart: undefined });
   });
 
-  test("withValue gives back the latest takes first", () => {
+  test("withValue gives back the oldest takes first", () => {
     const p = paramsOf(config, 0);
     let row: State | null = null;
     for (const now of [0, 100, 200]) row = decideRateLimit(row, config, { now });
     const back = withValue(evaluate(row, p, 300), p, 1);
-    expect(entries(back)).toEqual([{ at: 0, count: 1 }, { at: 100, count: 1 }]);
+    expect(entries(back)).toEqual([{ at: 100, count: 1 }, { at: 200, count: 1 }]);
+  });
+
+  test("a credit of a take that wasn't the latest can't let a later window pass the rate", () => {
+    // Rate 2: takes at 0 and 500; at 600 the take at 0 is credited (its work failed). What stands
+    // is the take at 500 alone, so (0, 1000] may hold one more, and no more.
+    const c: RateLimitConfig = { kind: SW, rate: 2, period: SECOND };
+    const p = paramsOf(c, 0);
+    let row: State = decideRateLimit(decideRateLimit(null, c, { now: 0 }), c, { now: 500 });
+    const cur = evaluate(row, p, 600);
+    row = withValue(cur, p, cur.value + 1);
+    const at1000 = [decideRateLimit(row, c, { now: 1000 })];
+    at1000.push(decideRateLimit(at1000[0]!, c, { now: 1000 }));
+    expect(at1000.map((d) => d.ok)).toEqual([true, false]);
+  });
+
+  test("bytes that aren't a log are replaced by the entries rebuilt from the value", () => {
+    const p = paramsOf(config, 0);
+    const bad = { value: 1, ts: 100, log: new Uint8Array([3, 1]).buffer };
+    const cur = evaluate(bad, p, 200);
+    expect(cur.value).toBe(1);
+    expect(entries(cur)).toEqual([{ at: 100, count: 2 }]);
   });
 });
 
@@ -238,6 +268,8 @@ describe("validation", () => {
     expect(bad({ kind: SW, rate: 2500, period: MINUTE, exact: false })).toBeUndefined();
     // Split 1001 over 1 shard... and 2001 over 2: 1001 and 1000, over the cap.
     expect(bad({ kind: SW, rate: 2001, period: MINUTE, shards: 2 })?.message).toContain("this is 1001 per shard");
+    // A fraction of a token goes to the last shard: 1000 and 1000.5.
+    expect(bad({ kind: SW, rate: 2000.5, period: MINUTE, shards: 2 })?.message).toContain("this is 1000.5 per shard");
   });
 
   test("an exact window has no start; the approximate one does", () => {

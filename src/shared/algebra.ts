@@ -123,7 +123,7 @@ export function evaluate(state: State | null, p: Params, now: number): State {
       const entries = entriesOf(state, p);
       const kept = live(entries, ts, p.period);
       const out: State = { value: minus(p.capacity, logTotal(kept)), ts };
-      if (kept.length > 0) out.log = kept === entries && state.log !== undefined ? state.log : encodeLog(kept);
+      if (kept.length > 0) out.log = kept === entries && isLogOf(state, entries) ? state.log! : encodeLog(kept);
       return out;
     }
     default: {
@@ -145,7 +145,7 @@ function entriesOf(state: State, p: Params): readonly Entry[] {
 /**
  * withValue returns a state evaluated at its `ts` (`evaluate`'s result) with `value` tokens
  * instead: tokens taken (a lower value) or given back (a higher one). An exact sliding window logs
- * a take at the state's `ts` and gives back the latest takes first (see `withGivenBack`); the
+ * a take at the state's `ts` and gives back the oldest takes first (see `withGivenBack`); the
  * other kinds store the value alone.
  */
 export function withValue(cur: State, p: Params, value: number): State {
@@ -154,8 +154,13 @@ export function withValue(cur: State, p: Params, value: number): State {
   const change = minus(cur.value, value);
   const next = change > 0 ? withTaken(entries, cur.ts, change) : change < 0 ? withGivenBack(entries, -change) : entries;
   const out: State = { value, ts: cur.ts };
-  if (next.length > 0) out.log = next === entries && cur.log !== undefined ? cur.log : encodeLog(next);
+  if (next.length > 0) out.log = next === entries && isLogOf(cur, entries) ? cur.log! : encodeLog(next);
   return out;
+}
+
+/** Whether `entries` are the decoded bytes of `state.log` (not rebuilt from its value). */
+function isLogOf(state: State, entries: readonly Entry[]): boolean {
+  return state.log !== undefined && decodeLog(state.log) === entries;
 }
 
 /**

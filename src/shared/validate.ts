@@ -111,8 +111,9 @@ function validateExact(config: RateLimitConfig, shards: number): void {
   if (config.kind === "sliding window" && config.start !== undefined) {
     throw invalid("config.start", config.start, "an exact sliding window has no windows to align; leave start out, or set exact: false");
   }
-  // The largest shard's share: both splits give low shard numbers the extra tokens.
-  const perShard = splitTotal(config.rate, shards, 0);
+  // The largest shard's share: whole tokens favour low shard numbers, and a fraction of a token
+  // goes to the last shard.
+  const perShard = math.max(splitTotal(config.rate, shards, 0), splitTotal(config.rate, shards, shards - 1));
   if (perShard > MAX_EXACT_RATE) {
     const enough = math.ceil(config.rate / MAX_EXACT_RATE);
     throw invalid(

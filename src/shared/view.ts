@@ -19,7 +19,9 @@ export function fieldsOf(state: State, config: RateLimitConfig, h: number): RowF
   const fields: RowFields = { value: state.value, ts: state.ts, h };
   if (config.kind !== "sliding window") return fields;
   if (kindOf(config) === "sliding window") fields.prev = state.prev ?? 0;
-  else if (state.log !== undefined) fields.log = state.log;
+  // Set even when undefined: a row patched under the same terms whose log emptied (a credit
+  // gave back every take) must lose its old log, which a patch would otherwise keep.
+  else fields.log = state.log;
   return fields;
 }
 

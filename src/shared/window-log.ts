@@ -5,8 +5,10 @@ import { minus } from "./split.js";
 
 /**
  * MAX_EXACT_RATE is the largest rate per shard an exact sliding window accepts (1,000 tokens per
- * period). With whole counts a row's log holds at most its rate entries, so it stays exact and a
- * row stays at a few KB at most; above it, shard the limit or use the approximate window.
+ * period). With whole counts a row's log holds at most its rate entries, so it stays exact, and at
+ * whole-ms instants a row stays near 2 KB at most (about 2 bytes an entry); fractional counts or
+ * instants take 17 bytes an entry, up to about 17 KB. Above it, shard the limit or use the
+ * approximate window.
  */
 export const MAX_EXACT_RATE = 1000;
 
@@ -71,8 +73,15 @@ export function encodeLog(entries: readonly Entry[]): ArrayBuffer {
     view.setFloat64(floats[i]!, floats[i + 1]!, true);
     view.setFloat64(floats[i]! + 8, floats[i + 2]!, true);
   }
-  decoded.set(buffer, entries);
+  decoded.set(buffer, freeze(entries));
   return buffer;
+}
+
+/** `entries` frozen, each entry too: a decoded log is shared by every reader of its bytes. */
+function freeze(entries: readonly Entry[]): readonly Entry[] {
+  if (Object.isFrozen(entries)) return entries;
+  for (const e of entries) Object.freeze(e);
+  return Object.freeze(entries.slice());
 }
 
 /**
@@ -121,8 +130,9 @@ export function decodeLog(buffer: ArrayBuffer): readonly Entry[] | undefined {
     entries.push({ at, count });
     last = at;
   }
-  decoded.set(buffer, entries);
-  return entries;
+  const frozen = freeze(entries);
+  decoded.set(buffer, frozen);
+  return frozen;
 }
 
 /** The tokens the entries hold in all. */
@@ -163,23 +173,23 @@ export function withTaken(entries: readonly Entry[], at: number, count: number):
 }
 
 /**
- * withGivenBack returns the log after `count` (> 0) tokens are given back: taken off the latest
- * entries first (those that would leave the window last), so a credit for a request just made
- * undoes that request. Giving back more than the log holds empties it.
+ * withGivenBack returns the log after `count` (> 0) tokens are given back: taken off the oldest
+ * entries first (those that would leave the window first). The log can't tell which take a
+ * credit undoes; whichever it was, the entries left then leave the window no earlier than the
+ * takes that really stand, so no window ever counts fewer than stand in it and the rate holds.
+ * (Taking off the latest instead would, when the credited take wasn't the latest, count a later
+ * take as gone while an earlier one stays: a later window would admit more than the rate.)
+ * Giving back more than the log holds empties it.
  */
 export function withGivenBack(entries: readonly Entry[], count: number): readonly Entry[] {
-  const out = entries.slice();
+  let first = 0;
   let left = count;
-  while (left > 0 && out.length > 0) {
-    const last = out[out.length - 1]!;
-    if (last.count > left) {
-      out[out.length - 1] = { at: last.at, count: minus(last.count, left) };
-      left = 0;
-    } else {
-      out.pop();
-      left = minus(left, last.count);
-    }
+  while (left > 0 && first < entries.length && !(entries[first]!.count > left)) {
+    left = minus(left, entries[first]!.count);
+    first++;
   }
+  const out = entries.slice(first);
+  if (left > 0 && out.length > 0) out[0] = { at: out[0]!.at, count: minus(out[0]!.count, left) };
   return out;
 }
 
