@@ -5,7 +5,7 @@
 // test/app/slidingHook.ts; fake timers drive the clock.
 import { anyApi, type ApiFromModules } from "convex/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { MINUTE } from "../src/client/index.js";
+import { MINUTE, rateLimitHeaders } from "../src/client/index.js";
 import type * as slidingHook from "./app/slidingHook.js";
 import { makeTest } from "./setup.js";
 
@@ -65,6 +65,20 @@ describe("an exact sliding window through the client", () => {
     vi.setSystemTime(T0 + 10);
     expect(await t.query(api.slidingHook.leftOf, { key: "e" })).toBe(6);
     expect(await t.mutation(api.slidingHook.takeDetailed, { key: "e", count: 6 })).toMatchObject({ ok: true });
+  });
+
+  test("details and the HTTP header fields: full again when the latest take leaves", async () => {
+    const t = makeTest();
+    await t.mutation(api.slidingHook.takeDetailed, { key: "h", count: 2 });
+    vi.setSystemTime(T0 + 10_000);
+    const result = await t.mutation(api.slidingHook.takeDetailed, { key: "h", count: 2 });
+    // 2 of 6 left; the take at T0 + 10 s leaves at T0 + 70 s: full 60 s from now.
+    expect(result).toMatchObject({ ok: true, details: { remaining: 2, resetAfter: 60_000 } });
+    const config = { kind: "sliding window", rate: 6, period: MINUTE } as const;
+    expect(rateLimitHeaders("exactMetered", result, config)).toEqual({
+      "RateLimit-Policy": '"exactMetered";q=6;w=60',
+      RateLimit: '"exactMetered";r=2;t=60',
+    });
   });
 
   test("a dry run admits everything, and keeps its log as if it refused", async () => {
