@@ -16,9 +16,10 @@ export const groups = {
   layout: ["layout"],
   algebra: ["algebra", "split", "math", "window-log"],
   flows: ["apply", "value", "credit", "idle", "jitter"],
-  // Input checks, in three groups: their tests run on convex-test (validation.test.ts), so each
+  // Input checks, in four groups: their tests run on convex-test (validation.test.ts), so each
   // group takes the better part of an hour on 2 cores, and a run cut short keeps those it finished.
-  validate: ["validate", "validate-config"],
+  validate: ["validate"],
+  shape: ["validate-config"],
   validators: ["validators", "concurrency-validators"],
   concurrency: ["concurrency"],
 };
