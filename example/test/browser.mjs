@@ -3,8 +3,8 @@
 // drives it in headless Chromium (playwright-core) and keeps a screenshot in test-artifacts/.
 // Checks the offline mode, where the example app and the rate limiter component run in the page
 // (the banner; Playground decisions, shards and form errors as the component gives them; config
-// changes, replays and long waits on the chart; a sliding window's form, decisions and straight-line
-// curve; the chat's Send countdown and its contrast; the
+// changes, replays and long waits on the chart; a sliding window's form, decisions and chart (exact:
+// steps; approximate: straight lines); the chat's Send countdown and its contrast; the
 // Monitor's admin view: keys a page at a time and the metrics chart, from the app's admin queries;
 // the form naming a blank or too-large number and saying what a peek or a fraction does), the
 // Monitor's and the admin chart's labels at phone width (390 px: 11 px or more, inside, apart), the
@@ -505,18 +505,40 @@ async function main() {
   );
   check(await fire.isDisabled(), "Fire is disabled for it");
   await setField("count", "1");
-  await page.getByRole("button", { name: "Reset" }).click();
-  await page.getByTestId("decision-summary").filter({ hasText: "No requests yet." }).waitFor();
-  await settled();
-  for (let i = 0; i < 6; i++) await fire.click();
-  await rows.nth(5).waitFor();
-  await settled();
+  // Exact (the box checked by default): the 5 taken at 0 come back together at 10 s, a step.
+  const exactBox = page.getByLabel("Exact");
+  check(await exactBox.isChecked(), "a sliding window is exact by default (the Exact box is checked)");
+  const burstOfSix = async () => {
+    await page.getByRole("button", { name: "Reset" }).click();
+    await page.getByTestId("decision-summary").filter({ hasText: "No requests yet." }).waitFor();
+    await settled();
+    for (let i = 0; i < 6; i++) await fire.click();
+    await rows.nth(5).waitFor();
+    await settled();
+  };
+  await burstOfSix();
   check(
     (await outcomes()).join() === "admitted,admitted,admitted,admitted,admitted,refused",
-    "a sliding window admits 5 of a burst of 6",
+    "an exact sliding window admits 5 of a burst of 6",
+  );
+  check((await projection.getAttribute("d"))?.includes("H") === true, "an exact sliding window is drawn as steps");
+  const exactRefused = (await rows.first().locator(".decision").textContent()) ?? "";
+  check(exactRefused === "refused: retry in 10 s", `the refused request waits until the 5 taken leave the window, 10 s later ("${exactRefused}")`);
+  await page.getByRole("button", { name: "Wait until full" }).click();
+  await page.locator('.clock[data-busy="false"]').waitFor();
+  await readout.filter({ hasText: /^5 of 5 tokens/ }).waitFor();
+  const exactFull = (await page.getByTestId("sim-clock").textContent()) ?? "";
+  check(exactFull === "10 s", `"Wait until full" moves the clock to 10 s, when they leave (${exactFull})`);
+  // Approximate (the box unchecked): two counting windows, drawn with straight lines.
+  await exactBox.uncheck();
+  await settled();
+  await burstOfSix();
+  check(
+    (await outcomes()).join() === "admitted,admitted,admitted,admitted,admitted,refused",
+    "an approximate sliding window admits 5 of a burst of 6",
   );
   const slidingPath = (await projection.getAttribute("d")) ?? "";
-  check(slidingPath.includes("L") && !slidingPath.includes("H"), "a sliding window is drawn with straight lines");
+  check(slidingPath.includes("L") && !slidingPath.includes("H"), "an approximate sliding window is drawn with straight lines");
   check((await readout.textContent())?.startsWith("0 of 5 tokens") === true, "the readout says 0 of 5 tokens are left");
   await page.getByRole("button", { name: "Wait until full" }).click();
   await page.locator('.clock[data-busy="false"]').waitFor();
@@ -530,9 +552,10 @@ async function main() {
   const fullSeconds = Number(fullAt.match(/^([\d.]+) s$/)?.[1]);
   check(
     Math.abs(fullSeconds - retryIn - 8) < 1e-9,
-    `"Wait until full" moves the clock to when the sliding window is full (${fullAt}), 8 s after the refusal's retry (${refusedText})`,
+    `"Wait until full" moves the clock to when the approximate window is full (${fullAt}), 8 s after the refusal's retry (${refusedText})`,
   );
   check(await page.getByRole("button", { name: "Wait until full" }).isDisabled(), "and then the limit is full: nothing left to wait for");
+  await exactBox.check();
   await page.getByLabel("Kind").selectOption("token bucket");
 
   // Sharded: 10 per 10 s over 5 shards (2 tokens each). The log shows the shards the component
