@@ -283,6 +283,46 @@ describe("validation", () => {
   });
 });
 
+describe("an exact window's config change keeps its log (whole flow, in-memory store)", () => {
+  const three: RateLimitConfig = { kind: SW, rate: 3, period: MINUTE };
+  /** A key that took one token at T0, T0 + 10 s and T0 + 20 s under `three`. */
+  function full(): MemoryStore {
+    const store = new MemoryStore();
+    for (const at of [T0, T0 + 10_000, T0 + 20_000]) expect(store.limit({ name: NAME, config: three }, at, seededRandom(1)).ok).toBe(true);
+    return store;
+  }
+  const left = (store: MemoryStore, config: RateLimitConfig, at: number) =>
+    store.getValue({ name: NAME, config, sampleShards: config.shards ?? 1, details: true }, at, seededRandom(2)).total!.value;
+
+  test("raised to 6: nothing more at once; each old take still leaves when it would have, the 3 new ones a minute after the last write", () => {
+    const store = full();
+    const six: RateLimitConfig = { ...three, rate: 6 };
+    expect(left(store, six, T0 + 30_000)).toBe(0);
+    expect(left(store, six, T0 + MINUTE - 1)).toBe(0);
+    expect(left(store, six, T0 + MINUTE)).toBe(1);
+    expect(left(store, six, T0 + MINUTE + 10_000)).toBe(2);
+    expect(left(store, six, T0 + MINUTE + 20_000 - 1)).toBe(2);
+    expect(left(store, six, T0 + MINUTE + 20_000)).toBe(6);
+  });
+
+  test("the period shortened to 30 s: each take still leaves a minute after it was taken", () => {
+    const store = full();
+    const half: RateLimitConfig = { ...three, period: 30_000 };
+    expect(left(store, half, T0 + 30_000)).toBe(0);
+    expect(left(store, half, T0 + MINUTE - 1)).toBe(0);
+    expect(left(store, half, T0 + MINUTE)).toBe(1);
+    expect(left(store, half, T0 + MINUTE + 20_000)).toBe(3);
+  });
+
+  test("lowered to 2: the key owes one until the first take leaves", () => {
+    const store = full();
+    const two: RateLimitConfig = { ...three, rate: 2 };
+    expect(left(store, two, T0 + 30_000)).toBe(-1);
+    expect(store.limit({ name: NAME, config: two }, T0 + 30_000, seededRandom(3))).toEqual({ ok: false, retryAfter: 40_000 });
+    expect(left(store, two, T0 + MINUTE + 10_000)).toBe(1);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // Properties
 

@@ -7,6 +7,7 @@ import { validateConfig } from "./validate.js";
 import { kindOf, type RateLimitConfig } from "./validators.js";
 import type { StoredRow } from "./stored.js";
 import { math } from "./math.js";
+import { decodeLog, encodeLog, logTotal, withTaken } from "./window-log.js";
 
 /** The FNV-1a hash of a string, as a fraction in [0, 1). */
 function hashFraction(s: string): number {
@@ -254,9 +255,32 @@ export function sameClock(row: StoredRow, p: Params): boolean {
  */
 function carriedOver(row: StoredRow, p: Params): State {
   const own = recordedParams(row);
+  if (p.kind === "exact sliding window" && row.kind === "exact sliding window" && row.log !== undefined) {
+    const kept = keptLog(row.log, row.ts, own, p);
+    if (kept !== undefined) return kept;
+  }
   const value = math.min(row.value, p.capacity);
   if ((row.kind ?? p.kind) === "fixed window") return heldUntil(value, row.ts + (own?.period ?? p.period), p);
   return heldUntil(value, row.ts, p);
+}
+
+/**
+ * An exact window's row carried into an exact window of other terms (`p`), keeping its log: each
+ * take leaves the window no earlier than under its own period (`own`; moved later by the difference
+ * when the period shortens), and a raised capacity's extra tokens are taken at the row's `ts`, so
+ * its value at `ts` is no higher than it was. A lowered capacity leaves the log as it was (the
+ * value drops, and may owe). Undefined for bytes that aren't a log.
+ */
+function keptLog(log: ArrayBuffer, ts: number, own: Params | undefined, p: Params): State | undefined {
+  const entries = decodeLog(log);
+  if (entries === undefined) return undefined;
+  const later = math.max(0, (own?.period ?? p.period) - p.period);
+  let kept = later > 0 ? entries.map((e) => ({ at: e.at + later, count: e.count })) : entries;
+  const extra = p.capacity - (own?.capacity ?? p.capacity);
+  if (extra > 0) kept = withTaken(kept, ts, extra);
+  const state: State = { value: p.capacity - logTotal(kept), ts };
+  if (kept.length > 0) state.log = encodeLog(kept);
+  return state;
 }
 
 /**
@@ -323,8 +347,11 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
     prev += cur.prev ?? 0;
     stamp = math.max(stamp, cur.ts);
   }
+  // An exact window of the same shard count keeps each shard's own state, its log carried over
+  // (see `carriedOver`): the old layout's params are the new ones.
+  if (old === n && kindOf(config) === "exact sliding window") return olds.map(({ p, state }) => evaluate(state, p, at));
   const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
-  // An exact window's log isn't carried: its tokens used are taken at `stamp` (see `carriedLog`).
+  // Otherwise an exact window's log isn't carried: its tokens used are taken at `stamp` (see `carriedLog`).
   const prevs = kindOf(config) === "sliding window" && prev > 0 ? byRate(prev, params) : undefined;
   const stateAt = (value: number, i: number): State => (prevs ? { value, ts: stamp, prev: prevs[i]! } : { value, ts: stamp });
   if (total < 0) return byRate(total, params).map(stateAt);
