@@ -96,6 +96,24 @@ const rows: [string, unknown, string, string][] = [
     `config.dryRun = "yes": must be true or false, not a string`,
   ],
   [
+    "exact as a string",
+    { kind: "sliding window", rate: 10, period: MINUTE, exact: "yes" },
+    "config.exact",
+    `config.exact = "yes": must be true or false, not a string`,
+  ],
+  [
+    "exact on a token bucket",
+    { kind: "token bucket", rate: 10, period: MINUTE, exact: true },
+    "config.exact",
+    `config.exact = true: is not a field of a token bucket config (its fields are ${BUCKET_FIELDS})`,
+  ],
+  [
+    "a misspelled exact",
+    { kind: "sliding window", rate: 10, period: MINUTE, exakt: true },
+    "config.exakt",
+    `config.exakt = true: is not a field of a sliding window config (its fields are rate, period, capacity, maxReserved, shards, applyUpdates, dryRun, metrics, exact, start); did you mean exact?`,
+  ],
+  [
     "a token bucket's start",
     { kind: "token bucket", rate: 10, period: MINUTE, start: 0 },
     "config.start",
