@@ -77,11 +77,14 @@ export function encodeLog(entries: readonly Entry[]): ArrayBuffer {
   return buffer;
 }
 
-/** `entries` frozen, each entry too: a decoded log is shared by every reader of its bytes. */
+/**
+ * `entries` frozen in place, each entry too: a decoded log is shared by every reader of its bytes.
+ * Every array given here is one its maker hands over (no caller changes a log after encoding it).
+ */
 function freeze(entries: readonly Entry[]): readonly Entry[] {
   if (Object.isFrozen(entries)) return entries;
   for (const e of entries) Object.freeze(e);
-  return Object.freeze(entries.slice());
+  return Object.freeze(entries);
 }
 
 /**
