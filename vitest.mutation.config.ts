@@ -35,6 +35,7 @@ export const mutationTestFiles = [
   "test/shards.test.ts",
   "test/sliding.test.ts",
   "test/split.test.ts",
+  "test/validate-messages.test.ts",
   "test/validation.test.ts",
   "test/verdict.test.ts",
   "test/whole-flow.test.ts",

@@ -92,18 +92,24 @@ export function validateConfig(config: RateLimitConfig): void {
       throw invalid(
         "config.shards",
         shards,
-        `rate ${config.rate} can't give each of ${shards} shards a whole token; use at most ${math.max(1, math.floor(config.rate))} shards`,
+        `rate ${config.rate} can't give each of ${shards} shards a whole token; ${atMost(config.rate)}`,
       );
     }
     if (capacity > 0 && math.floor(capacity) < shards) {
       throw invalid(
         "config.shards",
         shards,
-        `capacity ${capacity} can't give each of ${shards} shards a whole token; use at most ${math.max(1, math.floor(capacity))} shards`,
+        `capacity ${capacity} can't give each of ${shards} shards a whole token; ${atMost(capacity)}`,
       );
     }
   }
   if (kindOf(config) === "exact sliding window") validateExact(config, shards);
+}
+
+/** The advice for `tokens` that can't be split over the shards asked for: as many shards as whole tokens. */
+function atMost(tokens: number): string {
+  const most = math.floor(tokens);
+  return most <= 1 ? "use 1 shard" : `use at most ${most} shards`;
 }
 
 /** An exact sliding window's own rules (see {@link validateConfig}). */
