@@ -14,7 +14,7 @@ export const groups = {
   plan: ["plan"],
   view: ["view", "rows", "stored", "shard", "flow"],
   layout: ["layout"],
-  algebra: ["algebra", "split", "math", "window-log"],
+  algebra: ["algebra", "predict", "split", "math", "window-log"],
   flows: ["apply", "value", "credit", "idle", "jitter"],
   // Input checks, in four groups: their tests run on convex-test (validation.test.ts), so each
   // group takes the better part of an hour on 2 cores, and a run cut short keeps those it finished.

@@ -3,7 +3,8 @@
 // component's flow on the in-memory store, and an exact sliding log), and a score of a decider's
 // admissions against the exact log on its own admitted history. `npm run bench -- --only sliding`
 // prints them (bench/sliding.ts). Times are whole ms; randomness comes in as an argument.
-import { decideRateLimit, evaluate, paramsOf, phaseOf, stateOf, windowStart, type State } from "../src/shared/algebra.js";
+import { evaluate, paramsOf, phaseOf, stateOf, windowStart, type State } from "../src/shared/algebra.js";
+import { decideRateLimit } from "../src/shared/predict.js";
 import { minus } from "../src/shared/split.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import { windowIndex, type Taken } from "../tools/bounds.js";

@@ -3,19 +3,8 @@
 // search for a wait at the edge of float precision, the errors that name what can't succeed, and
 // the public conveniences' defaults. Each row is one a mutation test found no test for.
 import { describe, expect, test } from "vitest";
-import {
-  calculateRateLimit,
-  decideRateLimit,
-  decideRow,
-  delayUntil,
-  evaluate,
-  leastDelay,
-  paramsOf,
-  phaseOf,
-  windowIndex,
-  windowStart,
-  type Params,
-} from "../src/shared/algebra.js";
+import { decideRow, delayUntil, evaluate, leastDelay, paramsOf, phaseOf, windowIndex, windowStart, type Params } from "../src/shared/algebra.js";
+import { calculateRateLimit, decideRateLimit } from "../src/shared/predict.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 
 const TB = "token bucket" as const;

@@ -2,22 +2,8 @@
 import { calculateRateLimit as upstreamCalculateRateLimit } from "@convex-dev/rate-limiter";
 import { ConvexError } from "convex/values";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import {
-  DAY,
-  HOUR,
-  MINUTE,
-  SECOND,
-  WEEK,
-  calculateRateLimit,
-  decideRow,
-  delayUntil,
-  evaluate,
-  leastDelay,
-  windowIndex,
-  windowStart,
-  type Params,
-  type State,
-} from "../src/shared/algebra.js";
+import { DAY, HOUR, MINUTE, SECOND, WEEK, decideRow, delayUntil, evaluate, leastDelay, windowIndex, windowStart, type Params, type State } from "../src/shared/algebra.js";
+import { calculateRateLimit } from "../src/shared/predict.js";
 import { validateCount } from "../src/shared/validate.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 

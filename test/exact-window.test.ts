@@ -5,7 +5,8 @@
 import { fc, test } from "@fast-check/vitest";
 import { ConvexError } from "convex/values";
 import { describe, expect } from "vitest";
-import { MINUTE, SECOND, calculateRateLimit, decideRateLimit, evaluate, paramsOf, withValue, type State } from "../src/shared/algebra.js";
+import { MINUTE, SECOND, evaluate, paramsOf, withValue, type State } from "../src/shared/algebra.js";
+import { calculateRateLimit, decideRateLimit } from "../src/shared/predict.js";
 import { validateConfig } from "../src/shared/validate.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import {

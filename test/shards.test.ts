@@ -1,6 +1,7 @@
 // The sharded planner (pickTwo, isComfortable, planOne, planTwo, shardParams/shardConfig, resolvePhase): tables with explicit rows and instants, and seeded simulations through the model store of test/model.ts.
 import { describe, expect, test } from "vitest";
-import { HOUR, MINUTE, SECOND, calculateRateLimit, delayUntil, evaluate, type State } from "../src/shared/algebra.js";
+import { HOUR, MINUTE, SECOND, delayUntil, evaluate, type State } from "../src/shared/algebra.js";
+import { calculateRateLimit } from "../src/shared/predict.js";
 import { resolvePhase, shardConfig, shardParams } from "../src/shared/layout.js";
 import { COMFORT_FRACTION, isComfortable, pickTwo, planOne, planPeek, planRequest, planTwo, type Plan, type ShardRead } from "../src/shared/plan.js";
 import { runPlan } from "../src/shared/rows.js";

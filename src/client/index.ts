@@ -3,9 +3,11 @@
 export { RateLimiter } from "./rate-limiter.js";
 export { isInvalidRateLimitError, isRateLimitError } from "./errors.js";
 export type { ActionCtx, CleanupResult, HookOptions, InstalledComponent, LimitAllOptions, LimitAllRequest, MutationCtx, QueryCtx } from "./types.js";
-export { calculateRateLimit, DAY, decideRateLimit, HOUR, MINUTE, SECOND, WEEK } from "../shared/algebra.js";
-export type { CalculatedRateLimit } from "../shared/algebra.js";
-export type { RateLimitDecision, State as RateLimitState } from "../shared/algebra.js";
+export { DAY, HOUR, MINUTE, SECOND, WEEK } from "../shared/algebra.js";
+export { calculateRateLimit, decideRateLimit } from "../shared/predict.js";
+export type { CalculatedRateLimit } from "../shared/predict.js";
+export type { State as RateLimitState } from "../shared/algebra.js";
+export type { RateLimitDecision } from "../shared/predict.js";
 /** An exact sliding window's log: what its row took in its last window (see ../shared/window-log.ts). */
 export { MAX_EXACT_RATE, windowLog } from "../shared/window-log.js";
 export type { Entry as WindowLogEntry } from "../shared/window-log.js";

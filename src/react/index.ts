@@ -4,7 +4,8 @@
 import { useConvex, useQuery } from "convex/react";
 import { getFunctionName, makeFunctionReference, type FunctionReference } from "convex/server";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import { calculateRateLimit, stateOf } from "../shared/algebra.js";
+import { stateOf } from "../shared/algebra.js";
+import { calculateRateLimit } from "../shared/predict.js";
 import { predictAcquire } from "../shared/concurrency.js";
 import { invalid } from "../shared/validate.js";
 import type { GetValueResult, HookQueryArgs, RateLimitConfig } from "../shared/validators.js";
