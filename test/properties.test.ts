@@ -519,8 +519,10 @@ function runScenario(s: Scenario) {
       for (const row of before.rows) {
         if (!(now < row.ts)) continue;
         const p = params[row.shard]!;
+        // An approximate sliding window keeps its `prev`, an exact one its log.
         const prev = p.kind === SW ? { prev: row.prev ?? 0 } : {};
-        expect(states[row.shard]).toStrictEqual({ value: Math.min(row.value, p.capacity), ts: row.ts, ...prev });
+        const log = p.kind === "exact sliding window" && row.log !== undefined ? { log: row.log } : {};
+        expect(states[row.shard]).toStrictEqual({ value: Math.min(row.value, p.capacity), ts: row.ts, ...prev, ...log });
         if (n === 1) {
           // The decision equals the one at the row's own ts, with the same absolute retry instant.
           const at = decide(store, req, row.ts, replay(draws));

@@ -144,7 +144,8 @@ function entriesOf(state: State, p: Params): readonly Entry[] {
 
 /**
  * withValue returns a state evaluated at its `ts` (`evaluate`'s result) with `value` tokens
- * instead: tokens taken (a lower value) or given back (a higher one). An exact sliding window logs
+ * instead: tokens taken (a lower value) or given back (a higher one). An exact window's value is
+ * then recomputed from its log, as the next read computes it. An exact sliding window logs
  * a take at the state's `ts` and gives back the oldest takes first (see `withGivenBack`); the
  * other kinds store the value alone.
  */
@@ -153,7 +154,8 @@ export function withValue(cur: State, p: Params, value: number): State {
   const entries = entriesOf(cur, p);
   const change = minus(cur.value, value);
   const next = change > 0 ? withTaken(entries, cur.ts, change) : change < 0 ? withGivenBack(entries, -change) : entries;
-  const out: State = { value, ts: cur.ts };
+  // The value the next read computes from the log (the caller's can differ from it by float noise).
+  const out: State = { value: change === 0 ? cur.value : minus(p.capacity, logTotal(next)), ts: cur.ts };
   if (next.length > 0) out.log = next === entries && isLogOf(cur, entries) ? cur.log! : encodeLog(next);
   return out;
 }
