@@ -519,10 +519,17 @@ function runScenario(s: Scenario) {
       for (const row of before.rows) {
         if (!(now < row.ts)) continue;
         const p = params[row.shard]!;
-        // An approximate sliding window keeps its `prev`, an exact one its log.
-        const prev = p.kind === SW ? { prev: row.prev ?? 0 } : {};
-        const log = p.kind === "exact sliding window" && row.log !== undefined ? { log: row.log } : {};
-        expect(states[row.shard]).toStrictEqual({ value: Math.min(row.value, p.capacity), ts: row.ts, ...prev, ...log });
+        // An approximate sliding window keeps its `prev`. An exact one reads as at its own ts: its
+        // log (a row written without one, by a change of shard count, reads as its tokens used
+        // taken at its ts, and the state carries that log).
+        if (p.kind === "exact sliding window") {
+          expect(states[row.shard]).toStrictEqual(evaluate(stateOf(row), p, row.ts));
+          expect(states[row.shard]!.value).toBeCloseTo(Math.min(row.value, p.capacity), 9);
+          expect(states[row.shard]!.ts).toBe(row.ts);
+        } else {
+          const prev = p.kind === SW ? { prev: row.prev ?? 0 } : {};
+          expect(states[row.shard]).toStrictEqual({ value: Math.min(row.value, p.capacity), ts: row.ts, ...prev });
+        }
         if (n === 1) {
           // The decision equals the one at the row's own ts, with the same absolute retry instant.
           const at = decide(store, req, row.ts, replay(draws));

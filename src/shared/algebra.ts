@@ -122,7 +122,7 @@ export function evaluate(state: State | null, p: Params, now: number): State {
       const ts = now > state.ts ? now : state.ts;
       const entries = entriesOf(state, p);
       const kept = live(entries, ts, p.period);
-      const out: State = { value: minus(p.capacity, logTotal(kept)), ts };
+      const out: State = { value: roomFor(kept, p), ts };
       if (kept.length > 0) out.log = kept === entries && isLogOf(state, entries) ? state.log! : encodeLog(kept);
       return out;
     }
@@ -155,7 +155,7 @@ export function withValue(cur: State, p: Params, value: number): State {
   const change = minus(cur.value, value);
   const next = change > 0 ? withTaken(entries, cur.ts, change) : change < 0 ? withGivenBack(entries, -change) : entries;
   // The value the next read computes from the log (the caller's can differ from it by float noise).
-  const out: State = { value: change === 0 ? cur.value : minus(p.capacity, logTotal(next)), ts: cur.ts };
+  const out: State = { value: change === 0 ? cur.value : roomFor(next, p), ts: cur.ts };
   if (next.length > 0) out.log = next === entries && isLogOf(cur, entries) ? cur.log! : encodeLog(next);
   return out;
 }
@@ -171,7 +171,16 @@ function isLogOf(state: State, entries: readonly Entry[]): boolean {
  */
 export function valueAt(state: State | null, p: Params, t: number): number {
   if (p.kind !== "exact sliding window" || state === null) return evaluate(state, p, t).value;
-  return minus(p.capacity, logTotal(live(entriesOf(state, p), t > state.ts ? t : state.ts, p.period)));
+  return roomFor(live(entriesOf(state, p), t > state.ts ? t : state.ts, p.period), p);
+}
+
+/**
+ * The tokens an exact window holds with `entries` in its window: its capacity less their sum, and
+ * the capacity itself, exactly, with none (`minus` would snap a capacity like 3.7 − 2 =
+ * 1.7000000000000002 to 1.7, which a full row's value, the capacity, is not).
+ */
+function roomFor(entries: readonly Entry[], p: Params): number {
+  return entries.length === 0 ? p.capacity : minus(p.capacity, logTotal(entries));
 }
 
 /**
