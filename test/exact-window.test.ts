@@ -15,7 +15,9 @@ import {
   carriedLog,
   decodeLog,
   encodeLog,
+  freedAt,
   live,
+  windowLog,
   withGivenBack,
   withTaken,
   type Entry,
@@ -48,6 +50,8 @@ describe("the log's encoding", () => {
     // 2 × 100 = 200 = 0b1_1001000: low 7 bits with the continuation bit, then 1.
     ["a header over 127 takes two bytes", [{ at: 100, count: 1 }], [200, 1, 1]],
     ["a count over 127 takes two bytes", [{ at: 0, count: 300 }], [0, 172, 2]],
+    ["128 is the first number of two bytes", [{ at: 0, count: 128 }], [0, 128, 1]],
+    ["127 still fits in one", [{ at: 0, count: 127 }], [0, 127]],
   ])("%s", (_, list, bytes) => {
     expect(bytesOf(list)).toEqual(bytes);
     expect(decodeLog(new Uint8Array(bytes).buffer)).toEqual(list);
@@ -74,7 +78,9 @@ describe("the log's encoding", () => {
     ["cut short after a header", [10]],
     ["cut short in a varint", [200]],
     ["cut short in a full entry", [1, 0, 0, 0]],
-    ["an entry before the one before it", [1, 0, 0, 0, 0, 0, 0, 0x24, 0x40, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f]],
+    // In full: instant 10, count 1; then instant 0, count 1 (each float64 little-endian).
+    ["an entry before the one before it", [1, 0, 0, 0, 0, 0, 0, 0x24, 0x40, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f]],
+    ["an instant that isn't finite", [1, 0, 0, 0, 0, 0, 0, 0xf0, 0x7f, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f]],
   ])("bytes that aren't a log decode to undefined: %s", (_, bytes) => {
     expect(decodeLog(new Uint8Array(bytes).buffer)).toBeUndefined();
   });
@@ -124,12 +130,32 @@ describe("the log's operations", () => {
   });
 
   test("past MAX_LOG_ENTRIES the two entries closest in time merge into the later one", () => {
-    const full = Array.from({ length: MAX_LOG_ENTRIES }, (_, i) => ({ at: i * 10 + (i === 7 ? 9 : 0), count: 0.5 }));
+    // Counts 0.25, 0.5 and 0.75 in turn, so a merge that summed the wrong neighbours would show.
+    const full = Array.from({ length: MAX_LOG_ENTRIES }, (_, i) => ({ at: i * 10 + (i === 7 ? 9 : 0), count: ((i % 3) + 1) * 0.25 }));
     const after = withTaken(full, MAX_LOG_ENTRIES * 10, 0.5);
     expect(after.length).toBe(MAX_LOG_ENTRIES);
-    // Entries 7 (at 79) and 8 (at 80) were the closest: 1 ms apart.
-    expect(after[7]).toEqual({ at: 80, count: 1 });
-    expect(after.reduce((s, e) => s + e.count, 0)).toBe((MAX_LOG_ENTRIES + 1) * 0.5);
+    // Entries 7 (at 79, 0.5) and 8 (at 80, 0.75) were the closest: 1 ms apart.
+    expect(after.slice(6, 9)).toEqual([{ at: 60, count: 0.25 }, { at: 80, count: 1.25 }, { at: 90, count: 0.25 }]);
+    const total = (list: readonly Entry[]) => list.reduce((sum, e) => sum + e.count, 0);
+    expect(total(after)).toBe(total(full) + 0.5);
+  });
+
+  test.each<[string, number, number, number | undefined]>([
+    // [why, value now, need, instant]: the log holds 1 at 10, 2 at 20 and 1 at 30; period 1000.
+    ["one more token: when the oldest leaves", 0, 1, 1010],
+    ["two: the second entry's two make three", 0, 2, 1020],
+    ["three", 0, 3, 1020],
+    ["four: the last entry too", 0, 4, 1030],
+    ["with one already there, two more need the first two", 1, 3, 1020],
+    ["more than the log can free", 0, 5, undefined],
+  ])("freedAt: %s", (_, value, need, at) => {
+    expect(freedAt(log, value, need, 1000)).toBe(at);
+  });
+
+  test("windowLog lists a row's takes; none without a log; undefined for bytes that aren't one", () => {
+    expect(windowLog({ log: encodeLog(log).slice(0) })).toEqual(log);
+    expect(windowLog({})).toEqual([]);
+    expect(windowLog({ log: new Uint8Array([3]).buffer })).toBeUndefined();
   });
 
   test.each<[string, number, Entry[]]>([
