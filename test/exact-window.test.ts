@@ -234,6 +234,15 @@ describe("decisions at explicit instants", () => {
     expect(evaluate(row, paramsOf(config, 0), 4500)).toMatchObject({ value: 1, ts: 5000 });
   });
 
+  test("a row whose window has emptied carries no log, however it emptied", () => {
+    const p = paramsOf(config, 0);
+    const row = decideRateLimit(decideRateLimit(null, config, { now: 0 }), config, { now: 100 });
+    // The takes left the window.
+    expect(evaluate(row, p, 1100)).toStrictEqual({ value: 3, ts: 1100 });
+    // Every take given back.
+    expect(withValue(evaluate(row, p, 200), p, 3)).toStrictEqual({ value: 3, ts: 200 });
+  });
+
   test("count 0 peeks: it logs nothing", () => {
     const d = decideRateLimit(null, config, { now: 10, count: 0 });
     expect(d).toEqual({ ok: true, retryAfter: undefined, value: 3, ts: 10 });
