@@ -358,7 +358,11 @@ function heldAt(rows: readonly KeyRow<number>[], config: RateLimitConfig, writer
     const row = rows.find((r) => r.shard === i);
     if (!row) return { value: splitTotal(writer.capacity ?? writer.rate, n, i), ends: earliest, rate };
     // A sliding window row's previous window still slides out, giving back up to `prev`.
-    return { value: row.value + (row.prev ?? 0), ends: ends(row), rate };
+    // An exact window's row owing (its log holding more than a lowered rate) is not repaid at the
+    // rate: its takes leave a period after they were taken, the most it can hold then is the new
+    // rate, and G already counts a whole window from the start; so it holds at least nothing.
+    const exact = config.kind === SW && config.exact !== false;
+    return { value: exact ? Math.max(0, row.value) : row.value + (row.prev ?? 0), ends: ends(row), rate };
   });
   return { fresh: false, sharded: n > 1, parts };
 }
