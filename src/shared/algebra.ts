@@ -42,7 +42,6 @@ export function stateOf(row: Pick<State, "value" | "ts" | "prev" | "log">): Stat
   return state;
 }
 
-
 /**
  * Params holds the numbers that govern one row: a whole unsharded limit, or one shard's share of a
  * sharded one. `rate` is tokens per `period` (ms); `capacity` and `maxReserved` are tokens, and
