@@ -94,6 +94,9 @@ class Versions {
         case "terms":
           // Once per config, into a table no decision reads while the config stays: not modelled.
           break;
+        case "override":
+          // Written only by the app's admin calls, never by a request: not modelled.
+          break;
         default: {
           const never: never = op;
           throw new Error(`unknown write ${JSON.stringify(never)}`);
@@ -128,6 +131,9 @@ function reader(store: Versions, t: number, keys: Set<string> | null) {
         return { rows: rowsAt(), pending: q.pending ? store.takesAt(t) : [] };
       case "terms":
         // The model runs one config, whose rows carry its own fingerprint: never asked.
+        return { rows: [], pending: [] };
+      case "tier":
+        // The model's requests name no tier: never asked.
         return { rows: [], pending: [] };
       default: {
         const never: never = q;

@@ -301,6 +301,9 @@ export function flowReader(
       case "terms":
         // The model runs one config, whose rows carry its own fingerprint: never asked.
         return { rows: [], pending: [] };
+      case "tier":
+        // The model's requests name no tier: never asked.
+        return { rows: [], pending: [] };
       default: {
         const never: never = q;
         throw new Error(`unknown read ${JSON.stringify(never)}`);
@@ -337,6 +340,9 @@ export function storeOps(ops: readonly RowOp<number>[]): StoreOp[] {
       case "terms":
         // Once per config, on a key's first write, into a table no request's decision reads:
         // left out of the model.
+        return [];
+      case "override":
+        // Written only by the app's admin calls, never by a request: left out of the model.
         return [];
       default: {
         const never: never = op;

@@ -7,7 +7,8 @@ import { limitAllOutcome, mergeRequests } from "../src/shared/limit-all.js";
 import { raiseOf, requestFlow, type RequestOutcome } from "../src/shared/request.js";
 import { answerRead, runPlan, type KeyRow } from "../src/shared/rows.js";
 import { configTerms, termsHash } from "../src/shared/layout.js";
-import type { LimitAllArgs, RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
+import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
+import type { LimitAllArgs } from "../src/shared/limit-all-validators.js";
 
 const T0 = 1_000_000;
 const TB = "token bucket" as const;

@@ -17,6 +17,12 @@ type Address = { name: string; key?: string };
 /** A take waiting for the applier, with the config it was decided under. */
 type Waiting = Take & { config: RateLimitConfig };
 
+/** A row with its `o` set to `o`, or without one. */
+function withOverride<R extends StoredRow>(row: R, o: StoredRow["o"]): R {
+  const { o: _old, ...rest } = row;
+  return (o === undefined ? rest : { ...rest, o }) as R;
+}
+
 /** MemoryStore holds every key's rows and waiting takes, as the `rateLimits` and `pendingTakes` tables do. */
 export class MemoryStore {
   private rows = new Map<string, KeyRow<number>[]>();
@@ -61,7 +67,10 @@ export class MemoryStore {
           rows = rows.filter((r) => r.id !== op.id);
           break;
         case "record":
-          this.takes.set(id, [...(this.takes.get(id) ?? []), { ...op.take, config }]);
+          this.takes.set(id, [...(this.takes.get(id) ?? []), { ...op.take, config: op.take.config ?? config }]);
+          break;
+        case "override":
+          rows = rows.map((r) => (r.id === op.id ? withOverride(r, op.o) : r));
           break;
         case "terms": {
           const known = this.terms.get(at.name) ?? new Map<number, string>();

@@ -31,11 +31,13 @@ export function hookAPI<DataModel extends GenericDataModel>(
           throw invalid("config", "(object)", "clients may not send a config; see hookAPI's allowClientConfig");
         }
         const key = await serverKey(ctx as GenericQueryCtx<DataModel>, args, opts);
+        const tier = typeof opts?.tier === "function" ? await opts.tier(ctx as GenericQueryCtx<DataModel>, key) : opts?.tier;
         const sampleShards = args.sampleShards ?? opts?.sampleShards ?? serverConfig.shards;
         const result = await ctx.runQuery(component.lib.getValue, {
           name: allow ? (args.name ?? name) : name,
           config: allow ? (args.config ?? serverConfig) : serverConfig,
           ...(key === undefined ? {} : { key }),
+          ...(tier === undefined ? {} : { tier }),
           ...(sampleShards === undefined ? {} : { sampleShards }),
           details: true,
         });

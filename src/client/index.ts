@@ -30,8 +30,8 @@ export type {
   LeaseValue,
   LimitConfig,
 } from "../shared/concurrency-validators.js";
+export type { LimitAllResult } from "../shared/limit-all-validators.js";
 export type {
-  LimitAllResult,
   RateLimitAllError,
   GetValueReturns,
   GetValueReturnsWithDetails,
@@ -44,6 +44,8 @@ export type {
   RateLimitReturnsWithDetails,
 } from "../shared/validators.js";
 export type { ComponentApi } from "../component/_generated/component.js";
+/** Overrides (limits as data): see {@link RateLimiter.setOverride}. */
+export type { Override, OverrideConfig, OverrideRecord, OverrideTarget } from "./overrides.js";
 /** A key of a limit as `RateLimiter.listKeys` reports it, and its validator (see src/shared/idle.ts). */
 export type { KeyStatus } from "../shared/idle.js";
 export { keyStatusValidator } from "../shared/idle.js";

@@ -5,12 +5,14 @@ import { ConvexError } from "convex/values";
 import type { KeyStatus } from "../shared/idle.js";
 import type { FoldResult, MetricsResult } from "../shared/metrics.js";
 import { validateConfig } from "../shared/validate.js";
-import { validateLimits, validateOptionTypes } from "../shared/validate-config.js";
-import type { CheckedRequests, ConcurrencyName, ConcurrencyNamesOf, ConfigOption, LimitName, NamesOf, RateLimitName, RateLimits } from "./names.js";
-import type { LimitAllResult, RateLimitConfig, RateLimitDetails } from "../shared/validators.js";
-import type { AcquireResult, ExtendResult, LeaseValue, LimitConfig } from "../shared/concurrency-validators.js";
-import { acquireRequest, anyConfigFor, concurrencyConfigFor, configFor, generated, request, requestAll } from "./resolve.js";
+import { validateLimits } from "../shared/validate-config.js";
+import type { CheckedRequests, ConcurrencyNamesOf, ConfigOption, LimitName, NamesOf, RateLimitName, RateLimits } from "./names.js";
+import type { RateLimitConfig, RateLimitDetails } from "../shared/validators.js";
+import type { LimitAllResult } from "../shared/limit-all-validators.js";
+import type { LeaseValue, LimitConfig } from "../shared/concurrency-validators.js";
+import { acquireRequest, anyConfigFor, configFor, generated, request, requestAll } from "./resolve.js";
 import { hookAPI, leaseHookAPI, type HookAPIOf } from "./hook-api.js";
+import { LeaseMethods } from "./leases.js";
 import { exactFor, noteAsyncTake } from "./transaction-takes.js";
 import type {
   CleanupResult,
@@ -40,15 +42,13 @@ import type {
  * Names given here are type-checked at every call; any other name needs an inline `config`.
  * Every config is validated here, so a malformed one fails when the module loads.
  */
-export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<never, never>> {
+export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<never, never>> extends LeaseMethods<Limits> {
   /**
    * @param component The installed component: `components.rateLimiter`.
    * @param limits The named limits and their configs.
    */
-  constructor(
-    public component: InstalledComponent,
-    public limits?: Limits,
-  ) {
+  constructor(component: InstalledComponent, limits?: Limits) {
+    super(component, limits);
     validateLimits(limits);
   }
 
@@ -115,58 +115,6 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
   }
 
   /**
-   * acquire takes a slot of a concurrency limit (`kind: "concurrency"`) for `key`: at most
-   * `capacity` leases are in flight per key at once. Call it from a mutation before starting the
-   * work, and {@link release} the lease when the work ends, in a `finally` or from workpool's
-   * `onComplete`; a holder that crashes frees its slot by itself when its lease expires (`lease`
-   * ms after acquiring, or after its last {@link extend}), with no job. Options: `key` (whose
-   * slots; default the global ones), `throws` (throw a `RateLimited` `ConvexError`, as `limit`
-   * does, instead of returning `ok: false`; default false). When the caller's mutation throws
-   * later, the lease is rolled back with it.
-   *
-   * @returns `{ ok: true, lease, expiresAt }`: `lease` is an opaque handle (keep it, e.g. pass it
-   * to the action doing the work) and `expiresAt` (UTC ms) when the slot frees itself. `{ ok:
-   * false, retryAfter }`: every slot is held; `retryAfter` is the whole ms until enough of the
-   * leases held now expire for a slot to be free (the earliest one's expiry), so the same acquire
-   * then succeeds if nothing else acquired meanwhile. A release may free one sooner.
-   */
-  async acquire<Name extends string = ConcurrencyNamesOf<Limits>>(
-    ctx: RunMutationCtx,
-    name: ConcurrencyName<Limits, Name>,
-    options?: { key?: string; throws?: boolean },
-  ): Promise<AcquireResult> {
-    const args = acquireRequest(name, concurrencyConfigFor(this.limits, name, options), options, ["key", "throws"]);
-    const result = await ctx.runMutation(generated(this.component.leases).acquire, { ...args, ...(args.throws ? { raiseInCaller: true } : {}) });
-    // The component returns the error instead of throwing when that keeps the refusal's metric event.
-    if (!result.ok && result.error) throw new ConvexError(result.error);
-    return result.ok ? result : { ok: false, retryAfter: result.retryAfter };
-  }
-
-  /**
-   * release gives a lease's slot back at once. Idempotent: releasing a lease twice, one that
-   * expired (its slot freed itself already) or an unknown handle is harmless.
-   *
-   * @returns `{ released: true }` when this call freed a slot; false when there was nothing to free.
-   */
-  async release(ctx: RunMutationCtx, lease: string): Promise<{ released: boolean }> {
-    return await ctx.runMutation(generated(this.component.leases).release, { lease });
-  }
-
-  /**
-   * extend keeps a lease for long work: its expiry moves to `by` ms from now (default: the
-   * `lease` it was acquired with), never earlier than it was. Call it from the work's action now
-   * and then (e.g. every `lease / 3` ms), so the lease outlives the work but not a crash.
-   *
-   * @returns `{ ok: true, expiresAt }` (UTC ms); `{ ok: false }` when the lease had already
-   * expired, was released or is unknown: its slot may be someone else's now, so stop or acquire
-   * again.
-   */
-  async extend(ctx: RunMutationCtx, lease: string, options: { by?: number } = {}): Promise<ExtendResult> {
-    validateOptionTypes(options);
-    return await ctx.runMutation(generated(this.component.leases).extend, { lease, ...(options.by === undefined ? {} : { by: options.by }) });
-  }
-
-  /**
    * limitAll decides several limits at once (per user, per team and global, say) and takes from
    * all of them or none: nothing is taken unless every limit admits, so a request never spends one
    * limit's tokens and is then refused by another. One component call, one transaction.
@@ -224,15 +172,16 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
   async credit<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
     ctx: RunMutationCtx,
     name: RateLimitName<Limits, Name, C>,
-    options: { key?: string; count: number; shards?: readonly number[] } & ConfigOption<RateLimits<Limits>, Name, C>,
+    options: { key?: string; count: number; shards?: readonly number[]; tier?: string } & ConfigOption<RateLimits<Limits>, Name, C>,
   ): Promise<{ credited: number }> {
-    const { key, count, shards } = options;
+    const { key, count, shards, tier } = options;
     return ctx.runMutation(generated(this.component.lib.credit), {
       name,
       count,
       config: configFor(this.limits, name, options),
       ...(key === undefined ? {} : { key }),
       ...(shards === undefined ? {} : { shards: [...shards] }),
+      ...(tier === undefined ? {} : { tier }),
     });
   }
 
@@ -253,9 +202,11 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
       await ctx.runMutation(generated(this.component.leases).reset, { name, ...(key === undefined ? {} : { key }) });
       return;
     }
+    // The config lets a key with its own override keep it, its rows written full (see resetOps).
     await ctx.runMutation(this.component.lib.resetRateLimit, {
       name,
       ...(key === undefined ? {} : { key }),
+      config: configFor(this.limits, name, options),
     });
   }
 
@@ -276,7 +227,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     name: LimitName<Limits, Name, C>,
     options?: O & ConfigOption<Limits, Name, C>,
   ): Promise<Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>> {
-    const { key, sampleShards, details } = options ?? {};
+    const { key, sampleShards, details, tier } = options ?? {};
     const config = anyConfigFor(this.limits, name, options);
     if (config.kind === "concurrency") {
       const { throws: _never, ...args } = acquireRequest(name, config, options, ["key"]);
@@ -288,6 +239,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
       ...(key === undefined ? {} : { key }),
       ...(sampleShards === undefined ? {} : { sampleShards }),
       ...(details === undefined ? {} : { details }),
+      ...(tier === undefined ? {} : { tier }),
     });
     return result as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>;
   }

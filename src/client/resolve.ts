@@ -90,6 +90,7 @@ export function requestAll(limits: Limits | undefined, requests: readonly LimitA
       config: rateConfigAt(limits, i, r),
       ...(r.key === undefined ? {} : { key: r.key }),
       ...(r.count === undefined ? {} : { count: r.count }),
+      ...(r.tier === undefined ? {} : { tier: r.tier }),
     })),
     ...options,
   };

@@ -14,17 +14,18 @@ import type {
 } from "../shared/validators.js";
 
 /**
- * The installed component as the client takes it: `components.rateLimiter`. `admin`, `metrics`, `leases`,
+ * The installed component as the client takes it: `components.rateLimiter`. `admin`, `metrics`, `leases`, `overrides`,
  * and `lib.limitAll`/`lib.checkAll`/`lib.credit`, may be missing from an app's generated API made
  * for `@convex-dev/rate-limiter`, until codegen runs again; only the methods that call them need
  * them.
  */
-export type InstalledComponent = Omit<ComponentApi, "admin" | "lib" | "metrics" | "leases"> & {
+export type InstalledComponent = Omit<ComponentApi, "admin" | "lib" | "metrics" | "leases" | "overrides"> & {
   lib: Omit<ComponentApi["lib"], "limitAll" | "checkAll" | "credit"> &
     Partial<Pick<ComponentApi["lib"], "limitAll" | "checkAll" | "credit">>;
   admin?: ComponentApi["admin"];
   metrics?: ComponentApi["metrics"];
   leases?: ComponentApi["leases"];
+  overrides?: ComponentApi["overrides"];
 };
 
 /** What one transaction of `RateLimiter.cleanup` did: rows and keys read and deleted, and whether it's done. */
@@ -45,7 +46,13 @@ export type RunMutationCtx = MutationCtx | ActionCtx;
 export type RequestOptions = Omit<RateLimitArgs, "name" | "config" | "raiseInCaller">;
 
 /** Options of `getValue`, for a limit named in the constructor. */
-export type GetValueOptions = { key?: string; sampleShards?: number; details?: boolean };
+export type GetValueOptions = {
+  key?: string;
+  sampleShards?: number;
+  details?: boolean;
+  /** The tier the key belongs to, for its overrides (see `RequestOptions.tier`). */
+  tier?: string;
+};
 
 /**
  * LimitAllRequest is one limit of a `limitAll`/`checkAll` call: a limit named in the constructor
@@ -53,8 +60,8 @@ export type GetValueOptions = { key?: string; sampleShards?: number; details?: b
  * bucket, `count` to 1 token.
  */
 export type LimitAllRequest<Limits> =
-  | { [N in keyof Limits & string]: { name: N; key?: string; count?: number; config?: RateLimitConfig } }[keyof Limits & string]
-  | { name: string; key?: string; count?: number; config: RateLimitConfig };
+  | { [N in keyof Limits & string]: { name: N; key?: string; count?: number; tier?: string; config?: RateLimitConfig } }[keyof Limits & string]
+  | { name: string; key?: string; count?: number; tier?: string; config: RateLimitConfig };
 
 /** LimitAllOptions are the options of `limitAll` and `checkAll`; every one defaults to false. */
 export type LimitAllOptions = {
@@ -90,6 +97,12 @@ export type HookOptions<DataModel extends GenericDataModel> = {
    * `sampleShards` overrides it.
    */
   sampleShards?: number;
+  /**
+   * The tier the key belongs to, so the hook reports the config in force for it (see
+   * `RateLimiter.setOverride`): a fixed tier, or a function of the query's `ctx` and the key
+   * chosen (e.g. the signed-in user's plan). Clients can't choose it. Default: no tier.
+   */
+  tier?: string | ((ctx: GenericQueryCtx<DataModel>, key: string | undefined) => string | undefined | Promise<string | undefined>);
   /**
    * Lets clients choose `name` and `config` (e.g. a playground). Default false: a client that
    * sends either is refused, so no one can read another limit's state or substitute a config.

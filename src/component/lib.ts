@@ -13,14 +13,15 @@ import { runPlanAsync } from "../shared/rows.js";
 import { validateNameAndKey } from "../shared/validate.js";
 import { getValueFlow } from "../shared/value.js";
 import { isAsync } from "../shared/view.js";
-import { creditArgs, getValueArgs, getValueResult, limitAllArgs, limitAllCallResult, limitAllResult, rateLimitArgs, rateLimitCallReturns, rateLimitErrorValidator, rateLimitResult, type LimitAllArgs, type LimitAllCallResult, type RateLimitArgs, type RateLimitCallResult, type RateLimitError } from "../shared/validators.js";
+import { configArgValidator, creditArgs, getValueArgs, getValueResult, rateLimitArgs, rateLimitCallReturns, rateLimitErrorValidator, rateLimitResult, type RateLimitArgs, type RateLimitCallResult, type RateLimitError } from "../shared/validators.js";
+import { limitAllArgs, limitAllCallResult, limitAllResult, type LimitAllArgs, type LimitAllCallResult } from "../shared/limit-all-validators.js";
 import { takeValidator } from "../shared/stored.js";
 import { metricOutcome } from "../shared/metrics.js";
 import { api, internal } from "./_generated/api.js";
 import type { Id } from "./_generated/dataModel.js";
 import { internalQuery, mutation, query, type DatabaseReader, type DatabaseWriter } from "./_generated/server.js";
 import { recordMetric } from "./metrics.js";
-import { deleteKey, readKey, writeKey, type KeyAddress } from "./store.js";
+import { readKey, resetKey, writeKey, type KeyAddress } from "./store.js";
 
 /** How many rows `clearAll` deletes per transaction before rescheduling itself. */
 const CLEAR_BATCH = 500;
@@ -217,21 +218,23 @@ export const getValue = query({
 
 /**
  * Removes every shard row of a limit's name and key, and the takes recorded for it but not yet
- * applied: the next request starts full.
+ * applied: the next request starts full. A key's own override stays (see `resetOps`): its rows
+ * are written full, carrying it, under `config`, the limit's named config (`RateLimiter.reset`
+ * passes it; required only for a key with its own override).
  */
 export const resetRateLimit = mutation({
-  args: { name: v.string(), key: v.optional(v.string()) },
+  args: { name: v.string(), key: v.optional(v.string()), config: v.optional(configArgValidator) },
   returns: v.null(),
   handler: async (ctx, args) => {
     validateNameAndKey(args.name, args.key);
-    await deleteKey(ctx.db, args);
+    await resetKey(ctx, args);
     return null;
   },
 });
 
 /**
- * Removes every row, and every take not yet applied, created at or before `before` (ms, default:
- * now), in batches of 500 per transaction, rescheduling itself until none are left.
+ * Removes every row, every take not yet applied and every override, created at or before `before`
+ * (ms, default: now), in batches of 500 per transaction, rescheduling itself until none are left.
  */
 export const clearAll = mutation({
   args: { before: v.optional(v.number()) },
@@ -248,7 +251,12 @@ export const clearAll = mutation({
       .withIndex("by_creation_time", (q) => q.lte("_creationTime", before))
       .take(CLEAR_BATCH - rows.length);
     for (const take of takes) await ctx.db.delete(take._id);
-    if (rows.length + takes.length === CLEAR_BATCH) {
+    const overrides = await ctx.db
+      .query("rateLimitOverrides")
+      .withIndex("by_creation_time", (q) => q.lte("_creationTime", before))
+      .take(CLEAR_BATCH - rows.length - takes.length);
+    for (const override of overrides) await ctx.db.delete(override._id);
+    if (rows.length + takes.length + overrides.length === CLEAR_BATCH) {
       await ctx.scheduler.runAfter(0, api.lib.clearAll, { before });
     }
     return null;

@@ -1,7 +1,7 @@
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
 import { metricCountFields, metricEventFields } from "../shared/metrics.js";
-import { pendingTakeFields, storedRowFields, termsFields } from "../shared/stored.js";
+import { overrideDocFields, pendingTakeFields, storedRowFields, termsFields } from "../shared/stored.js";
 
 export default defineSchema({
   /**
@@ -28,6 +28,17 @@ export default defineSchema({
    * to carry the row over exactly. Never deleted: one per config a name has used.
    */
   rateLimitTerms: defineTable(termsFields).index("hash", ["name", "hash"]),
+
+  /**
+   * Overrides of a limit for one key or one tier (`scope`, `target`): a config in force instead of
+   * the named one, or a block until an instant. Written only by `overrides.set` and
+   * `overrides.remove` (app server code; never on the hot path, so overrides add no conflicts) and
+   * deleted by `lib.clearAll`; read by `overrides.get` and `overrides.list`, and by a request that
+   * names a tier (one indexed read of its tier's). A key's own override is also carried on its rows
+   * (`o`), where the request's read of them finds it, and never read from here on the hot path.
+   * Never deleted by the clean-up.
+   */
+  rateLimitOverrides: defineTable(overrideDocFields).index("target", ["name", "scope", "target"]),
 
   /**
    * Consumption recorded but not yet applied to `rateLimits`, one row per take, by limits with

@@ -3,6 +3,8 @@
 // query on those tables is written once, here. Handlers import it; it imports no handler.
 import type { LeaseInsert, LeaseOp, LeaseQuery, LeaseRecord } from "../shared/concurrency.js";
 import type { KeyRead, KeyRow, RowOp, RowQuery } from "../shared/rows.js";
+import { scopeOf, type OverrideScope, type OverrideTarget } from "../shared/overrides.js";
+import { resetOps } from "../shared/override-writes.js";
 import type { RateLimitConfig } from "../shared/validators.js";
 import { storedRowFields, type Take } from "../shared/stored.js";
 import type { Doc, Id } from "./_generated/dataModel.js";
@@ -58,6 +60,17 @@ function termsQuery(db: DatabaseReader, name: string, hash: number) {
   return db.query("rateLimitTerms").withIndex("hash", (i) => i.eq("name", name).eq("hash", hash));
 }
 
+/** The override of limit `name` for `target` (a key, or a tier): none or one. */
+export function overrideQuery(db: DatabaseReader, name: string, target: OverrideTarget) {
+  const { scope, target: value } = scopeOf(target);
+  return db.query("rateLimitOverrides").withIndex("target", (i) => i.eq("name", name).eq("scope", scope).eq("target", value));
+}
+
+/** A limit's overrides in index order (by scope, then target), or those of one scope. */
+export function overridesQuery(db: DatabaseReader, name: string, scope?: OverrideScope) {
+  return db.query("rateLimitOverrides").withIndex("target", (i) => (scope === undefined ? i.eq("name", name) : i.eq("name", name).eq("scope", scope)));
+}
+
 /**
  * knownTerms returns the terms recorded for limit `name` under each of `hashes`, one indexed read
  * each, for answering a flow's `terms` reads from memory (see `answerRead`).
@@ -101,6 +114,10 @@ export async function readKey(db: DatabaseReader, at: KeyAddress, q: RowQuery): 
       const doc = await termsQuery(db, at.name, q.hash).first();
       return doc ? { rows: [], pending: [], terms: doc.terms } : { rows: [], pending: [] };
     }
+    case "tier": {
+      const doc = await overrideQuery(db, at.name, { tier: q.tier }).first();
+      return doc ? { rows: [], pending: [], override: doc.override } : { rows: [], pending: [] };
+    }
     default: {
       const never: never = q;
       throw new Error(`unknown read ${JSON.stringify(never)}`);
@@ -137,6 +154,9 @@ export async function writeKey(
         await ctx.db.insert("pendingTakes", { name, ...keyField, ...op.take, config: op.take.config ?? config, committedAt: ctx.db.vars.commitTs });
         recorded = true;
         break;
+      case "override":
+        await ctx.db.patch(op.id, { o: op.o });
+        break;
       case "terms":
         if ((await termsQuery(ctx.db, name, op.hash).first()) === null) {
           await ctx.db.insert("rateLimitTerms", { name, hash: op.hash, terms: op.terms });
@@ -151,10 +171,17 @@ export async function writeKey(
   if (recorded) await wakeApplier(ctx);
 }
 
-/** deleteKey removes every row of one key and every take recorded for it: it starts full again. */
-export async function deleteKey(db: DatabaseWriter, at: KeyAddress): Promise<void> {
-  for (const doc of await keyRows(db, at)) await db.delete(doc._id);
-  for (const take of await pendingQuery(db, at).collect()) await db.delete(take._id);
+/**
+ * resetKey resets one key: it starts full again. Every take recorded for it is deleted, and its
+ * rows too (`resetOps`), except that a key with its own override gets full rows carrying it, under
+ * `config` (the limit's named config).
+ */
+export async function resetKey(ctx: Parameters<typeof writeKey>[0], at: KeyAddress & { config?: RateLimitConfig | undefined }): Promise<void> {
+  const rows = (await keyRows(ctx.db, at)).map(rowOf);
+  const ops = resetOps(rows, at, Date.now());
+  for (const take of await pendingQuery(ctx.db, at).collect()) await ctx.db.delete(take._id);
+  // The ops record no take, so the config writeKey stores with takes is never used.
+  if (ops.length > 0) await writeKey(ctx, { ...at, config: at.config! }, ops);
 }
 
 /** A lease as the concurrency flows see it. */

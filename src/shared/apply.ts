@@ -4,7 +4,7 @@ import type { KeyFlow, KeyRow, RowOp } from "./rows.js";
 import { settle, takenUnder, type PhaseOf } from "./settle.js";
 import type { RateLimitConfig } from "./validators.js";
 import type { Take } from "./stored.js";
-import { checkStored, expanded, fieldsOf, patchOf, termsOp } from "./view.js";
+import { carry, checkStored, expanded, fieldsOf, patchOf, termsOp } from "./view.js";
 
 /**
  * applyFlow folds takes recorded for one key (asynchronous mode) into its rows at `now`, under
@@ -38,6 +38,8 @@ export function* applyFlow<Id>(
     rows.some((r) => !isShardOf(r.shard, n) || r.shards !== n || !sameClock(r, params[r.shard] ?? params[0]!)) ||
     takes.some((t) => !takenUnder(t, config, phaseOf));
   const after = settle(rows, takes, config, phaseOf, now);
+  // What every row of the key carries (its own override) goes on every row written.
+  const own = read.find((r) => r.o !== undefined)?.o;
   const ops: RowOp<Id>[] = [];
   if (laidOut) {
     for (const row of rows) {
@@ -47,7 +49,7 @@ export function* applyFlow<Id>(
   params.forEach((_, i) => {
     const row = rows.find((r) => r.shard === i) ?? null;
     if (row && !laidOut && !takes.some((t) => t.shard === i)) return;
-    const fields = fieldsOf(after[i]!, config, hash);
+    const fields = carry(fieldsOf(after[i]!, config, hash), row, own, 0, now);
     ops.push(row ? patchOf(row, i, fields, hash) : { op: "insert", shard: i, fields });
   });
   // As a request's writes do (see `opsOf`): record the terms of a new key, layout or rewritten row.

@@ -4,7 +4,8 @@ import type { Plan, ShardRead, ShardWrite } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
 import { isShardOf } from "./layout.js";
 import { minus } from "./split.js";
-import { invalid, validateNameAndKey } from "./validate.js";
+import { inForce, type InForce, type Override } from "./overrides.js";
+import { invalid, validateNameAndKey, validateTier } from "./validate.js";
 import { checkConfig } from "./validate-config.js";
 import type { CreditArgs } from "./validators.js";
 import { newView, opsOf, shardOf } from "./view.js";
@@ -27,8 +28,15 @@ export function* creditFlow<Id>(
 ): KeyFlow<Id, { credited: number; ops: RowOp<Id>[] }> {
   validateNameAndKey(args.name, args.key);
   checkConfig(args.config);
+  if (args.tier !== undefined) validateTier(args.tier);
   if (!(Number.isFinite(args.count) && args.count > 0)) throw invalid("count", args.count, "must be a finite number > 0");
-  const view = newView<Id>(args, now);
+  // A credit draws nothing at random; its tokens go back under what is in force for the key.
+  return yield* inForce(args, now, () => 0, (resolved, own) => creditUnder<Id>(args, resolved, own, now));
+}
+
+/** Gives tokens back under what is in force for the key (see {@link creditFlow}). */
+function* creditUnder<Id>(args: CreditArgs, resolved: InForce, own: Override | undefined, now: number): KeyFlow<Id, { credited: number; ops: RowOp<Id>[] }> {
+  const view = newView<Id>({ name: args.name, key: args.key, config: resolved.config }, now, own, resolved.by !== "config");
   for (const shard of args.shards ?? []) {
     if (!isShardOf(shard, view.n)) throw invalid("shards", shard, `must be a shard of the limit's ${view.n}`);
   }

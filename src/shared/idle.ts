@@ -18,6 +18,8 @@ import type { StoredRow, Take } from "./stored.js";
  *
  * - The key has rows (without any it is already "no row") and no pending takes: a take would be
  *   folded into the row it finds, and into a missing (full) one it folds differently.
+ * - No row carries the key's own override (its rows are where requests find it; the clean-up
+ *   never deletes an override) or a lockout still in force.
  * - Every row is written under the current layout and terms: shard count, kind and, where the row
  *   records them, rate, period and capacity (`sameClock`), on a whole shard number below the shard
  *   count. A row of another layout isn't provably idle: the next request carries it over
@@ -48,6 +50,8 @@ export function isIdleKey(
 ): boolean {
   const { pending } = read;
   if (read.rows.length === 0 || pending.length > 0) return false;
+  // A key with its own override keeps its rows, which carry it; a locked-out key keeps its lock.
+  if (read.rows.some((row) => row.o !== undefined || (row.u !== undefined && row.u > now))) return false;
   const n = config.shards ?? 1;
   // A compact row of other terms stays compact, with no shard count: not idle.
   const rows = read.rows.map((row) => expandRow(row, config, phase));

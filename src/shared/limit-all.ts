@@ -3,7 +3,8 @@ import type { MetricEventOf, Raise, RequestOutcome } from "./request.js";
 import { keyIdOf, type RowOp } from "./rows.js";
 import { invalid } from "./validate.js";
 import { validateConfigShape } from "./validate-config.js";
-import type { LimitAllArgs, LimitAllResult, RateLimitAllError, RateLimitArgs, RateLimitConfig, RateLimitResult } from "./validators.js";
+import type { LimitAllArgs, LimitAllResult } from "./limit-all-validators.js";
+import type { RateLimitAllError, RateLimitArgs, RateLimitConfig, RateLimitResult } from "./validators.js";
 import { math } from "./math.js";
 
 /**
@@ -32,6 +33,7 @@ export function mergeRequests(
         name: r.name,
         ...(r.key === undefined ? {} : { key: r.key }),
         count: r.count ?? 1,
+        ...(r.tier === undefined ? {} : { tier: r.tier }),
         config: r.config,
         ...(args.reserve === undefined ? {} : { reserve: args.reserve }),
         ...(args.details === undefined ? {} : { details: args.details }),
@@ -42,6 +44,7 @@ export function mergeRequests(
     if (!sameConfig(into.config, r.config)) {
       throw invalid("requests", r.name, "names the same limit and key twice with different configs");
     }
+    if (into.tier !== r.tier) throw invalid("requests", r.name, "names the same limit and key twice with different tiers");
     into.count = (into.count ?? 1) + (r.count ?? 1);
     return at;
   });

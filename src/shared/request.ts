@@ -3,7 +3,8 @@ import { evaluate } from "./algebra.js";
 import { shedPlan } from "./overload.js";
 import { planRequest, type Plan } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
-import { validateCount, validateNameAndKey } from "./validate.js";
+import { inForce, type InForce, type Override } from "./overrides.js";
+import { validateCount, validateNameAndKey, validateTier } from "./validate.js";
 import { checkConfig } from "./validate-config.js";
 import { outcomeOf, recordsMetrics, type MetricOutcome } from "./metrics.js";
 import type { RateLimitArgs, RateLimitConfig, RateLimitDetails, RateLimitError, RateLimitResult, RateLimitReturns } from "./validators.js";
@@ -142,53 +143,83 @@ export function eventOf(config: RateLimitConfig, count: number, decided: Pick<Pl
 }
 
 /** The result, metric event and error of a shed refusal (a plan that writes nothing). */
-function executedOf<Id>(args: RateLimitArgs, plan: Plan, count: number, view: View<Id>): Executed {
+function executedOf<Id>(args: RateLimitArgs, config: RateLimitConfig, plan: Plan, count: number, view: View<Id>): Executed {
   const result: RateLimitResult = { ...resultOf(plan), ...(args.details ? { details: detailsOf(view, plan) } : {}) };
-  const event = eventOf(args.config, count, plan);
+  const event = eventOf(config, count, plan);
   const raise = raiseOf(args, result, false, event !== undefined);
   return { result, ...(event ? { event } : {}), ...(raise ? { raise } : {}) };
 }
 
 /**
  * requestFlow decides a request at `now` and says exactly how to apply it. It validates first
- * (an `InvalidRateLimit` `ConvexError` before any read), reads one shard and a second only when
- * the first can't serve comfortably (`planRequest`), and returns the whole verdict (see
- * {@link RequestOutcome}). `lib.rateLimit` executes it; `lib.checkRateLimit` returns its result.
+ * (an `InvalidRateLimit` `ConvexError` before any read), then decides under what is in force for
+ * the key (its own override, its tier's, or the named config; see `inForce`): it reads one shard
+ * and a second only when the first can't serve comfortably (`planRequest`), and returns the whole
+ * verdict (see {@link RequestOutcome}). `lib.rateLimit` executes it; `lib.checkRateLimit` returns
+ * its result.
  */
 export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () => number): KeyFlow<Id, RequestOutcome<Id>> {
   validateNameAndKey(args.name, args.key);
   checkConfig(args.config);
+  if (args.tier !== undefined) validateTier(args.tier);
+  return yield* inForce(args, now, random, (resolved, own, draw) => decideUnder<Id>(args, resolved, own, now, draw));
+}
+
+/** Decides a request under what is in force for its key (see {@link requestFlow}). */
+function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override | undefined, now: number, random: () => number): KeyFlow<Id, RequestOutcome<Id>> {
+  const { config } = resolved;
+  // An override's config is checked as the named one was (the named config may have changed under it).
+  if (resolved.by !== "config") checkConfig(config);
   const count = args.count ?? 1;
   const reserve = args.reserve ?? false;
-  validateCount(count, args.config, reserve);
-  const view = newView<Id>(args, now);
-  const flow = planRequest(view.n, now, count, reserve, random, undefined, !isAsync(args.config));
+  validateCount(count, config, reserve);
+  const view = newView<Id>({ name: args.name, key: args.key, config }, now, own, resolved.by !== "config");
+  const flow = planRequest(view.n, now, count, reserve, random, undefined, !isAsync(config));
   let step = flow.next();
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
-  const plan = step.value;
+  const plan = barred(step.value, resolved, view, count);
   // A dry run admits, now, what it would refuse or make wait (a refusal writes nothing), and says so.
-  const shadow = args.config.dryRun === true && plan.retryAfter !== undefined;
+  const shadow = config.dryRun === true && plan.retryAfter !== undefined;
   // Built field by field, not by spreading: this runs on every call.
   const result: RateLimitResult = shadow ? { ok: true } : resultOf(plan);
   if (args.details) result.details = detailsOf(view, plan);
-  const event = eventOf(args.config, count, plan);
+  const event = eventOf(config, count, plan);
   const ops = opsOf(view, plan, count);
   const raise = raiseOf(args, result, ops.length > 0, event !== undefined);
   const outcome: RequestOutcome<Id> = { plan, result, ops: raise ? [] : ops, safeOnStale: keepsMargin(view, plan) };
   if (event) outcome.event = event;
   if (raise) outcome.raise = raise;
   // Asynchronous mode: the refusal a stale decision near the limit may shed instead (overload.ts).
-  if (isAsync(args.config)) {
+  if (isAsync(config)) {
     const shed = shedPlan(plan, plan.shards.map((shard) => readOf(view, shard)), now, {
       count,
       reserve,
-      dryRun: args.config.dryRun === true,
+      dryRun: config.dryRun === true,
       busy: view.busy,
       shards: view.n,
       margin: ASYNC_MARGIN,
     });
-    if (shed) outcome.shed = executedOf(args, shed, count, view);
+    if (shed) outcome.shed = executedOf(args, config, shed, count, view);
   }
   if (shadow) outcome.wouldRefuse = { retryAfter: plan.retryAfter! };
   return outcome;
+}
+
+/**
+ * barred applies a block and a lockout to a plan. While the key is blocked (an override's
+ * `blockedUntil`) or locked out (a row's `u`), the request is refused, writing nothing, until the
+ * later of that instant and when the plan itself would succeed. Otherwise, with `lockout`, a plan
+ * that takes the key's last whole token (leaving it less than one) locks the key out for
+ * `lockout` ms from now: the lock is written with the take, so it commits with the admission (a
+ * refusal's write would be rolled back by a mutation that throws it).
+ */
+function barred<Id>(plan: Plan, resolved: InForce, view: View<Id>, count: number): Plan {
+  const until = math.max(resolved.block?.until ?? 0, view.lockedUntil);
+  if (until > view.now) {
+    const wait = math.ceil(until - view.now);
+    return { ok: false, retryAfter: plan.ok ? wait : math.max(wait, plan.retryAfter), writes: [], shards: plan.shards };
+  }
+  const { lockout } = view.config;
+  if (lockout !== undefined && plan.ok && count > 0 && plan.writes.some((w) => w.state.value < 1)) view.lockedUntil = view.now + lockout;
+  return plan;
 }

@@ -1,6 +1,7 @@
 // The protocol between a flow over one key and the store that answers it: the reads a flow
 // yields, the rows and takes it is sent back, and the writes it returns. The component answers it
 // from the database (src/component/store.ts), tests and models from memory (`answerRead`).
+import type { Override } from "./overrides.js";
 import type { StoredRow, Take } from "./stored.js";
 import type { RowFields } from "./stored.js";
 
@@ -15,18 +16,32 @@ export type KeyRow<Id> = StoredRow & { id: Id };
  * yet applied in the same range (a limit with `applyUpdates: "asynchronously"`). `terms`, the
  * limit name's terms with fingerprint `hash` (see `termsHash`), when a row carries a fingerprint
  * that isn't the current config's: answered in `terms` (absent when unknown), with no rows.
+ * `tier`, the override set for the limit name's tier `tier`: answered in `override` (absent when
+ * none), with no rows; the one read of another table a request makes, only when it names a tier.
  */
 export type RowQuery =
   | { read: "shard"; shard: number; pending?: true }
   | { read: "any" }
   | { read: "all"; pending?: true }
-  | { read: "terms"; hash: number };
+  | { read: "terms"; hash: number }
+  | { read: "tier"; tier: string };
 
-/** The answer to a {@link RowQuery}: the rows found, the takes asked for (else none), the terms asked for. */
-export type KeyRead<Id> = { rows: KeyRow<Id>[]; pending: Take[]; terms?: string };
+/**
+ * The answer to a {@link RowQuery}: the rows found, the takes asked for (else none), the terms
+ * asked for, the tier's override asked for.
+ */
+export type KeyRead<Id> = { rows: KeyRow<Id>[]; pending: Take[]; terms?: string; override?: Override };
 
-/** A key held in memory, to answer reads from: its rows in index order, its takes, and the name's terms by fingerprint. */
-export type KeyInMemory<Id> = { rows: KeyRow<Id>[]; pending: Take[]; known?: ReadonlyMap<number, string> };
+/**
+ * A key held in memory, to answer reads from: its rows in index order, its takes, the name's terms
+ * by fingerprint, and the name's tier overrides by tier.
+ */
+export type KeyInMemory<Id> = {
+  rows: KeyRow<Id>[];
+  pending: Take[];
+  known?: ReadonlyMap<number, string>;
+  tiers?: ReadonlyMap<string, Override>;
+};
 
 
 /**
@@ -34,13 +49,15 @@ export type KeyInMemory<Id> = { rows: KeyRow<Id>[]; pending: Take[]; known?: Rea
  * (asynchronous mode) a take to record for the applier, or the terms a fingerprint stands for,
  * recorded for the name if not yet. A patch writes every field a row under its terms keeps; with
  * `replace`, the row was written under other terms or in full, and loses every field not written.
+ * `override` sets a row's `o`, the key's own override, or clears it (absent), leaving its state.
  */
 export type RowOp<Id> =
   | { op: "insert"; shard: number; fields: RowFields }
   | { op: "patch"; id: Id; shard: number; fields: RowFields; replace?: true }
   | { op: "delete"; id: Id; shard: number }
   | { op: "record"; take: Take }
-  | { op: "terms"; hash: number; terms: string };
+  | { op: "terms"; hash: number; terms: string }
+  | { op: "override"; id: Id; shard: number; o?: Override };
 
 /** A flow over one key: yields reads, is sent the rows found, returns `R`. */
 export type KeyFlow<Id, R> = Generator<RowQuery, R, KeyRead<Id>>;
@@ -82,6 +99,10 @@ export function answerRead<Id>(read: KeyInMemory<Id>, q: RowQuery): KeyRead<Id> 
     case "terms": {
       const terms = read.known?.get(q.hash);
       return terms === undefined ? { rows: [], pending: [] } : { rows: [], pending: [], terms };
+    }
+    case "tier": {
+      const override = read.tiers?.get(q.tier);
+      return override === undefined ? { rows: [], pending: [] } : { rows: [], pending: [], override };
     }
     default: {
       const never: never = q;

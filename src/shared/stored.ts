@@ -4,6 +4,7 @@
 import { v, type Infer } from "convex/values";
 import { partial } from "convex-helpers/validators";
 import { configValidator, kindValidator } from "./validators.js";
+import { overrideScope, overrideValidator } from "./overrides.js";
 
 /** The fields of a take: `count` tokens (negative: given back) from `shard` at `ts` (ms). */
 export const takeFields = {
@@ -74,16 +75,28 @@ export const rowLayoutFields = {
 };
 
 /**
- * What a flow writes to a row: its state and the fingerprint of the terms it was written under
- * (`h`), a dozen bytes where the terms in full took about a hundred and twenty.
+ * What a key's rows carry besides their state, only when there is something to carry (a key
+ * without either stores neither, and pays nothing for them): `o`, the key's own override (see
+ * `overrideValidator`), on every row of the key, so the read a request makes anyway finds it; and
+ * `u`, the instant (UTC ms) until which a limit with `lockout` keeps the key locked out.
  */
-export const rowFieldsValidator = v.object({ ...rowStateFields, ...rowFingerprintFields });
+export const rowCarriedFields = {
+  o: v.optional(overrideValidator),
+  u: v.optional(v.number()),
+};
+
+/**
+ * What a flow writes to a row: its state and the fingerprint of the terms it was written under
+ * (`h`), a dozen bytes where the terms in full took about a hundred and twenty, and what the key
+ * carries ({@link rowCarriedFields}).
+ */
+export const rowFieldsValidator = v.object({ ...rowStateFields, ...rowFingerprintFields, ...rowCarriedFields });
 
 /**
  * A stored row of one name and key: its shard (0 when unsharded), its state and, when recorded,
  * its layout. Rows written by `@convex-dev/rate-limiter` have no layout fields.
  */
-export const storedRowFields = { shard: v.number(), ...rowStateFields, ...partial(rowFingerprintFields), ...partial(rowLayoutFields) };
+export const storedRowFields = { shard: v.number(), ...rowStateFields, ...partial(rowFingerprintFields), ...partial(rowLayoutFields), ...rowCarriedFields };
 const storedRowValidator = v.object(storedRowFields);
 
 /**
@@ -97,6 +110,20 @@ export const termsFields = {
   hash: v.number(),
   /** The whole limit's terms: `[kind, rate, period, capacity, shards, phase]` as JSON. */
   terms: v.string(),
+};
+
+/**
+ * An override of a limit, as the component stores it (`rateLimitOverrides`): the limit's name, its
+ * target (`scope` `"key"` with the key, absent for the limit without one; or `"tier"` with the
+ * tier), the override, an optional note for whoever reads the list, and when it was set (ms).
+ */
+export const overrideDocFields = {
+  name: v.string(),
+  scope: overrideScope,
+  target: v.optional(v.string()),
+  override: overrideValidator,
+  note: v.optional(v.string()),
+  updatedAt: v.number(),
 };
 
 const rowLayoutValidator = v.object(rowLayoutFields);

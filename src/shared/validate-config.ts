@@ -166,6 +166,8 @@ const OPTION_TYPES: Record<string, readonly string[]> = {
   details: ["boolean"],
   exact: ["boolean"],
   sampleShards: ["number"],
+  tier: ["string", "function"],
+  note: ["string"],
   topKeys: ["number"],
   from: ["number"],
   to: ["number"],

@@ -104,6 +104,20 @@ export function validateConfig(config: RateLimitConfig): void {
     }
   }
   if (kindOf(config) === "exact sliding window") validateExact(config, shards);
+  if (config.lockout !== undefined) validateLockout(config.lockout, shards, config.applyUpdates);
+}
+
+/**
+ * A lockout lasts a finite whole number of ms ≥ 1, on one shard (a lock on one shard's row would
+ * go unseen by requests drawing another), written transactionally (asynchronous mode writes no
+ * row on the hot path, so it couldn't lock).
+ */
+function validateLockout(lockout: number, shards: number, applyUpdates: string | undefined): void {
+  requireNumber("config.lockout", lockout, (x) => Number.isInteger(x) && x >= 1, "must be a whole number of ms ≥ 1");
+  if (shards > 1) throw invalid("config.shards", shards, "a limit with lockout locks the key's one row; use 1 shard");
+  if (applyUpdates === "asynchronously") {
+    throw invalid("config.applyUpdates", applyUpdates, "a limit with lockout writes its lock with the take; use \"transactionally\"");
+  }
 }
 
 /** The advice for `tokens` that can't be split over the shards asked for: as many shards as whole tokens. */
@@ -177,6 +191,12 @@ export function validateNameAndKey(name: string, key: string | undefined): void 
   if (key !== undefined && key.length > MAX_NAME_LENGTH) {
     throw invalid("key", key, `is ${key.length} characters; at most ${MAX_NAME_LENGTH} are allowed`);
   }
+}
+
+/** Checks a request's `tier`: a non-empty string of at most `MAX_NAME_LENGTH` characters. */
+export function validateTier(tier: string): void {
+  if (tier.length === 0) throw invalid("tier", tier, "must not be empty; leave it out for no tier");
+  if (tier.length > MAX_NAME_LENGTH) throw invalid("tier", tier, `is ${tier.length} characters; at most ${MAX_NAME_LENGTH} are allowed`);
 }
 
 /** Checks `sampleShards`: a whole number ≥ 1 (values above `shards` read every shard). */

@@ -44,6 +44,15 @@ const commonConfigFields = {
    * event back with it; see docs/reference.md ("Metrics"). Use it on the limits you watch.
    */
   metrics: v.optional(v.boolean()),
+  /**
+   * Locks a key out after a refusal: once a request of a key is refused, every request of that
+   * key is refused for `lockout` ms from then, whatever tokens come back meanwhile (a refusal
+   * during the lockout doesn't extend it). Default: no lockout. For brute-force defence, e.g. 10
+   * failed sign-ins an hour (`rate: 10, period: HOUR`), then locked for a day (`lockout: DAY`).
+   * A refusal then writes the key's row (the lock), so it can conflict like an admission; a
+   * lockout needs one shard, written transactionally.
+   */
+  lockout: v.optional(v.number()),
 };
 
 /**
@@ -196,6 +205,13 @@ export const rateLimitArgs = {
    * component throws, rolling back everything it wrote in the call.
    */
   raiseInCaller: v.optional(v.boolean()),
+  /**
+   * The tier the key belongs to, e.g. the user's plan (`"pro"`): an override set for that tier
+   * (`RateLimiter.setOverride(ctx, name, { tier }, ...)`) applies, unless the key has its own.
+   * Costs one indexed read of the overrides per call; leave it out on limits you don't override
+   * by tier. Default: none.
+   */
+  tier: v.optional(v.string()),
   config: configArgValidator,
 };
 
@@ -247,6 +263,8 @@ export const creditArgs = {
   count: v.number(),
   /** The shards to credit: the `details.shards` of the `limit` result the tokens came from. */
   shards: v.optional(v.array(v.number())),
+  /** The tier the key belongs to, for its overrides: see `rateLimitArgs.tier`. Default: none. */
+  tier: v.optional(v.string()),
   config: configArgValidator,
 };
 const creditArgsObject = v.object(creditArgs);
@@ -265,8 +283,18 @@ export const getValueArgs = {
    * shape `@convex-dev/rate-limiter` returns.
    */
   details: v.optional(v.boolean()),
+  /** The tier the key belongs to, for its overrides: see `rateLimitArgs.tier`. Default: none. */
+  tier: v.optional(v.string()),
   config: configArgValidator,
 };
+
+/**
+ * Which config decided a request: the named config (`"config"`), or an override of the key or of
+ * the request's tier (see `resolveOverride`). `getValue` reports it when an override decided, and
+ * metric events record it.
+ */
+export const decidedByValidator = literals("config", "key", "tier");
+export type DecidedBy = Infer<typeof decidedByValidator>;
 
 /**
  * The result of `getValue`, exactly as `@convex-dev/rate-limiter` returns it: one shard's `value`
@@ -283,6 +311,16 @@ export const getValueReturns = v.object({
   prev: v.optional(v.number()),
   /** An exact sliding window's log of what the shard took in its last window (see `State`). */
   log: v.optional(v.bytes()),
+  /**
+   * Set when an override decided: `"key"` or `"tier"`; `config` is then the override's (absent:
+   * the named config is in force).
+   */
+  by: v.optional(decidedByValidator),
+  /**
+   * Set while the key is blocked (an override's `blockedUntil`) or locked out (`lockout`): every
+   * request is refused until this instant (UTC ms), whatever `value` says.
+   */
+  blockedUntil: v.optional(v.number()),
 });
 
 /** The whole limit's tokens, as `getValue` returns them with `details: true`. */
@@ -349,46 +387,8 @@ export const rateLimitAllErrorValidator = v.object({
   names: v.array(v.string()),
 });
 
-/** One limit of a `limitAll` or `checkAll` call. */
-export const limitAllItem = v.object({
-  /** The name of the limit. */
-  name: v.string(),
-  /** Which bucket of the limit; omit it for the global one. */
-  key: v.optional(v.string()),
-  /** Tokens to take from this limit. Default 1; 0 peeks. */
-  count: v.optional(v.number()),
-  config: configArgValidator,
-});
-
-/** The arguments of `lib.limitAll` and `lib.checkAll`. */
-export const limitAllArgs = {
-  /** The limits to take from, all or none. The same name and key twice is one request, counts summed. */
-  requests: v.array(limitAllItem),
-  /** Reserve in every limit (see `rateLimitArgs.reserve`). Default false. */
-  reserve: v.optional(v.boolean()),
-  /** Throw `RateLimited` naming every limit that refused (or would make reserved work wait). Default false. */
-  throws: v.optional(v.boolean()),
-  /** Return each limit's `details` in `results`. Default false. */
-  details: v.optional(v.boolean()),
-  /** With `throws`: the caller throws the returned `error` itself (see `rateLimitArgs.raiseInCaller`). */
-  raiseInCaller: v.optional(v.boolean()),
-};
-
-/**
- * The result of `limitAll` and `checkAll`: `ok` when every limit admits (and then all were taken
- * from); `retryAfter` is when they all could succeed together with no other traffic (refused), or
- * when every reservation is repaid (reserved); `results` holds each limit's own answer, in order.
- */
-export const limitAllResult = v.union(
-  v.object({ ok: v.literal(true), retryAfter: v.optional(v.number()), results: v.array(rateLimitResult) }),
-  v.object({ ok: v.literal(false), retryAfter: v.number(), results: v.array(rateLimitResult) }),
-);
 export type RateLimitError = Infer<typeof rateLimitErrorValidator>;
 export type RateLimitAllError = Infer<typeof rateLimitAllErrorValidator>;
-export type LimitAllItem = Infer<typeof limitAllItem>;
-const limitAllArgsObject = v.object(limitAllArgs);
-export type LimitAllArgs = Infer<typeof limitAllArgsObject>;
-export type LimitAllResult = Infer<typeof limitAllResult>;
 
 /**
  * What `lib.rateLimit` returns: its result and, when the call is refused with `throws` and the
@@ -417,9 +417,6 @@ export const rateLimitCallReturns = v.union(
 );
 export type RateLimitCallResult = Infer<typeof rateLimitCallResult>;
 
-/** What `lib.limitAll` returns: its result and, as for {@link rateLimitCallResult}, an error to throw. */
-export const limitAllCallResult = addFieldsToValidator(limitAllResult, { error: v.optional(rateLimitAllErrorValidator) });
-export type LimitAllCallResult = Infer<typeof limitAllCallResult>;
 
 /** The data of the `ConvexError` thrown for a malformed config or request. */
 export const invalidRateLimitErrorValidator = v.object({

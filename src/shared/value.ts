@@ -3,7 +3,9 @@ import { evaluate } from "./algebra.js";
 import { shardConfig } from "./layout.js";
 import { sampleDistinct, type ShardRead } from "./plan.js";
 import type { KeyFlow } from "./rows.js";
-import { validateNameAndKey, validateSampleShards } from "./validate.js";
+import { math } from "./math.js";
+import { inForce, type InForce, type Override } from "./overrides.js";
+import { validateNameAndKey, validateSampleShards, validateTier } from "./validate.js";
 import { checkConfig } from "./validate-config.js";
 import type { GetValueArgs, GetValueResult, GetValueReturnsWithDetails, RateLimitConfig } from "./validators.js";
 import { newView, scaledTotal, shardOf } from "./view.js";
@@ -19,13 +21,27 @@ export function* getValueFlow<Id>(args: GetValueArgs, now: number, random: () =>
   validateNameAndKey(args.name, args.key);
   checkConfig(args.config);
   validateSampleShards(args.sampleShards);
-  const view = newView<Id>(args, now);
+  if (args.tier !== undefined) validateTier(args.tier);
+  return yield* inForce(args, now, random, (resolved, own, draw) => valueUnder<Id>(args, resolved, own, now, draw));
+}
+
+/**
+ * Reports the state under what is in force for the key (see {@link getValueFlow}): its config,
+ * which override set it (`by`), and a block or lockout in force (`blockedUntil`).
+ */
+function* valueUnder<Id>(args: GetValueArgs, resolved: InForce, own: Override | undefined, now: number, random: () => number): KeyFlow<Id, GetValueResult> {
+  const { config } = resolved;
+  if (resolved.by !== "config") checkConfig(config);
+  const view = newView<Id>({ name: args.name, key: args.key, config }, now, own, resolved.by !== "config");
   const picked = sampleDistinct(view.n, args.sampleShards ?? 1, random);
   for (const shard of picked) yield* shardOf(view, shard);
   // Asked again: a later read may have switched the view to a migrated layout.
   const reads: ShardRead[] = [];
   for (const shard of picked) reads.push((yield* shardOf(view, shard)).read);
-  const summary = summarize(reads, args.config, view.phase, now);
+  const summary: GetValueReturnsWithDetails = summarize(reads, config, view.phase, now);
+  if (resolved.by !== "config") summary.by = resolved.by;
+  const until = math.max(resolved.block?.until ?? 0, view.lockedUntil);
+  if (until > now) summary.blockedUntil = until;
   if (args.details) return summary;
   const { total: _total, ...plain } = summary;
   return plain;

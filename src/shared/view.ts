@@ -9,6 +9,7 @@ import { fold, settle, takenUnder, type PhaseOf } from "./settle.js";
 import { invalid } from "./validate.js";
 import { kindOf, type RateLimitConfig } from "./validators.js";
 import type { RowFields, StoredRow, Take } from "./stored.js";
+import type { Override } from "./overrides.js";
 
 /**
  * The fields of a row holding `state`, written under `config`: the state (an approximate sliding
@@ -88,6 +89,12 @@ export type View<Id> = {
   busy: boolean;
   /** The phase of any config's windows for this key (a take may record another config). */
   phaseOf: PhaseOf;
+  /** The key's own override (see `inForce`), which every row written for the key carries. */
+  own?: Override;
+  /** Set when an override put `config` in force: takes recorded then name it (asynchronous mode). */
+  overridden?: true;
+  /** The latest lockout (UTC ms) a row read records (`u`); 0 when none. */
+  lockedUntil: number;
 };
 
 /**
@@ -104,11 +111,40 @@ export function checkStored(row: StoredRow): void {
   }
 }
 
-export function newView<Id>(at: { name: string; key?: string | undefined; config: RateLimitConfig }, now: number): View<Id> {
+/**
+ * newView starts what a request knows of its key: nothing read yet, under `at.config` (the config
+ * in force, see `inForce`) and, when the key has one, its own override `own`.
+ */
+export function newView<Id>(
+  at: { name: string; key?: string | undefined; config: RateLimitConfig },
+  now: number,
+  own?: Override,
+  overridden = false,
+): View<Id> {
   const { name, key, config } = at;
   const phaseOf: PhaseOf = (c) => resolvePhase(c, name, key);
   const phase = phaseOf(config);
-  return { config, hash: configHash(config), phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false, name, key, known: new Map(), rewrites: false, busy: false, phaseOf };
+  const view: View<Id> = { config, hash: configHash(config), phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false, name, key, known: new Map(), rewrites: false, busy: false, phaseOf, lockedUntil: 0 };
+  if (own !== undefined) view.own = own;
+  if (overridden) view.overridden = true;
+  return view;
+}
+
+/** Notes a lockout a row read records, so the request sees it and every write keeps it. */
+function noteLock<Id>(view: View<Id>, row: StoredRow | null): void {
+  if (row?.u !== undefined && row.u > view.lockedUntil) view.lockedUntil = row.u;
+}
+
+/**
+ * carry adds to `fields`, written over `row` (null: inserted), what every row of the key carries
+ * (see `rowCarriedFields`): the key's own override, and a lockout still in force at `now`; a
+ * lockout that has ended is cleared from the row.
+ */
+export function carry(fields: RowFields, row: StoredRow | null, own: Override | undefined, lockedUntil: number, now: number): RowFields {
+  if (own !== undefined) fields.o = own;
+  if (lockedUntil > now) fields.u = lockedUntil;
+  else if (row?.u !== undefined) fields.u = undefined;
+  return fields;
 }
 
 export function migrated<Id>(view: View<Id>, shard: number): { row: KeyRow<Id> | null; read: ShardRead } {
@@ -166,6 +202,8 @@ export function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: 
     } else if (!row) other = (yield { read: "any" }).rows[0] ?? null;
   }
   if (!row && !other) view.fresh = true;
+  noteLock(view, row);
+  noteLock(view, other);
   // The shard's own row carrying the current terms' fingerprint is laid out as the current config
   // says: it needs no expanding and no comparing (the hot path). Any other row (other terms that
   // mean the same, or a row in full, an earlier version's or upstream's) is expanded, and rewritten
@@ -187,6 +225,7 @@ export function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: 
     const rows: KeyRow<Id>[] = [];
     for (const r of all.rows) rows.push(yield* expanded(r, view, view.known));
     rows.forEach(checkStored);
+    for (const r of rows) noteLock(view, r);
     if (all.pending.length > 0) view.busy = true;
     const states = pending
       ? settle(rows, all.pending, view.config, view.phaseOf, view.now)
@@ -227,7 +266,7 @@ export function opsOf<Id>(view: View<Id>, plan: Plan, count: number): RowOp<Id>[
   }
   for (const [shard, state] of writes) {
     const row = view.migration ? migrated(view, shard).row : (view.rows.get(shard)?.row ?? null);
-    const fields = fieldsOf(state, view.config, view.hash);
+    const fields = carry(fieldsOf(state, view.config, view.hash), row, view.own, view.lockedUntil, view.now);
     ops.push(row ? patchOf(row, shard, fields, view.hash) : { op: "insert", shard, fields });
   }
   // Rows written under terms the name may not have recorded yet (a new key, a new layout, a row
@@ -258,7 +297,10 @@ export function takesOf<Id>(view: View<Id>, plan: Plan): RowOp<Id>[] {
   return plan.writes.flatMap((w) => {
     const read = readOf(view, w.shard);
     const count = evaluate(read.state, read.p, view.now).value - w.state.value;
-    return count === 0 ? [] : [{ op: "record" as const, take: { shard: w.shard, count, ts: view.now } }];
+    if (count === 0) return [];
+    // A take under an override's config names it; one under the named config is stored with the request's.
+    const take: Take = view.overridden ? { shard: w.shard, count, ts: view.now, config: view.config } : { shard: w.shard, count, ts: view.now };
+    return [{ op: "record" as const, take }];
   });
 }
 

@@ -13,6 +13,7 @@ import type * as applier from "../applier.js";
 import type * as leases from "../leases.js";
 import type * as lib from "../lib.js";
 import type * as metrics from "../metrics.js";
+import type * as overrides from "../overrides.js";
 import type * as store from "../store.js";
 import type * as wake from "../wake.js";
 
@@ -29,6 +30,7 @@ const fullApi: ApiFromModules<{
   leases: typeof leases;
   lib: typeof lib;
   metrics: typeof metrics;
+  overrides: typeof overrides;
   store: typeof store;
   wake: typeof wake;
 }> = anyApi as any;

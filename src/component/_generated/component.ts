@@ -37,6 +37,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   capacity?: number;
                   dryRun?: boolean;
                   kind: "token bucket";
+                  lockout?: number;
                   maxReserved?: number;
                   metrics?: boolean;
                   period: number;
@@ -49,6 +50,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   capacity?: number;
                   dryRun?: boolean;
                   kind: "fixed window";
+                  lockout?: number;
                   maxReserved?: number;
                   metrics?: boolean;
                   period: number;
@@ -62,6 +64,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   dryRun?: boolean;
                   exact?: boolean;
                   kind: "sliding window";
+                  lockout?: number;
                   maxReserved?: number;
                   metrics?: boolean;
                   period: number;
@@ -91,6 +94,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 capacity?: number;
                 dryRun?: boolean;
                 kind: "token bucket";
+                lockout?: number;
                 maxReserved?: number;
                 metrics?: boolean;
                 period: number;
@@ -103,6 +107,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 capacity?: number;
                 dryRun?: boolean;
                 kind: "fixed window";
+                lockout?: number;
                 maxReserved?: number;
                 metrics?: boolean;
                 period: number;
@@ -116,6 +121,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 dryRun?: boolean;
                 exact?: boolean;
                 kind: "sliding window";
+                lockout?: number;
                 maxReserved?: number;
                 metrics?: boolean;
                 period: number;
@@ -281,6 +287,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               dryRun?: boolean;
               exact?: boolean;
               kind: string;
+              lockout?: number;
               maxReserved?: number;
               metrics?: boolean;
               period: number;
@@ -291,6 +298,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             count?: number;
             key?: string;
             name: string;
+            tier?: string;
           }>;
           reserve?: boolean;
           throws?: boolean;
@@ -363,6 +371,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             dryRun?: boolean;
             exact?: boolean;
             kind: string;
+            lockout?: number;
             maxReserved?: number;
             metrics?: boolean;
             period: number;
@@ -378,6 +387,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           raiseInCaller?: boolean;
           reserve?: boolean;
           throws?: boolean;
+          tier?: string;
         },
         | {
             details?: {
@@ -420,6 +430,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             dryRun?: boolean;
             exact?: boolean;
             kind: string;
+            lockout?: number;
             maxReserved?: number;
             metrics?: boolean;
             period: number;
@@ -431,6 +442,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           key?: string;
           name: string;
           shards?: Array<number>;
+          tier?: string;
         },
         { credited: number },
         Name
@@ -452,6 +464,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             dryRun?: boolean;
             exact?: boolean;
             kind: string;
+            lockout?: number;
             maxReserved?: number;
             metrics?: boolean;
             period: number;
@@ -463,14 +476,18 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           key?: string;
           name: string;
           sampleShards?: number;
+          tier?: string;
         },
         {
+          blockedUntil?: number;
+          by?: "config" | "key" | "tier";
           config:
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
                 capacity?: number;
                 dryRun?: boolean;
                 kind: "token bucket";
+                lockout?: number;
                 maxReserved?: number;
                 metrics?: boolean;
                 period: number;
@@ -483,6 +500,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 capacity?: number;
                 dryRun?: boolean;
                 kind: "fixed window";
+                lockout?: number;
                 maxReserved?: number;
                 metrics?: boolean;
                 period: number;
@@ -496,6 +514,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 dryRun?: boolean;
                 exact?: boolean;
                 kind: "sliding window";
+                lockout?: number;
                 maxReserved?: number;
                 metrics?: boolean;
                 period: number;
@@ -525,6 +544,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               dryRun?: boolean;
               exact?: boolean;
               kind: string;
+              lockout?: number;
               maxReserved?: number;
               metrics?: boolean;
               period: number;
@@ -535,6 +555,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             count?: number;
             key?: string;
             name: string;
+            tier?: string;
           }>;
           reserve?: boolean;
           throws?: boolean;
@@ -619,6 +640,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             dryRun?: boolean;
             exact?: boolean;
             kind: string;
+            lockout?: number;
             maxReserved?: number;
             metrics?: boolean;
             period: number;
@@ -634,6 +656,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           raiseInCaller?: boolean;
           reserve?: boolean;
           throws?: boolean;
+          tier?: string;
         },
         | { details?: any; ok: true; retryAfter?: number }
         | { details?: any; error?: any; ok: false; retryAfter: number },
@@ -642,7 +665,24 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
       resetRateLimit: FunctionReference<
         "mutation",
         "internal",
-        { key?: string; name: string },
+        {
+          config?: {
+            applyUpdates?: string;
+            capacity?: number;
+            dryRun?: boolean;
+            exact?: boolean;
+            kind: string;
+            lockout?: number;
+            maxReserved?: number;
+            metrics?: boolean;
+            period: number;
+            rate: number;
+            shards?: number;
+            start?: number | null;
+          };
+          key?: string;
+          name: string;
+        },
         null,
         Name
       >;
@@ -683,6 +723,231 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           };
           unfolded: number;
         },
+        Name
+      >;
+    };
+    overrides: {
+      get: FunctionReference<
+        "query",
+        "internal",
+        { name: string; target: { key?: string } | { tier: string } },
+        {
+          note?: string;
+          override:
+            | {
+                config:
+                  | {
+                      applyUpdates?: "transactionally" | "asynchronously";
+                      capacity?: number;
+                      dryRun?: boolean;
+                      kind: "token bucket";
+                      lockout?: number;
+                      maxReserved?: number;
+                      metrics?: boolean;
+                      period: number;
+                      rate: number;
+                      shards?: number;
+                      start?: null;
+                    }
+                  | {
+                      applyUpdates?: "transactionally" | "asynchronously";
+                      capacity?: number;
+                      dryRun?: boolean;
+                      kind: "fixed window";
+                      lockout?: number;
+                      maxReserved?: number;
+                      metrics?: boolean;
+                      period: number;
+                      rate: number;
+                      shards?: number;
+                      start?: number;
+                    }
+                  | {
+                      applyUpdates?: "transactionally" | "asynchronously";
+                      capacity?: number;
+                      dryRun?: boolean;
+                      exact?: boolean;
+                      kind: "sliding window";
+                      lockout?: number;
+                      maxReserved?: number;
+                      metrics?: boolean;
+                      period: number;
+                      rate: number;
+                      shards?: number;
+                      start?: number;
+                    };
+              }
+            | { blockedUntil: number };
+          target: { key?: string } | { tier: string };
+          updatedAt: number;
+        } | null,
+        Name
+      >;
+      list: FunctionReference<
+        "query",
+        "internal",
+        {
+          name: string;
+          paginationOpts: {
+            cursor: string | null;
+            endCursor?: string | null;
+            id?: number;
+            maximumBytesRead?: number;
+            maximumRowsRead?: number;
+            numItems: number;
+          };
+          scope?: "key" | "tier";
+        },
+        {
+          continueCursor: string;
+          isDone: boolean;
+          page: Array<{
+            note?: string;
+            override:
+              | {
+                  config:
+                    | {
+                        applyUpdates?: "transactionally" | "asynchronously";
+                        capacity?: number;
+                        dryRun?: boolean;
+                        kind: "token bucket";
+                        lockout?: number;
+                        maxReserved?: number;
+                        metrics?: boolean;
+                        period: number;
+                        rate: number;
+                        shards?: number;
+                        start?: null;
+                      }
+                    | {
+                        applyUpdates?: "transactionally" | "asynchronously";
+                        capacity?: number;
+                        dryRun?: boolean;
+                        kind: "fixed window";
+                        lockout?: number;
+                        maxReserved?: number;
+                        metrics?: boolean;
+                        period: number;
+                        rate: number;
+                        shards?: number;
+                        start?: number;
+                      }
+                    | {
+                        applyUpdates?: "transactionally" | "asynchronously";
+                        capacity?: number;
+                        dryRun?: boolean;
+                        exact?: boolean;
+                        kind: "sliding window";
+                        lockout?: number;
+                        maxReserved?: number;
+                        metrics?: boolean;
+                        period: number;
+                        rate: number;
+                        shards?: number;
+                        start?: number;
+                      };
+                }
+              | { blockedUntil: number };
+            target: { key?: string } | { tier: string };
+            updatedAt: number;
+          }>;
+          pageStatus?: "SplitRecommended" | "SplitRequired" | null;
+          splitCursor?: string | null;
+        },
+        Name
+      >;
+      remove: FunctionReference<
+        "mutation",
+        "internal",
+        {
+          config: {
+            applyUpdates?: string;
+            capacity?: number;
+            dryRun?: boolean;
+            exact?: boolean;
+            kind: string;
+            lockout?: number;
+            maxReserved?: number;
+            metrics?: boolean;
+            period: number;
+            rate: number;
+            shards?: number;
+            start?: number | null;
+          };
+          name: string;
+          target: { key?: string } | { tier: string };
+        },
+        boolean,
+        Name
+      >;
+      set: FunctionReference<
+        "mutation",
+        "internal",
+        {
+          config: {
+            applyUpdates?: string;
+            capacity?: number;
+            dryRun?: boolean;
+            exact?: boolean;
+            kind: string;
+            lockout?: number;
+            maxReserved?: number;
+            metrics?: boolean;
+            period: number;
+            rate: number;
+            shards?: number;
+            start?: number | null;
+          };
+          name: string;
+          note?: string;
+          override:
+            | {
+                config:
+                  | {
+                      applyUpdates?: "transactionally" | "asynchronously";
+                      capacity?: number;
+                      dryRun?: boolean;
+                      kind: "token bucket";
+                      lockout?: number;
+                      maxReserved?: number;
+                      metrics?: boolean;
+                      period: number;
+                      rate: number;
+                      shards?: number;
+                      start?: null;
+                    }
+                  | {
+                      applyUpdates?: "transactionally" | "asynchronously";
+                      capacity?: number;
+                      dryRun?: boolean;
+                      kind: "fixed window";
+                      lockout?: number;
+                      maxReserved?: number;
+                      metrics?: boolean;
+                      period: number;
+                      rate: number;
+                      shards?: number;
+                      start?: number;
+                    }
+                  | {
+                      applyUpdates?: "transactionally" | "asynchronously";
+                      capacity?: number;
+                      dryRun?: boolean;
+                      exact?: boolean;
+                      kind: "sliding window";
+                      lockout?: number;
+                      maxReserved?: number;
+                      metrics?: boolean;
+                      period: number;
+                      rate: number;
+                      shards?: number;
+                      start?: number;
+                    };
+              }
+            | { blockedUntil: number };
+          target: { key?: string } | { tier: string };
+        },
+        null,
         Name
       >;
     };

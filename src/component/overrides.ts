@@ -1,0 +1,100 @@
+// Overrides as data: set, read, list and remove a limit's override for one key or one tier. Only
+// the app's own server code can call these (a component's functions are never reachable from
+// clients). The checks and the rows' writes are pure (src/shared/override-writes.ts); a request
+// never writes here, so overrides add no conflicts to the hot path.
+import { paginationOptsValidator, paginationResultValidator } from "convex/server";
+import { v } from "convex/values";
+import { overrideScope, overrideTarget, overrideValidator, scopeOf, type OverrideTarget } from "../shared/overrides.js";
+import { keyOverrideOps, validateOverride, validateTarget } from "../shared/override-writes.js";
+import { configArgValidator } from "../shared/validators.js";
+import type { Doc } from "./_generated/dataModel.js";
+import { mutation, query } from "./_generated/server.js";
+import { keyRows, overrideQuery, overridesQuery, rowOf, writeKey } from "./store.js";
+
+/** An override as `get` and `list` return it: its target, the override, its note and when it was set (ms). */
+export const overrideRecord = v.object({
+  target: overrideTarget,
+  override: overrideValidator,
+  note: v.optional(v.string()),
+  updatedAt: v.number(),
+});
+
+function recordOf(doc: Doc<"rateLimitOverrides">) {
+  const target: OverrideTarget = doc.scope === "tier" ? { tier: doc.target! } : doc.target === undefined ? {} : { key: doc.target };
+  return { target, override: doc.override, ...(doc.note === undefined ? {} : { note: doc.note }), updatedAt: doc.updatedAt };
+}
+
+/** The key a key-scoped target names (undefined: the limit without a key, or a tier). */
+function keyOf(target: OverrideTarget): string | undefined {
+  return "key" in target ? target.key : undefined;
+}
+
+/**
+ * Sets limit `name`'s override for `target`, replacing any it had: see `RateLimiter.setOverride`.
+ * `config` is the limit's named config, which the override's config is checked under. A key's
+ * override is also written on every row of the key (rows full under it when the key has none);
+ * its state is carried over by the next request, never granting tokens.
+ */
+export const set = mutation({
+  args: { name: v.string(), target: overrideTarget, override: overrideValidator, note: v.optional(v.string()), config: configArgValidator },
+  returns: v.null(),
+  handler: async (ctx, args) => {
+    const now = Date.now();
+    validateOverride(args.name, args.target, args.override, args.config, args.note);
+    const doc = { name: args.name, ...scopeOf(args.target), override: args.override, ...(args.note === undefined ? {} : { note: args.note }), updatedAt: now };
+    const existing = await overrideQuery(ctx.db, args.name, args.target).first();
+    if (existing) await ctx.db.replace(existing._id, doc);
+    else await ctx.db.insert("rateLimitOverrides", doc);
+    if (!("tier" in args.target)) {
+      const at = { name: args.name, key: keyOf(args.target), config: args.config };
+      const rows = (await keyRows(ctx.db, at)).map(rowOf);
+      await writeKey(ctx, at, keyOverrideOps(rows, at, args.override, now));
+    }
+    return null;
+  },
+});
+
+/**
+ * Removes limit `name`'s override for `target`; returns whether it had one. A key's rows lose it
+ * too, and the next request carries their state over to what is then in force.
+ */
+export const remove = mutation({
+  args: { name: v.string(), target: overrideTarget, config: configArgValidator },
+  returns: v.boolean(),
+  handler: async (ctx, args) => {
+    validateTarget(args.name, args.target);
+    const existing = await overrideQuery(ctx.db, args.name, args.target).first();
+    if (existing) await ctx.db.delete(existing._id);
+    if (!("tier" in args.target)) {
+      const at = { name: args.name, key: keyOf(args.target), config: args.config };
+      const rows = (await keyRows(ctx.db, at)).map(rowOf).filter((r) => r.o !== undefined);
+      await writeKey(ctx, at, keyOverrideOps(rows, at, undefined, Date.now()));
+    }
+    return existing !== null;
+  },
+});
+
+/** Limit `name`'s override for `target`, or null when it has none. */
+export const get = query({
+  args: { name: v.string(), target: overrideTarget },
+  returns: v.union(overrideRecord, v.null()),
+  handler: async (ctx, args) => {
+    validateTarget(args.name, args.target);
+    const doc = await overrideQuery(ctx.db, args.name, args.target).first();
+    return doc ? recordOf(doc) : null;
+  },
+});
+
+/**
+ * Limit `name`'s overrides, a page at a time (`paginationOpts`, as `usePaginatedQuery` passes
+ * it): keys' first (in key order), then tiers'; or only those of `scope`.
+ */
+export const list = query({
+  args: { name: v.string(), scope: v.optional(overrideScope), paginationOpts: paginationOptsValidator },
+  returns: paginationResultValidator(overrideRecord),
+  handler: async (ctx, args) => {
+    validateTarget(args.name, {});
+    const page = await overridesQuery(ctx.db, args.name, args.scope).paginate(args.paginationOpts);
+    return { ...page, page: page.page.map(recordOf) };
+  },
+});

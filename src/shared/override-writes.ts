@@ -1,0 +1,113 @@
+// Setting, removing and checking overrides, and resetting a key that has one: what the
+// component's admin functions (src/component/overrides.ts, `lib.resetRateLimit`) write. Pure: the
+// clock comes in as an argument. No request ever writes an override.
+import { ConvexError } from "convex/values";
+import { evaluate } from "./algebra.js";
+import { configHash, resolvePhase, shardParams } from "./layout.js";
+import { LAYOUT_FIELDS, mergeOverride, resolveOverride, type Override, type OverrideTarget } from "./overrides.js";
+import type { KeyRow, RowOp } from "./rows.js";
+import { invalid, validateNameAndKey, validateTier } from "./validate.js";
+import { checkConfig, validateConfigShape } from "./validate-config.js";
+import type { InvalidRateLimitError, RateLimitConfig } from "./validators.js";
+import { carry, fieldsOf, termsOp } from "./view.js";
+
+/** MAX_NOTE_LENGTH is the longest note an override may carry (1,000 characters). */
+export const MAX_NOTE_LENGTH = 1000;
+
+/**
+ * validateOverride checks an override of limit `name` (configured as `named`) for `target` before
+ * anything is written: the target's key or tier; a config's shape and numbers as they would be in
+ * force (merged with the named config's layout, which it may not set); a block's instant, a
+ * finite number of ms; the note's length. Throws an `InvalidRateLimit` `ConvexError` naming the
+ * field (`override.config.rate`, `override.blockedUntil`, `target.tier`, `note`).
+ */
+export function validateOverride(name: string, target: OverrideTarget, override: Override, named: RateLimitConfig, note?: string): void {
+  validateTarget(name, target);
+  checkConfig(named);
+  if ("config" in override) {
+    under("override.", () => validateConfigShape(override.config));
+    for (const field of LAYOUT_FIELDS) {
+      const value = override.config[field];
+      if (value !== undefined) {
+        throw invalid(`override.config.${field}`, value, `an override keeps the limit's own ${field}; leave it out (it follows the named config)`);
+      }
+    }
+    under("override.", () => checkConfig(mergeOverride(named, override.config)));
+  } else if (!Number.isFinite(override.blockedUntil)) {
+    throw invalid("override.blockedUntil", override.blockedUntil, "must be a finite instant (UTC ms); for a block with no end, use a far one");
+  }
+  if (note !== undefined && note.length > MAX_NOTE_LENGTH) throw invalid("note", note, `is ${note.length} characters; at most ${MAX_NOTE_LENGTH} are allowed`);
+}
+
+/** Checks an override's target: a key as `limit` takes it, or a non-empty tier. */
+export function validateTarget(name: string, target: OverrideTarget): void {
+  if ("tier" in target) {
+    validateNameAndKey(name, undefined);
+    under("target.", () => validateTier(target.tier));
+  } else validateNameAndKey(name, target.key);
+}
+
+/** Runs `check`, naming the field of any `InvalidRateLimit` error it throws with `prefix`. */
+function under(prefix: string, check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    const data: unknown = error instanceof ConvexError ? error.data : undefined;
+    if (!isInvalid(data)) throw error;
+    throw new ConvexError<InvalidRateLimitError>({ ...data, field: `${prefix}${data.field}`, message: `${prefix}${data.message}` });
+  }
+}
+
+function isInvalid(data: unknown): data is InvalidRateLimitError {
+  return typeof data === "object" && data !== null && "kind" in data && data.kind === "InvalidRateLimit" && "field" in data;
+}
+
+/**
+ * keyOverrideOps returns the writes that give a key its own override (`override`), or take it
+ * away (undefined): every row of the key gets it (`o`), leaving its state as it is, so the next
+ * request carries the state over to what is then in force, the config-change rule (which never
+ * grants). A key without rows gets them, full under what the override puts in force.
+ */
+export function keyOverrideOps<Id>(
+  rows: readonly KeyRow<Id>[],
+  at: { name: string; key?: string | undefined; config: RateLimitConfig },
+  override: Override | undefined,
+  now: number,
+): RowOp<Id>[] {
+  if (rows.length > 0) return rows.map((r) => (override === undefined ? { op: "override", id: r.id, shard: r.shard } : { op: "override", id: r.id, shard: r.shard, o: override }));
+  return override === undefined ? [] : fullRows<Id>(at, override, now);
+}
+
+/**
+ * resetOps returns the writes that reset a key: every row deleted, so it starts full. A key with
+ * its own override keeps it: it gets full rows carrying it, which takes the limit's `config`
+ * (without it, an `InvalidRateLimit` error names `config`).
+ */
+export function resetOps<Id>(
+  rows: readonly KeyRow<Id>[],
+  at: { name: string; key?: string | undefined; config?: RateLimitConfig | undefined },
+  now: number,
+): RowOp<Id>[] {
+  const deletes: RowOp<Id>[] = rows.map((r) => ({ op: "delete", id: r.id, shard: r.shard }));
+  const own = rows.find((r) => r.o !== undefined)?.o;
+  if (own === undefined) return deletes;
+  const { config } = at;
+  if (config === undefined) {
+    throw invalid("config", undefined, "resetting a key with its own override takes the limit's config, to write its rows full (RateLimiter.reset passes it)");
+  }
+  checkConfig(config);
+  return [...deletes, ...fullRows<Id>({ ...at, config }, own, now)];
+}
+
+/** Every shard row of a key with no rows, full at `now` under what its own override puts in force, carrying it. */
+function fullRows<Id>(at: { name: string; key?: string | undefined; config: RateLimitConfig }, own: Override, now: number): RowOp<Id>[] {
+  const { config } = resolveOverride(at.config, undefined, own, now);
+  const phase = resolvePhase(config, at.name, at.key);
+  const hash = configHash(config);
+  const ops: RowOp<Id>[] = [termsOp<Id>(config)];
+  for (let shard = 0; shard < (config.shards ?? 1); shard++) {
+    const full = evaluate(null, shardParams(config, phase, shard), now);
+    ops.push({ op: "insert", shard, fields: carry(fieldsOf(full, config, hash), null, own, 0, now) });
+  }
+  return ops;
+}
