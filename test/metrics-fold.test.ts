@@ -455,8 +455,8 @@ describe("topOffenders: keys ranked by refusals, tie-broken by tokens refused, t
 
 describe("addCounts: each counter summed", () => {
   test("every field is its own sum", () => {
-    const a = { admitted: 1, admittedTokens: 2, reserved: 3, reservedTokens: 4, refused: 5, refusedTokens: 6 };
-    const b = { admitted: 10, admittedTokens: 20, reserved: 30, reservedTokens: 40, refused: 50, refusedTokens: 60 };
-    expect(addCounts(a, b)).toEqual({ admitted: 11, admittedTokens: 22, reserved: 33, reservedTokens: 44, refused: 55, refusedTokens: 66 });
+    const a = { admitted: 1, admittedTokens: 2, reserved: 3, reservedTokens: 4, refused: 5, refusedTokens: 6, overridden: 7, blocked: 8 };
+    const b = { admitted: 10, admittedTokens: 20, reserved: 30, reservedTokens: 40, refused: 50, refusedTokens: 60, overridden: 70, blocked: 80 };
+    expect(addCounts(a, b)).toEqual({ admitted: 11, admittedTokens: 22, reserved: 33, reservedTokens: 44, refused: 55, refusedTokens: 66, overridden: 77, blocked: 88 });
   });
 });

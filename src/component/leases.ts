@@ -28,7 +28,7 @@ export const acquire = mutation({
     const now = Date.now();
     const outcome = await runPlanAsync(acquireFlow<Id<"leases">>(args, now), (q) => readLeases(ctx.db, q));
     if (!outcome.ok && outcome.raise && !outcome.raise.inCaller) throw new ConvexError(outcome.raise.error);
-    if (outcome.event) await recordMetric(ctx.db, args, outcome.event.outcome, outcome.event.count, now);
+    if (outcome.event) await recordMetric(ctx.db, args, outcome.event, now);
     if (!outcome.ok) return { ok: false, retryAfter: outcome.retryAfter, ...(outcome.raise ? { error: outcome.raise.error } : {}) };
     const lease = await insertLease(ctx.db, outcome.insert);
     return { ok: true, lease, expiresAt: outcome.expiresAt };

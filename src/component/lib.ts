@@ -16,7 +16,7 @@ import { isAsync } from "../shared/view.js";
 import { configArgValidator, creditArgs, getValueArgs, getValueResult, rateLimitArgs, rateLimitCallReturns, rateLimitErrorValidator, rateLimitResult, type RateLimitArgs, type RateLimitCallResult, type RateLimitError } from "../shared/validators.js";
 import { limitAllArgs, limitAllCallResult, limitAllResult, type LimitAllArgs, type LimitAllCallResult } from "../shared/limit-all-validators.js";
 import { takeValidator } from "../shared/stored.js";
-import { metricOutcome } from "../shared/metrics.js";
+import { decisionEvent } from "../shared/metrics.js";
 import { api, internal } from "./_generated/api.js";
 import type { Id } from "./_generated/dataModel.js";
 import { internalQuery, mutation, query, type DatabaseReader, type DatabaseWriter } from "./_generated/server.js";
@@ -33,7 +33,7 @@ function decide(db: DatabaseReader, args: RateLimitArgs, now = Date.now()) {
 
 /** Records a verdict's metric event, if it has one: one insert, no read. */
 async function record(db: DatabaseWriter, at: KeyAddress, event: MetricEventOf | undefined, now: number): Promise<void> {
-  if (event) await recordMetric(db, at, event.outcome, event.count, now);
+  if (event) await recordMetric(db, at, event, now);
 }
 
 /**
@@ -56,7 +56,7 @@ function raiseHere<E extends RateLimitError>(raise: Raise<E> | undefined): { err
 /** What a decision executes: its result, metric event and error (see `Executed`). */
 const executedFields = {
   result: rateLimitResult,
-  event: v.optional(v.object({ outcome: metricOutcome, count: v.number() })),
+  event: v.optional(decisionEvent),
   raise: v.optional(v.object({ error: rateLimitErrorValidator, inCaller: v.boolean() })),
 };
 

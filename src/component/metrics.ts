@@ -6,6 +6,7 @@
 import {
   addCounts,
   addEvent,
+  type MetricEvent,
   bucketOf,
   countsOf,
   foldArgs,
@@ -55,11 +56,10 @@ export const MAX_KEY_ROWS_READ = 4000;
 export async function recordMetric(
   db: DatabaseWriter,
   { name, key }: { name: string; key?: string | undefined },
-  outcome: MetricOutcome,
-  count: number,
+  event: Pick<MetricEvent, "outcome" | "count" | "by" | "blocked">,
   ts: number,
 ): Promise<void> {
-  await db.insert("metricEvents", { name, ...(key === undefined ? {} : { key }), outcome, count, ts });
+  await db.insert("metricEvents", { name, ...(key === undefined ? {} : { key }), ...event, ts });
 }
 
 /** The ids of the metrics tables, for the fold's plan. */
@@ -205,7 +205,7 @@ export const get = query({
     const unfolded = events.slice(0, MAX_UNFOLDED_READ);
     for (const event of unfolded) {
       const bucket = bucketOf(event.ts);
-      counts.set(bucket, addEvent(counts.get(bucket) ?? zeroCounts(), event.outcome, event.count));
+      counts.set(bucket, addEvent(counts.get(bucket) ?? zeroCounts(), event));
     }
     const buckets: MetricBucket[] = [...counts.entries()]
       .sort(([a], [b]) => a - b)

@@ -1,6 +1,6 @@
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
-import { metricCountFields, metricEventFields } from "../shared/metrics.js";
+import { metricEventFields, metricStoredCountFields } from "../shared/metrics.js";
 import { overrideDocFields, pendingTakeFields, storedRowFields, termsFields } from "../shared/stored.js";
 
 export default defineSchema({
@@ -89,7 +89,7 @@ export default defineSchema({
    * tokens admitted, reserved and refused, summed from folded events. Written (inserted, patched)
    * and deleted (after `retainFor`) only by `metrics.fold`; read by it and by `metrics.get`.
    */
-  metricBuckets: defineTable({ name: v.string(), bucket: v.number(), ...metricCountFields })
+  metricBuckets: defineTable({ name: v.string(), bucket: v.number(), ...metricStoredCountFields })
     .index("name", ["name", "bucket"])
     .index("bucket", ["bucket"]),
 

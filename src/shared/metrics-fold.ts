@@ -12,6 +12,7 @@ import {
   type MetricCounts,
   type MetricEvent,
   type MetricTopKey,
+  type StoredCounts,
 } from "./metrics.js";
 import { invalid } from "./validate.js";
 
@@ -35,7 +36,7 @@ export type FoldIds = { event: unknown; bucket: unknown; key: unknown };
 /** A stored event with its id. */
 export type StoredEvent<I extends FoldIds> = MetricEvent & { id: I["event"] };
 /** A stored per-minute summary (`metricBuckets`) with its id. */
-export type StoredBucket<I extends FoldIds> = MetricCounts & { id: I["bucket"]; name: string; bucket: number };
+export type StoredBucket<I extends FoldIds> = StoredCounts & { id: I["bucket"]; name: string; bucket: number };
 /** A stored per-key summary of refusals (`metricKeys`) with its id. */
 export type StoredKey<I extends FoldIds> = MetricTopKey & { id: I["key"]; name: string; bucket: number };
 
@@ -127,7 +128,7 @@ export function* foldFlow<I extends FoldIds>(
       summary = { name, bucket, ...(doc ? { id: doc.id } : {}), counts: doc ? countsOf(doc) : zeroCounts() };
       buckets.set(bucketId, summary);
     }
-    summary.counts = addEvent(summary.counts, event.outcome, event.count);
+    summary.counts = addEvent(summary.counts, event);
     if (event.outcome !== "refused") continue;
     const keyId = JSON.stringify([name, bucket, key ?? null]);
     let offender = keys.get(keyId);

@@ -33,8 +33,20 @@ export const metricEventFields = {
   count: v.number(),
   /** When it was decided (ms). */
   ts: v.number(),
+  /** Set when an override's config decided: the key's own (`"key"`) or its tier's (`"tier"`). */
+  by: v.optional(literals("key", "tier")),
+  /** Set when the request was refused by a block (an override's `blockedUntil`) or a lockout. */
+  blocked: v.optional(v.boolean()),
 };
 const metricEventObject = v.object(metricEventFields);
+
+/** A decision's metric event before it is recorded: its fields without the limit's name and key and the instant. */
+export const decisionEvent = v.object({
+  outcome: metricEventFields.outcome,
+  count: metricEventFields.count,
+  by: metricEventFields.by,
+  blocked: metricEventFields.blocked,
+});
 export type MetricEvent = Infer<typeof metricEventObject>;
 
 /** The counters of a summary: requests and tokens per outcome. */
@@ -48,8 +60,23 @@ export const metricCountFields = {
   /** Requests refused, and the tokens they asked for. */
   refused: v.number(),
   refusedTokens: v.number(),
+  ...{
+    /** Requests decided under an override's config (a key's own, or its tier's). */
+    overridden: v.number(),
+    /** Requests refused by a block (an override's `blockedUntil`) or a lockout; counted in `refused` too. */
+    blocked: v.number(),
+  },
 };
+
+/**
+ * The counters as summaries store them: `overridden` and `blocked` may be missing from summaries
+ * folded before overrides existed, and count as 0.
+ */
+export const metricStoredCountFields = { ...metricCountFields, overridden: v.optional(v.number()), blocked: v.optional(v.number()) };
 const metricCountsObject = v.object(metricCountFields);
+const metricStoredCountsObject = v.object(metricStoredCountFields);
+/** The counters of a stored summary (see {@link metricStoredCountFields}). */
+export type StoredCounts = Infer<typeof metricStoredCountsObject>;
 export type MetricCounts = Infer<typeof metricCountsObject>;
 
 /** One minute of one limit's metrics: `bucket` is the minute's start (ms, UTC-aligned). */
@@ -140,11 +167,23 @@ export function outcomeOf(decision: { ok: boolean; retryAfter?: number | undefin
 
 /** zeroCounts returns counters with nothing counted. */
 export function zeroCounts(): MetricCounts {
-  return { admitted: 0, admittedTokens: 0, reserved: 0, reservedTokens: 0, refused: 0, refusedTokens: 0 };
+  return { admitted: 0, admittedTokens: 0, reserved: 0, reservedTokens: 0, refused: 0, refusedTokens: 0, overridden: 0, blocked: 0 };
 }
 
-/** addEvent returns `counts` with one more request of `outcome` asking for `count` tokens. */
-export function addEvent(counts: MetricCounts, outcome: MetricOutcome, count: number): MetricCounts {
+/**
+ * addEvent returns `counts` with one more request of `outcome` asking for `count` tokens, decided
+ * under an override (`by`) or refused by a block or lockout (`blocked`) when the event says so.
+ */
+export function addEvent(counts: MetricCounts, event: Pick<MetricEvent, "outcome" | "count" | "by" | "blocked">): MetricCounts {
+  const { outcome, count } = event;
+  const flagged =
+    event.by === undefined && event.blocked !== true
+      ? counts
+      : { ...counts, overridden: counts.overridden + (event.by === undefined ? 0 : 1), blocked: counts.blocked + (event.blocked === true ? 1 : 0) };
+  return byOutcome(flagged, outcome, count);
+}
+
+function byOutcome(counts: MetricCounts, outcome: MetricOutcome, count: number): MetricCounts {
   switch (outcome) {
     case "admitted":
       return { ...counts, admitted: counts.admitted + 1, admittedTokens: counts.admittedTokens + count };
@@ -168,12 +207,14 @@ export function addCounts(a: MetricCounts, b: MetricCounts): MetricCounts {
     reservedTokens: a.reservedTokens + b.reservedTokens,
     refused: a.refused + b.refused,
     refusedTokens: a.refusedTokens + b.refusedTokens,
+    overridden: a.overridden + b.overridden,
+    blocked: a.blocked + b.blocked,
   };
 }
 
-/** The counters of a stored summary, without its other fields. */
-export function countsOf(doc: MetricCounts): MetricCounts {
-  return addCounts(zeroCounts(), doc);
+/** The counters of a stored summary, without its other fields (a counter it lacks is 0). */
+export function countsOf(doc: StoredCounts): MetricCounts {
+  return addCounts(zeroCounts(), { ...doc, overridden: doc.overridden ?? 0, blocked: doc.blocked ?? 0 });
 }
 
 /**

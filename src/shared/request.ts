@@ -7,7 +7,7 @@ import { inForce, type InForce, type Override } from "./overrides.js";
 import { validateCount, validateNameAndKey, validateTier } from "./validate.js";
 import { checkConfig } from "./validate-config.js";
 import { outcomeOf, recordsMetrics, type MetricOutcome } from "./metrics.js";
-import type { RateLimitArgs, RateLimitConfig, RateLimitDetails, RateLimitError, RateLimitResult, RateLimitReturns } from "./validators.js";
+import type { DecidedBy, RateLimitArgs, RateLimitConfig, RateLimitDetails, RateLimitError, RateLimitResult, RateLimitReturns } from "./validators.js";
 import { fullAfter, isAsync, migrated, newView, opsOf, readOf, scaledTotal, shardOf, type View } from "./view.js";
 import { math } from "./math.js";
 
@@ -15,7 +15,7 @@ import { math } from "./math.js";
  * A metric event to record (a limit with `metrics: true`): what the limit decided, or for a dry
  * run what it would have decided, and the tokens asked for.
  */
-export type MetricEventOf = { outcome: MetricOutcome; count: number };
+export type MetricEventOf = { outcome: MetricOutcome; count: number; by?: "key" | "tier"; blocked?: boolean };
 
 /**
  * How a call that is rate limited throws (`throws: true`, and the work can't run now): the
@@ -137,15 +137,28 @@ export function raiseOf(
   return { error: { kind: "RateLimited", name: args.name, retryAfter: result.retryAfter }, inCaller: args.raiseInCaller === true && event && !writes && !result.ok };
 }
 
-/** The metric event a limit records for a decision (`metrics: true`; a peek records none). */
-export function eventOf(config: RateLimitConfig, count: number, decided: Pick<Plan, "ok" | "retryAfter">): MetricEventOf | undefined {
-  return recordsMetrics(config) && count > 0 ? { outcome: outcomeOf(decided), count } : undefined;
+/**
+ * The metric event a limit records for a decision (`metrics: true`; a peek records none), with
+ * the override whose config decided it (`by`), and whether a block or lockout refused it.
+ */
+export function eventOf(
+  config: RateLimitConfig,
+  count: number,
+  decided: Pick<Plan, "ok" | "retryAfter">,
+  by: DecidedBy = "config",
+  blocked = false,
+): MetricEventOf | undefined {
+  if (!(recordsMetrics(config) && count > 0)) return undefined;
+  const event: MetricEventOf = { outcome: outcomeOf(decided), count };
+  if (by !== "config") event.by = by;
+  if (blocked) event.blocked = true;
+  return event;
 }
 
 /** The result, metric event and error of a shed refusal (a plan that writes nothing). */
-function executedOf<Id>(args: RateLimitArgs, config: RateLimitConfig, plan: Plan, count: number, view: View<Id>): Executed {
+function executedOf<Id>(args: RateLimitArgs, config: RateLimitConfig, plan: Plan, count: number, view: View<Id>, by: DecidedBy): Executed {
   const result: RateLimitResult = { ...resultOf(plan), ...(args.details ? { details: detailsOf(view, plan) } : {}) };
-  const event = eventOf(config, count, plan);
+  const event = eventOf(config, count, plan, by);
   const raise = raiseOf(args, result, false, event !== undefined);
   return { result, ...(event ? { event } : {}), ...(raise ? { raise } : {}) };
 }
@@ -178,12 +191,13 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
   let step = flow.next();
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
   const plan = barred(step.value, resolved, view, count);
+  const blocked = plan !== step.value;
   // A dry run admits, now, what it would refuse or make wait (a refusal writes nothing), and says so.
   const shadow = config.dryRun === true && plan.retryAfter !== undefined;
   // Built field by field, not by spreading: this runs on every call.
   const result: RateLimitResult = shadow ? { ok: true } : resultOf(plan);
   if (args.details) result.details = detailsOf(view, plan);
-  const event = eventOf(config, count, plan);
+  const event = eventOf(config, count, plan, resolved.by, blocked);
   const ops = opsOf(view, plan, count);
   const raise = raiseOf(args, result, ops.length > 0, event !== undefined);
   const outcome: RequestOutcome<Id> = { plan, result, ops: raise ? [] : ops, safeOnStale: keepsMargin(view, plan) };
@@ -199,7 +213,7 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
       shards: view.n,
       margin: ASYNC_MARGIN,
     });
-    if (shed) outcome.shed = executedOf(args, config, shed, count, view);
+    if (shed) outcome.shed = executedOf(args, config, shed, count, view, resolved.by);
   }
   if (shadow) outcome.wouldRefuse = { retryAfter: plan.retryAfter! };
   return outcome;

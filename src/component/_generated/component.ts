@@ -703,7 +703,9 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           buckets: Array<{
             admitted: number;
             admittedTokens: number;
+            blocked: number;
             bucket: number;
+            overridden: number;
             refused: number;
             refusedTokens: number;
             reserved: number;
@@ -716,6 +718,8 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           total: {
             admitted: number;
             admittedTokens: number;
+            blocked: number;
+            overridden: number;
             refused: number;
             refusedTokens: number;
             reserved: number;
