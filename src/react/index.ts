@@ -209,13 +209,16 @@ export function useRateLimit(
         );
       }
       const r = calculateRateLimit(stateOf(rate), rate.config, clientTime + offset, n);
+      // A block or lockout the server reported refuses every request until it ends, whatever the tokens.
+      const blockedFor = rate.blockedUntil === undefined ? 0 : Math.ceil(rate.blockedUntil - (clientTime + offset));
+      const wait = blockedFor > 0 ? Math.max(blockedFor, r.retryAfter ?? 0) : r.retryAfter;
       return {
         value: r.value,
         ts: r.ts - offset,
         config: rate.config,
         shard: rate.shard,
-        ok: r.value >= 0,
-        retryAt: r.retryAfter === undefined ? undefined : clientTime + r.retryAfter,
+        ok: r.value >= 0 && !(blockedFor > 0),
+        retryAt: wait === undefined ? undefined : clientTime + wait,
       };
     },
     [snapshot, offset],
