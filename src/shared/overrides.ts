@@ -3,7 +3,7 @@
 // argument. See docs/reference.md ("Overrides").
 import { v, type Infer } from "convex/values";
 import { literals } from "convex-helpers/validators";
-import type { KeyFlow, KeyRead } from "./rows.js";
+import type { KeyFlow, KeyRead, RowQuery } from "./rows.js";
 import { invalid } from "./validate.js";
 import { configValidator, type DecidedBy, type RateLimitConfig } from "./validators.js";
 
@@ -88,6 +88,12 @@ export function resolveOverride(named: RateLimitConfig, tier: Override | undefin
   return block ? { config: named, by: "config", block } : { config: named, by: "config" };
 }
 
+/** The override a read's rows carry (every row of a key carries the same), if any. */
+function carriedOverride<Id>(read: KeyRead<Id>): Override | undefined {
+  for (const row of read.rows) if (row.o !== undefined) return row.o;
+  return undefined;
+}
+
 /** Whether two overrides are the same (both absent, or equal field by field). */
 export function sameOverride(a: Override | undefined, b: Override | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
@@ -122,7 +128,9 @@ export function* inForce<Id, R>(
 ): KeyFlow<Id, R> {
   const tier = at.tier === undefined ? undefined : (yield { read: "tier", tier: at.tier }).override;
   const draws: number[] = [];
-  const answered = new Map<string, KeyRead<Id>>();
+  // The reads made so far, in order; looked up only on a run again (off the hot path).
+  const made: [RowQuery, KeyRead<Id>][] = [];
+  let answered: Map<string, KeyRead<Id>> | undefined;
   let own: Override | undefined;
   for (;;) {
     let drawn = 0;
@@ -134,19 +142,19 @@ export function* inForce<Id, R>(
     let step = flow.next();
     let found: Override | undefined;
     while (!step.done) {
-      const query = JSON.stringify(step.value);
-      let read = answered.get(query);
+      let read = answered?.get(JSON.stringify(step.value));
       if (read === undefined) {
         read = yield step.value;
-        answered.set(query, read);
+        made.push([step.value, read]);
       }
-      found = read.rows.find((r) => r.o !== undefined)?.o;
+      found = carriedOverride(read);
       if (found !== undefined && !sameOverride(found, own)) break;
       step = flow.next(read);
     }
     if (step.done) return step.value;
     // A key's rows carry one override, all the same: a second one is corrupt state, never decided on.
     if (own !== undefined) throw invalid("override", JSON.stringify(found), "the key's rows carry different overrides; set the key's override again to repair them");
+    answered = new Map(made.map(([q, r]) => [JSON.stringify(q), r]));
     own = found;
   }
 }
