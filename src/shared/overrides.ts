@@ -69,7 +69,8 @@ export function mergeOverride(named: RateLimitConfig, config: RateLimitConfig): 
  * that has an override in force decides: the key's, then the tier's, then the named config. A
  * block is in force until its instant, then ignored (the next level decides); under a block the
  * tokens are still counted under the next level's config, so they are where they would have been
- * once it lifts.
+ * once it lifts. A key's block over its tier's block lasts until the later of the two (once the
+ * key's lifts, the tier's decides), so a refusal's `retryAfter` runs to when the request can pass.
  */
 export function resolveOverride(named: RateLimitConfig, tier: Override | undefined, key: Override | undefined, now: number): InForce {
   const levels: [Exclude<DecidedBy, "config">, Override | undefined][] = [
@@ -83,15 +84,27 @@ export function resolveOverride(named: RateLimitConfig, tier: Override | undefin
       const config = mergeOverride(named, override.config);
       return block ? { config, by, block } : { config, by };
     }
-    if (block === undefined && now < override.blockedUntil) block = { until: override.blockedUntil, by };
+    // Blocks in force now, one over another, lift together: when the key's lifts, the tier's decides.
+    if (now < override.blockedUntil && !(block && block.until >= override.blockedUntil)) block = { until: override.blockedUntil, by };
   }
   return block ? { config: named, by: "config", block } : { config: named, by: "config" };
 }
 
 /** The override a read's rows carry (every row of a key carries the same), if any. */
 function carriedOverride<Id>(read: KeyRead<Id>): Override | undefined {
-  for (const row of read.rows) if (row.o !== undefined) return row.o;
-  return undefined;
+  let found: Override | undefined;
+  for (const row of read.rows) {
+    if (row.o === undefined) continue;
+    // Every row found, not only the first: rows carrying different overrides are corrupt.
+    if (found !== undefined && row.o !== found && !sameOverride(row.o, found)) throw corrupt(row.o);
+    found = row.o;
+  }
+  return found;
+}
+
+/** The error for a key whose rows carry different overrides (`o`): corrupt state, never decided on. */
+function corrupt(o: Override | undefined) {
+  return invalid("override", JSON.stringify(o), "the key's rows carry different overrides; set the key's override again to repair them");
 }
 
 /** Whether two overrides are the same (both absent, or equal field by field). */
@@ -153,7 +166,7 @@ export function* inForce<Id, R>(
     }
     if (step.done) return step.value;
     // A key's rows carry one override, all the same: a second one is corrupt state, never decided on.
-    if (own !== undefined) throw invalid("override", JSON.stringify(found), "the key's rows carry different overrides; set the key's override again to repair them");
+    if (own !== undefined) throw corrupt(found);
     answered = new Map(made.map(([q, r]) => [JSON.stringify(q), r]));
     own = found;
   }
