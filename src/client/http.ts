@@ -64,7 +64,8 @@ export const QUOTA_EXCEEDED_PROBLEM_TYPE = "https://iana.org/assignments/http-pr
  * - `Retry-After: S` when refused (`ok: false`): `retryAfter` in whole seconds, rounded up, so a
  *   client that waits that long never comes back early (1 ms and 1000 ms give 1; 1001 ms gives 2).
  *
- * `config` is the limit's config or the `RateLimiter` that names it. Use the headers on every
+ * `config` is the limit's config or the `RateLimiter` that names it; when an override decided, the
+ * config in force, which the result's `details` carries, is reported instead. Use the headers on every
  * response of a limited route, allowed or not; {@link tooManyRequests} adds them to its 429 itself.
  * Throws an `InvalidRateLimit` `ConvexError` for a name that isn't printable ASCII (the draft's
  * policy names are quoted strings) or a `RateLimiter` without the limit.
@@ -74,7 +75,8 @@ export function rateLimitHeaders<Name extends string>(
   result: RateLimitReturnsWithDetails,
   config: RateLimitConfigSource<Name>,
 ): RateLimitHeaders {
-  const resolved = resolveConfig(name, config);
+  // Under an override, the config in force, which the result carries.
+  const resolved = result.details.config ?? resolveConfig(name, config);
   const policy = sfString(name);
   const quota = Math.floor(resolved.capacity ?? resolved.rate);
   const window = windowSeconds(resolved);

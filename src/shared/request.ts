@@ -112,13 +112,15 @@ function detailsOf<Id>(view: View<Id>, plan: Plan): RateLimitDetails {
   const readCapacity = after.reduce((total, a) => total + a.p.capacity, 0);
   const capacity = view.config.capacity ?? view.config.rate;
   const exact = reads.length === view.n;
-  return {
+  const details: RateLimitDetails = {
     shards: plan.shards,
     remaining: scaledTotal(sum, readCapacity, capacity, exact),
     capacity,
     resetAfter: math.max(0, ...after.map((a) => fullAfter(a.state, a.p, view.now))),
     exact,
   };
+  if (view.overridden) details.config = view.config;
+  return details;
 }
 
 /**

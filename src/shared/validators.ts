@@ -233,6 +233,11 @@ export const rateLimitDetails = v.object({
   resetAfter: v.number(),
   /** Whether every shard was read, so `remaining` and `resetAfter` are exact. */
   exact: v.boolean(),
+  /**
+   * Set only when an override decided: the config in force (see `RateLimiter.setOverride`), which
+   * `rateLimitHeaders` then reports instead of the named one.
+   */
+  config: v.optional(configValidator),
 });
 
 /**
