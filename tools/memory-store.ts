@@ -1,12 +1,16 @@
 // An in-memory stand-in for the component's tables, driven by the component's own flows
 // (src/shared/flow.ts) and clean-up decision (src/shared/idle.ts): rows kept in index order, reads
-// answered by `answerRead`, writes applied exactly as `store.writeKey` applies them. Tests and the
+// answered by `answerRead`, writes applied exactly as `store.writeKey` applies them, overrides set,
+// removed and reset as src/component/overrides.ts and `lib.resetRateLimit` do. Tests and the
 // benchmark use it where convex-test would be too slow (its index reads scan the whole table).
-import { applyFlow, getValueFlow, requestFlow, type KeyRow, type RowOp, type StoredRow, type Take } from "../src/shared/flow.js";
+import { applyFlow, creditFlow, getValueFlow, requestFlow, type KeyRow, type RowOp, type StoredRow, type Take } from "../src/shared/flow.js";
 import { answerRead, keyIdOf, type KeyInMemory } from "../src/shared/rows.js";
 import { ConvexError } from "convex/values";
 import { isIdleKey } from "../src/shared/idle.js";
 import { resolvePhase } from "../src/shared/layout.js";
+import { scopeOf, type Override, type OverrideTarget } from "../src/shared/overrides.js";
+import { keyOverrideOps, resetOps, validateOverride, validateTarget } from "../src/shared/override-writes.js";
+import type { CreditArgs } from "../src/shared/validators.js";
 import { runPlan } from "../src/shared/rows.js";
 import type { GetValueArgs, GetValueResult, RateLimitArgs, RateLimitConfig, RateLimitResult } from "../src/shared/validators.js";
 
@@ -30,13 +34,20 @@ export class MemoryStore {
   private addresses = new Map<string, Address>();
   /** The terms recorded per limit name, by fingerprint (the `rateLimitTerms` table). */
   private terms = new Map<string, Map<number, string>>();
+  /** The overrides per limit name, by scope and target (the `rateLimitOverrides` table). */
+  private overrides = new Map<string, Map<string, Override>>();
+  /** The tier overrides per limit name, by tier, as a request's `tier` read finds them. */
+  private tiers = new Map<string, Map<string, Override>>();
   private nextId = 0;
 
-  /** The rows of a key in index order (shard, then insertion), its waiting takes, and its name's recorded terms. */
+  /**
+   * The rows of a key in index order (shard, then insertion), its waiting takes, its name's
+   * recorded terms and its name's tier overrides.
+   */
   read(at: Address): KeyInMemory<number> {
     const rows = [...(this.rows.get(keyIdOf(at)) ?? [])].sort((a, b) => a.shard - b.shard || a.id - b.id);
     const pending = (this.takes.get(keyIdOf(at)) ?? []).map(({ shard, count, ts }) => ({ shard, count, ts }));
-    return { rows, pending, known: this.terms.get(at.name) ?? new Map() };
+    return { rows, pending, known: this.terms.get(at.name) ?? new Map(), tiers: this.tiers.get(at.name) ?? new Map() };
   }
 
   /**
@@ -101,6 +112,67 @@ export class MemoryStore {
     const out = runPlan(requestFlow<number>(args, now, random), (q) => answerRead(this.read(args), q));
     if (out.raise) throw new ConvexError(out.raise.error);
     return out.result;
+  }
+
+  /** Gives tokens back at `now` and returns how many, as `lib.credit` does. */
+  credit(args: CreditArgs, now: number): number {
+    const { credited, ops } = runPlan(creditFlow<number>(args, now), (q) => answerRead(this.read(args), q));
+    this.write(args, ops, args.config);
+    return credited;
+  }
+
+  /**
+   * Puts `override` in force for limit `at.name`'s `target` at `now`, as `overrides.set` does:
+   * checked under the limit's named config `named` (an `InvalidRateLimit` error writes nothing);
+   * a tier's kept for requests naming the tier; a key's also written on every row of the key
+   * (`keyOverrideOps`).
+   */
+  setOverride(at: { name: string }, target: OverrideTarget, override: Override, named: RateLimitConfig, now: number): void {
+    validateOverride(at.name, target, override, named);
+    const byTarget = this.overrides.get(at.name) ?? new Map<string, Override>();
+    byTarget.set(JSON.stringify(scopeOf(target)), override);
+    this.overrides.set(at.name, byTarget);
+    if ("tier" in target) {
+      const tiers = this.tiers.get(at.name) ?? new Map<string, Override>();
+      tiers.set(target.tier, override);
+      this.tiers.set(at.name, tiers);
+      return;
+    }
+    const address = { name: at.name, ...(target.key === undefined ? {} : { key: target.key }) };
+    this.write(address, keyOverrideOps(this.read(address).rows, { ...address, config: named }, override, now), named);
+  }
+
+  /**
+   * Takes limit `at.name`'s override for `target` away at `now`, as `overrides.remove` does (a
+   * key's rows lose it too); returns whether it had one.
+   */
+  removeOverride(at: { name: string }, target: OverrideTarget, named: RateLimitConfig, now: number): boolean {
+    validateTarget(at.name, target);
+    const had = this.overrides.get(at.name)?.delete(JSON.stringify(scopeOf(target))) ?? false;
+    if ("tier" in target) {
+      this.tiers.get(at.name)?.delete(target.tier);
+      return had;
+    }
+    const address = { name: at.name, ...(target.key === undefined ? {} : { key: target.key }) };
+    const rows = this.read(address).rows.filter((r) => r.o !== undefined);
+    this.write(address, keyOverrideOps(rows, { ...address, config: named }, undefined, now), named);
+    return had;
+  }
+
+  /** Limit `at.name`'s override for `target`, as `overrides.get` finds it (without note or time). */
+  getOverride(at: { name: string }, target: OverrideTarget): Override | undefined {
+    return this.overrides.get(at.name)?.get(JSON.stringify(scopeOf(target)));
+  }
+
+  /**
+   * Resets a key at `now`, as `lib.resetRateLimit` does: its waiting takes and rows deleted, and
+   * a key with its own override given full rows carrying it under `config` (`resetOps`).
+   */
+  reset(at: Address, config: RateLimitConfig | undefined, now: number): void {
+    const ops = resetOps(this.read(at).rows, { ...at, config }, now);
+    this.takes.delete(keyIdOf(at));
+    // The ops record no take, so the config `write` stores with takes is never used.
+    if (ops.length > 0) this.write(at, ops, config!);
   }
 
   /** Reports a limit's state at `now`, as `lib.getValue` does. */

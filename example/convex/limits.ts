@@ -28,11 +28,15 @@ const hotFeed: RateLimitConfig = {
 export const rateLimiter = new RateLimiter(components.rateLimiter, {
   freeTrialSignUp: { kind: "fixed window", rate: 100, period: HOUR }, // 100 an hour, app-wide (no key)
   sendMessage: { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 }, // per sender, bursts of 3
-  // One account may see ten wrong passwords an hour (keyed by account name).
-  failedLogins: { kind: "token bucket", rate: 10, period: HOUR },
+  // One account may see ten wrong passwords an hour (keyed by account name); the guess that uses
+  // the tenth locks the account for a day.
+  failedLogins: { kind: "token bucket", rate: 10, period: HOUR, lockout: DAY },
   // The LLM provider's budget: 40k tokens a minute; work may be queued up to 5 minutes ahead.
   // With metrics: the admin page charts what it admits, reserves and refuses each minute.
   llmTokens: { kind: "token bucket", rate: 40_000, period: MINUTE, maxReserved: 200_000, metrics: true },
+  // Each user's LLM requests (see llm.ts): 20 an hour on the free plan. The "pro" tier gets ten
+  // times this by an override (admin.seedPlanOverrides), which the app can change without a deploy.
+  llmRequests: { kind: "token bucket", rate: 20, period: HOUR },
   // A hot global limit, hit by every API call (100 a second): spread over 10 rows, so concurrent
   // calls rarely write the same one.
   apiCalls: { kind: "token bucket", rate: 100, period: SECOND, shards: 10 },

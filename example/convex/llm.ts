@@ -1,12 +1,14 @@
 // An LLM token budget. Each request reserves its tokens (`count`) up front, even ones not there
 // yet, and its work is scheduled for when the limiter says they'll be covered: the budget is never
 // exceeded, and no request has to retry. A queue deeper than `maxReserved` refuses new requests.
+// Each user's requests count against their own allowance too, ten times larger on the pro plan.
 // #region llmReserve
-import { v } from "convex/values";
+import { ConvexError, v } from "convex/values";
 import { withJitter } from "convex-rate-limiter";
 import { internal } from "./_generated/api.js";
 import { internalMutation, mutation, query } from "./_generated/server.js";
 import { rateLimiter } from "./limits.js";
+import { planOf } from "./plans.js";
 
 /**
  * The most ms added at random to a reserved job's delay, so jobs reserved in the same instant
@@ -15,9 +17,12 @@ import { rateLimiter } from "./limits.js";
 export const JITTER_MS = 1_000;
 
 /**
- * request asks for a completion using `tokens` tokens of the budget. Returns `{ ok: true, jobId,
- * runAfter }` with the job scheduled to run in `runAfter` ms (0: now), or `{ ok: false,
- * retryAfter }` when the queue is full (the `maxReserved` of `llmTokens` in limits.ts).
+ * request asks for a completion using `tokens` tokens of the budget, for the signed-in user. It
+ * counts one of the user's requests (`llmRequests`: 20 an hour, ten times that on the pro plan)
+ * and reserves the tokens (`llmTokens`), both or neither. Returns `{ ok: true, jobId, runAfter }`
+ * with the job scheduled to run in `runAfter` ms (0: now), or `{ ok: false, retryAfter }` when the
+ * user's allowance is spent or the queue is full (the `maxReserved` of `llmTokens` in limits.ts).
+ * Throws a `ConvexError` when signed out.
  */
 export const request = mutation({
   args: { prompt: v.string(), tokens: v.number() },
@@ -26,14 +31,27 @@ export const request = mutation({
     v.object({ ok: v.literal(false), retryAfter: v.number() }),
   ),
   handler: async (ctx, { prompt, tokens }) => {
+    const identity = await ctx.auth.getUserIdentity();
+    if (identity === null) throw new ConvexError("sign in to use the LLM");
+    const user = identity.tokenIdentifier;
+    // The plan is the app's own data; the limiter is told it as the request's tier, and the
+    // "pro" tier's override (admin.ts) decides for it.
+    const plan = await planOf(ctx, user);
+    const tier = plan === "pro" ? "pro" : undefined;
+    // The user's allowance is checked first and taken last, so a request the queue refuses
+    // spends none of it (one transaction: nothing can take it in between).
+    const allowance = await rateLimiter.check(ctx, "llmRequests", { key: user, tier });
+    if (!allowance.ok) return { ok: false as const, retryAfter: allowance.retryAfter };
     const status = await rateLimiter.limit(ctx, "llmTokens", { count: tokens, reserve: true });
     if (!status.ok) return { ok: false as const, retryAfter: status.retryAfter };
+    await rateLimiter.limit(ctx, "llmRequests", { key: user, tier, throws: true });
     // ok with a retryAfter: the tokens are ours, but only from `retryAfter` ms from now.
     const wait = status.retryAfter ?? 0;
     // Spread out jobs reserved together; withJitter(0) is 0, so work due now isn't delayed.
     const runAfter = withJitter(wait, { maxJitterMs: JITTER_MS });
     const now = Date.now();
     const jobId = await ctx.db.insert("llmJobs", {
+      user,
       prompt,
       tokens,
       requestedAt: now,
@@ -89,6 +107,7 @@ export const jobs = query({
     v.object({
       _id: v.id("llmJobs"),
       _creationTime: v.number(),
+      user: v.string(),
       prompt: v.string(),
       tokens: v.number(),
       requestedAt: v.number(),

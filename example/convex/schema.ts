@@ -1,6 +1,7 @@
 // #region schema
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
+import { planValidator } from "./plans.js";
 
 /**
  * The example app's tables. The rate limiter keeps its own state inside the component, so none of
@@ -19,6 +20,8 @@ export default defineSchema({
    * runs. Times are ms since the epoch.
    */
   llmJobs: defineTable({
+    /** Who asked: the signed-in user's `tokenIdentifier`. */
+    user: v.string(),
     prompt: v.string(),
     tokens: v.number(),
     /** When the request was made. */
@@ -44,6 +47,11 @@ export default defineSchema({
     /** The model's answer, once finished. */
     answer: v.optional(v.string()),
   }).index("user", ["user"]),
+  /**
+   * Each user's plan, keyed by the signed-in user's `tokenIdentifier`: written by `admin.setPlan`,
+   * read by `llm.request`, which names the user's tier ("pro") to the rate limiter. No row: free.
+   */
+  plans: defineTable({ user: v.string(), plan: planValidator }).index("user", ["user"]),
   /** Invitations, written by `invites.send`. */
   invites: defineTable({ from: v.string(), email: v.string() }).index("from_email", ["from", "email"]),
 });

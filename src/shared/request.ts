@@ -202,7 +202,7 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
   const event = eventOf(config, count, plan, resolved.by, blocked);
   const ops = opsOf(view, plan, count);
   const raise = raiseOf(args, result, ops.length > 0, event !== undefined);
-  const outcome: RequestOutcome<Id> = { plan, result, ops: raise ? [] : ops, safeOnStale: keepsMargin(view, plan) };
+  const outcome: RequestOutcome<Id> = { plan, result, ops: raise ? [] : ops, safeOnStale: isAsync(config) && keepsMargin(view, plan) };
   if (event) outcome.event = event;
   if (raise) outcome.raise = raise;
   // Asynchronous mode: the refusal a stale decision near the limit may shed instead (overload.ts).

@@ -23,6 +23,7 @@ import type * as limits from "../limits.js";
 import type * as llm from "../llm.js";
 import type * as logins from "../logins.js";
 import type * as messages from "../messages.js";
+import type * as plans from "../plans.js";
 import type * as playground from "../playground.js";
 import type * as sessions from "../sessions.js";
 import type * as signups from "../signups.js";
@@ -46,6 +47,7 @@ declare const fullApi: ApiFromModules<{
   llm: typeof llm;
   logins: typeof logins;
   messages: typeof messages;
+  plans: typeof plans;
   playground: typeof playground;
   sessions: typeof sessions;
   signups: typeof signups;
