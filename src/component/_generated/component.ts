@@ -309,6 +309,47 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               | {
                   details?: {
                     capacity: number;
+                    config?:
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "token bucket";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: null;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "fixed window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          exact?: boolean;
+                          kind: "sliding window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        };
                     exact: boolean;
                     remaining: number;
                     resetAfter: number;
@@ -320,6 +361,47 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               | {
                   details?: {
                     capacity: number;
+                    config?:
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "token bucket";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: null;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "fixed window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          exact?: boolean;
+                          kind: "sliding window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        };
                     exact: boolean;
                     remaining: number;
                     resetAfter: number;
@@ -337,6 +419,47 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               | {
                   details?: {
                     capacity: number;
+                    config?:
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "token bucket";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: null;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "fixed window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          exact?: boolean;
+                          kind: "sliding window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        };
                     exact: boolean;
                     remaining: number;
                     resetAfter: number;
@@ -348,6 +471,47 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               | {
                   details?: {
                     capacity: number;
+                    config?:
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "token bucket";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: null;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "fixed window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          exact?: boolean;
+                          kind: "sliding window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        };
                     exact: boolean;
                     remaining: number;
                     resetAfter: number;
@@ -392,6 +556,47 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         | {
             details?: {
               capacity: number;
+              config?:
+                | {
+                    applyUpdates?: "transactionally" | "asynchronously";
+                    capacity?: number;
+                    dryRun?: boolean;
+                    kind: "token bucket";
+                    lockout?: number;
+                    maxReserved?: number;
+                    metrics?: boolean;
+                    period: number;
+                    rate: number;
+                    shards?: number;
+                    start?: null;
+                  }
+                | {
+                    applyUpdates?: "transactionally" | "asynchronously";
+                    capacity?: number;
+                    dryRun?: boolean;
+                    kind: "fixed window";
+                    lockout?: number;
+                    maxReserved?: number;
+                    metrics?: boolean;
+                    period: number;
+                    rate: number;
+                    shards?: number;
+                    start?: number;
+                  }
+                | {
+                    applyUpdates?: "transactionally" | "asynchronously";
+                    capacity?: number;
+                    dryRun?: boolean;
+                    exact?: boolean;
+                    kind: "sliding window";
+                    lockout?: number;
+                    maxReserved?: number;
+                    metrics?: boolean;
+                    period: number;
+                    rate: number;
+                    shards?: number;
+                    start?: number;
+                  };
               exact: boolean;
               remaining: number;
               resetAfter: number;
@@ -403,6 +608,47 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         | {
             details?: {
               capacity: number;
+              config?:
+                | {
+                    applyUpdates?: "transactionally" | "asynchronously";
+                    capacity?: number;
+                    dryRun?: boolean;
+                    kind: "token bucket";
+                    lockout?: number;
+                    maxReserved?: number;
+                    metrics?: boolean;
+                    period: number;
+                    rate: number;
+                    shards?: number;
+                    start?: null;
+                  }
+                | {
+                    applyUpdates?: "transactionally" | "asynchronously";
+                    capacity?: number;
+                    dryRun?: boolean;
+                    kind: "fixed window";
+                    lockout?: number;
+                    maxReserved?: number;
+                    metrics?: boolean;
+                    period: number;
+                    rate: number;
+                    shards?: number;
+                    start?: number;
+                  }
+                | {
+                    applyUpdates?: "transactionally" | "asynchronously";
+                    capacity?: number;
+                    dryRun?: boolean;
+                    exact?: boolean;
+                    kind: "sliding window";
+                    lockout?: number;
+                    maxReserved?: number;
+                    metrics?: boolean;
+                    period: number;
+                    rate: number;
+                    shards?: number;
+                    start?: number;
+                  };
               exact: boolean;
               remaining: number;
               resetAfter: number;
@@ -572,6 +818,47 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               | {
                   details?: {
                     capacity: number;
+                    config?:
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "token bucket";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: null;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "fixed window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          exact?: boolean;
+                          kind: "sliding window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        };
                     exact: boolean;
                     remaining: number;
                     resetAfter: number;
@@ -583,6 +870,47 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               | {
                   details?: {
                     capacity: number;
+                    config?:
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "token bucket";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: null;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "fixed window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          exact?: boolean;
+                          kind: "sliding window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        };
                     exact: boolean;
                     remaining: number;
                     resetAfter: number;
@@ -606,6 +934,47 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               | {
                   details?: {
                     capacity: number;
+                    config?:
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "token bucket";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: null;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "fixed window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          exact?: boolean;
+                          kind: "sliding window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        };
                     exact: boolean;
                     remaining: number;
                     resetAfter: number;
@@ -617,6 +986,47 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               | {
                   details?: {
                     capacity: number;
+                    config?:
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "token bucket";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: null;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          kind: "fixed window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        }
+                      | {
+                          applyUpdates?: "transactionally" | "asynchronously";
+                          capacity?: number;
+                          dryRun?: boolean;
+                          exact?: boolean;
+                          kind: "sliding window";
+                          lockout?: number;
+                          maxReserved?: number;
+                          metrics?: boolean;
+                          period: number;
+                          rate: number;
+                          shards?: number;
+                          start?: number;
+                        };
                     exact: boolean;
                     remaining: number;
                     resetAfter: number;
