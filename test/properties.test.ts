@@ -36,11 +36,6 @@ const EPS = 1e-9;
  *   the share of maxReserved some shards may owe, so reservations can then take the whole limit
  *   past maxReserved: stepped around by not checking the whole limit's debt until a debt carried
  *   over is repaid;
- * - asynchronous mode, a take recorded under another shard count is folded onto the
- *   same-numbered shard of the current layout (mod its count), not carried over with the rows:
- *   its debt falls on one shard while the others still serve (the limit admits more than it
- *   holds), and on a key with no rows yet takes on dropped shards are lost: stepped around by
- *   running the applier before a change of shard count while takes wait;
  * - asynchronous mode after a clock that went backwards: a take is recorded at the request's own
  *   instant, before the row's, and the fold refills in between (a fixed window: a whole window),
  *   so the limit admits more than it decided: stepped around by keeping asynchronous scenarios'
@@ -439,10 +434,6 @@ function runScenario(s: Scenario) {
     if (op.action === "reshard") {
       const next = reshard(config, op.shards);
       if ((next.shards ?? 1) !== n) {
-        if (STEP_AROUND_KNOWN_BUGS && store.read(argsOf(base)).pending.length > 0) {
-          store.apply(now);
-          takenUnder = undefined;
-        }
         if (shardStates(store, base, now).some((st) => st.value < 0)) debtCarried = true;
         settled = false;
         perShard = [];

@@ -46,7 +46,8 @@ export class MemoryStore {
    */
   read(at: Address): KeyInMemory<number> {
     const rows = [...(this.rows.get(keyIdOf(at)) ?? [])].sort((a, b) => a.shard - b.shard || a.id - b.id);
-    const pending = (this.takes.get(keyIdOf(at)) ?? []).map(({ shard, count, ts }) => ({ shard, count, ts }));
+    // With the config each was decided under, as the component's store reads them (`takeOf`).
+    const pending = (this.takes.get(keyIdOf(at)) ?? []).map(({ shard, count, ts, config }) => ({ shard, count, ts, config }));
     return { rows, pending, known: this.terms.get(at.name) ?? new Map(), tiers: this.tiers.get(at.name) ?? new Map() };
   }
 
