@@ -463,6 +463,18 @@ describe("requestFlow over rows carrying a key's override or a lockout", () => {
     expect(runPlan(requestFlow<string>(args, T0 + 700, () => 0), key(T0).answer).result).toEqual({ ok: true });
   });
 
+  // BUG: a block's refusal is documented to write nothing (barred's doc, docs/reference.md), but
+  // when the key's rows were written under other terms than those in force (here the named
+  // config's, under a tier's config), the refusal writes their carry-over (opsOf writes a
+  // migration even for a refused plan). It changes no decision, but it is a write (and a
+  // conflict) on every blocked key's first request after a change of terms.
+  test.fails("a block's refusal writes nothing, even over rows of other terms", () => {
+    const key: KeyInMemory<string> = { rows: [stored(0, 4, T0, named, { o: { blockedUntil: T0 + 500 } })], pending: [], tiers: new Map([["pro", { config: tierConfig }]]) };
+    const out = runPlan(requestFlow<string>({ ...request, tier: "pro" }, T0, () => 0), reader(key).answer);
+    expect(out.result).toEqual({ ok: false, retryAfter: 500 });
+    expect(out.ops).toEqual([]);
+  });
+
   test("a block shorter than the plan's own wait: the plan's wait", () => {
     const block: Override = { blockedUntil: T0 + 100 };
     // Empty at T0: a token of the named 10 a second comes in 100 ms, 5 in 500 ms.
