@@ -88,7 +88,7 @@ export type CheckedRequests<Limits, R extends readonly unknown[]> = { [I in keyo
 /**
  * CheckedRequest is the type one request `R` of `limitAll`/`checkAll` must have: a `name` checked
  * as {@link LimitName} checks it (an inline `config` for a name not given to the constructor, none
- * for one that was), an optional `key` (string) and `count` (number), and nothing else.
+ * for one that was), an optional `key` (string), `count` (number) and `tier` (string), and nothing else.
  */
 export type CheckedRequest<Limits, R> = R extends { name: infer Name extends string }
   ? Name extends keyof Limits
@@ -100,7 +100,7 @@ export type CheckedRequest<Limits, R> = R extends { name: infer Name extends str
   : // Not reached (requests have names); it also lets tsc infer R, which it infers through the branches.
     R;
 
-type RequestFields = { key?: string; count?: number };
+type RequestFields = { key?: string; count?: number; tier?: string };
 
 /** An error for each field of `R` a request doesn't have (an object literal's extra fields would otherwise pass). */
 type NoOtherFields<R> = {
