@@ -166,7 +166,7 @@ describe("validateOverride: bad input names the field, word for word", () => {
     [
       "a field of another kind",
       { key: "a" },
-      { config: { kind: TB, rate: 10, period: SECOND, start: 0 } as RateLimitConfig },
+      { config: { kind: TB, rate: 10, period: SECOND, start: 0 } as unknown as RateLimitConfig },
       named,
       undefined,
       "override.config.start",
