@@ -1,7 +1,7 @@
 // An app with overrides, for test/overrides-client.test.ts: named limits, and mutations and
 // queries that call every override method and take tokens with a key and a tier, as an app's
 // admin code and request code would.
-import { componentsGeneric, mutationGeneric, paginationOptsValidator, queryGeneric } from "convex/server";
+import { componentsGeneric, mutationGeneric, paginationOptsValidator, queryGeneric, type GenericDataModel } from "convex/server";
 import { v } from "convex/values";
 import { HOUR, MINUTE, RateLimiter, SECOND, type Override, type OverrideTarget } from "../../src/client/index.js";
 import type { ComponentApi } from "../../src/component/_generated/component.js";
@@ -18,10 +18,20 @@ export const rateLimiter = new RateLimiter(components.rateLimiter, {
   signIn: { kind: "fixed window", rate: 3, period: MINUTE, start: 0, lockout: HOUR },
   exact: { kind: "sliding window", rate: 3, period: 10 * SECOND },
   metered: { kind: "token bucket", rate: 2, period: MINUTE, metrics: true },
+  // A dry run: admits what it would refuse, and logs it.
+  dry: { kind: "token bucket", rate: 2, period: MINUTE, dryRun: true },
 });
 
-type Name = "llm" | "llmSharded" | "llmAsync" | "signIn" | "exact" | "metered";
-const name = v.union(v.literal("llm"), v.literal("llmSharded"), v.literal("llmAsync"), v.literal("signIn"), v.literal("exact"), v.literal("metered"));
+type Name = "llm" | "llmSharded" | "llmAsync" | "signIn" | "exact" | "metered" | "dry";
+const name = v.union(
+  v.literal("llm"),
+  v.literal("llmSharded"),
+  v.literal("llmAsync"),
+  v.literal("signIn"),
+  v.literal("exact"),
+  v.literal("metered"),
+  v.literal("dry"),
+);
 const target = v.union(v.object({ key: v.optional(v.string()) }), v.object({ tier: v.string() }));
 
 export const take = mutationGeneric({
@@ -74,4 +84,31 @@ export const credit = mutationGeneric({
 export const cleanup = mutationGeneric({
   args: {},
   handler: async (ctx) => rateLimiter.cleanup(ctx),
+});
+
+const request = v.object({ name, key: v.optional(v.string()), tier: v.optional(v.string()), count: v.optional(v.number()) });
+
+/** Takes from several limits at once, all or none; each request may name a tier. */
+export const takeAll = mutationGeneric({
+  args: { requests: v.array(request), details: v.optional(v.boolean()) },
+  handler: async (ctx, { requests, details }) => rateLimiter.limitAll(ctx, requests, details === undefined ? {} : { details }),
+});
+
+export const checkAll = queryGeneric({
+  args: { requests: v.array(request) },
+  handler: async (ctx, { requests }) => rateLimiter.checkAll(ctx, requests),
+});
+
+export const metrics = queryGeneric({
+  args: { name, from: v.number(), to: v.number() },
+  handler: async (ctx, { name, from, to }) => rateLimiter.metrics(ctx, name as Name, { from, to }),
+});
+
+/**
+ * The hook's query for "llm", for the key the client sends, in the tier its prefix names
+ * (`pro:…` is in "pro"), as an app would look the user's plan up.
+ */
+export const { getRateLimit: tieredHook } = rateLimiter.hookAPI<GenericDataModel>("llm", {
+  key: (_ctx, fromClient) => fromClient ?? "anonymous",
+  tier: async (_ctx, key) => (key?.startsWith("pro:") ? "pro" : undefined),
 });
