@@ -12,6 +12,7 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
 import type { KeyRow } from "../src/shared/flow.js";
+import type { KeyInMemory } from "../src/shared/rows.js";
 import { configHash, expandRow, resolvePhase, termsConfig } from "../src/shared/layout.js";
 import { resolveOverride, type Override } from "../src/shared/overrides.js";
 import { validateCount } from "../src/shared/validate.js";
@@ -145,8 +146,7 @@ function grant(config: RateLimitConfig, phase: number, from: number, to: number,
  */
 type Held = { fresh: true; capacity: number } | { fresh: false; value: number; ends: number };
 
-function heldAt(store: MemoryStore, config: RateLimitConfig): Held {
-  const read = store.read(at);
+function heldAt(read: KeyInMemory<number>, config: RateLimitConfig): Held {
   const row = read.rows[0];
   if (row === undefined) return { fresh: true, capacity: capacityOf(config) };
   // The row's own terms, from its fingerprint (recorded when it was written).
@@ -221,7 +221,7 @@ function runNeverGains(h: History): void {
   let now = T0;
   let config = inForce(now);
   // The interval since the last change: its config, what the key held then, and what it admitted.
-  let held = heldAt(store, config);
+  let held = heldAt(store.read(at), config);
   let first = Infinity;
   let admitted: { at: number; tokens: number }[] = [];
   let label = "initial";
@@ -249,20 +249,23 @@ function runNeverGains(h: History): void {
     if (step.type === "change") {
       close();
       const { change } = step;
+      // What the key held is what its rows held before the change (setting an override may write
+      // rows, full under it, only for a key with none: a new key, full under any config).
+      const before = store.read(at);
       const override = overrideOf(change, now);
       const target = change.target === "key" ? { key: KEY } : { tier: TIER };
       if (override === undefined) store.removeOverride(at, target, h.named, now);
       else store.setOverride(at, target, override, h.named, now);
       ov[change.target] = override;
-      const before = config;
+      const previous = config;
       config = inForce(now);
       if (change.target === "key") tally.keyChanges += 1;
       else if (h.tiered) tally.tierChanges += 1;
-      if (capacityOf(config) > capacityOf(before)) tally.grownCapacity += 1;
-      held = heldAt(store, config);
+      if (capacityOf(config) > capacityOf(previous)) tally.grownCapacity += 1;
+      held = heldAt(before, config);
       first = Infinity;
       admitted = [];
-      label = `step ${i}: ${JSON.stringify(before)} → ${JSON.stringify(config)} at ${now - T0}`;
+      label = `step ${i}: ${JSON.stringify(previous)} → ${JSON.stringify(config)} at ${now - T0}`;
       // What the key holds right after the change, read at the same instant under what is now in
       // force: within the bound, and never above the new capacity.
       const value = store.getValue({ ...request(now), details: true }, now, never);
