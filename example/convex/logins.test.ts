@@ -1,13 +1,16 @@
-// logins.logIn through convex-test and register(): ten wrong guesses an hour per account, a lock
-// checked before the password, a reset on success; fake timers step the clock exactly.
+// logins.logIn through convex-test and register(): ten wrong guesses an hour per account, the one
+// that empties the allowance locking the account for a day, the lock checked before the password,
+// a reset on success; fake timers step the clock exactly.
 // #region loginsTest
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { HOUR, isRateLimitError } from "convex-rate-limiter";
+import { DAY, HOUR, isRateLimitError } from "convex-rate-limiter";
 import { api } from "./_generated/api.js";
 import { errorOf, makeTest } from "./test.setup.js";
 
-/** One token of `failedLogins` (10 an hour) comes back every 6 minutes. */
+/** One guess of `failedLogins` (10 an hour) comes back every 6 minutes. */
 const REFILL = HOUR / 10;
+/** The lockout of `failedLogins`: a day. */
+const LOCKOUT = DAY;
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -30,26 +33,32 @@ describe("logIn", () => {
     expect(await t.mutation(api.logins.logIn, { name: "alice", password: "right" })).toEqual({ ok: true });
   });
 
-  test("ten wrong guesses pass, and the tenth says when the next is allowed", async () => {
+  test("nine wrong guesses may be followed at once; the tenth locks the account for a day, and says so", async () => {
     const t = await withAccounts();
     for (let i = 1; i <= 9; i++) {
-      // Tokens remain after each of these, so the next guess may come right away.
+      // Guesses remain after each of these, so the next may come right away.
       expect(await t.mutation(api.logins.logIn, { name: "alice", password: "wrong" })).toEqual({ ok: false });
     }
     expect(await t.mutation(api.logins.logIn, { name: "alice", password: "wrong" })).toEqual({
       ok: false,
-      retryAfter: REFILL,
+      retryAfter: LOCKOUT,
     });
   });
 
-  test("once locked, even the right password is refused, until exactly retryAfter", async () => {
+  test("once locked, even the right password is refused, until exactly the lock's end", async () => {
     const t = await withAccounts();
     for (let i = 0; i < 10; i++) await t.mutation(api.logins.logIn, { name: "alice", password: "wrong" });
     const error = await errorOf(t.mutation(api.logins.logIn, { name: "alice", password: "right" }));
     if (!isRateLimitError(error)) throw error;
-    expect(error.data).toEqual({ kind: "RateLimited", name: "failedLogins", retryAfter: REFILL });
+    expect(error.data).toEqual({ kind: "RateLimited", name: "failedLogins", retryAfter: LOCKOUT });
 
-    vi.advanceTimersByTime(REFILL - 1);
+    // An hour on, the guesses have refilled, but the lock holds; a refusal doesn't extend it.
+    vi.advanceTimersByTime(HOUR);
+    const later = await errorOf(t.mutation(api.logins.logIn, { name: "alice", password: "right" }));
+    if (!isRateLimitError(later)) throw later;
+    expect(later.data.retryAfter).toBe(LOCKOUT - HOUR);
+
+    vi.advanceTimersByTime(LOCKOUT - HOUR - 1);
     const early = await errorOf(t.mutation(api.logins.logIn, { name: "alice", password: "right" }));
     if (!isRateLimitError(early)) throw early;
     expect(early.data.retryAfter).toBe(1);
@@ -58,17 +67,27 @@ describe("logIn", () => {
     expect(await t.mutation(api.logins.logIn, { name: "alice", password: "right" })).toEqual({ ok: true });
   });
 
+  test("wrong guesses no faster than the refill never lock the account", async () => {
+    const t = await withAccounts();
+    for (let i = 0; i < 9; i++) await t.mutation(api.logins.logIn, { name: "alice", password: "wrong" });
+    // One guess left; each 6 minutes bring one back, so each of these leaves one.
+    for (let i = 0; i < 20; i++) {
+      vi.advanceTimersByTime(REFILL);
+      expect(await t.mutation(api.logins.logIn, { name: "alice", password: "wrong" })).toEqual({ ok: false });
+    }
+    expect(await t.mutation(api.logins.logIn, { name: "alice", password: "right" })).toEqual({ ok: true });
+  });
+
   test("a successful login forgets earlier wrong guesses", async () => {
     const t = await withAccounts();
     for (let i = 0; i < 9; i++) await t.mutation(api.logins.logIn, { name: "alice", password: "wrong" });
     await t.mutation(api.logins.logIn, { name: "alice", password: "right" });
-    // Without the reset, the second wrong guess below would be the eleventh and throw.
-    for (let i = 0; i < 10; i++) {
-      expect((await t.mutation(api.logins.logIn, { name: "alice", password: "wrong" })).ok).toBe(false);
+    // Without the reset, the first wrong guess below would lock the account.
+    for (let i = 0; i < 9; i++) {
+      expect(await t.mutation(api.logins.logIn, { name: "alice", password: "wrong" })).toEqual({ ok: false });
     }
-    await expect(t.mutation(api.logins.logIn, { name: "alice", password: "wrong" })).rejects.toSatisfy(
-      isRateLimitError,
-    );
+    expect(await t.mutation(api.logins.logIn, { name: "alice", password: "wrong" })).toEqual({ ok: false, retryAfter: LOCKOUT });
+    await expect(t.mutation(api.logins.logIn, { name: "alice", password: "right" })).rejects.toSatisfy(isRateLimitError);
   });
 
   test("each account has its own allowance", async () => {

@@ -1,5 +1,7 @@
-// Failed logins: a token bucket of 10 an hour per account. A correct password resets it, so only
-// wrong guesses count, and an attacker gets ten guesses an hour at any one account.
+// Failed logins: a token bucket of 10 an hour per account, with a lockout of a day. A correct
+// password resets it, so only wrong guesses count; the wrong guess that leaves less than one locks
+// the account for a day, so an attacker gets ten quick guesses at any one account, then none for
+// a day.
 // #region failedLogins
 import { v } from "convex/values";
 import { mutation } from "./_generated/server.js";
@@ -9,9 +11,10 @@ import { rateLimiter } from "./limits.js";
  * logIn checks a password (a toy check against the `users` table).
  *
  * Throws a `RateLimited` `ConvexError` (`data.retryAfter`, ms) without looking at the password
- * when the account has had ten wrong guesses within the last hour. Otherwise returns
- * `{ ok: true }` for the right password, or `{ ok: false, retryAfter }` for a wrong one, where
- * `retryAfter` (ms) says when the next guess is allowed (absent: right away).
+ * while the account is locked (for a day from the wrong guess that left it less than one guess,
+ * or by an admin's block). Otherwise returns `{ ok: true }` for the right password, or `{ ok: false,
+ * retryAfter }` for a wrong one, where `retryAfter` (ms) says when the next guess is allowed
+ * (absent: right away; a day after the guess that locked the account).
  */
 export const logIn = mutation({
   args: { name: v.string(), password: v.string() },
@@ -20,7 +23,7 @@ export const logIn = mutation({
     v.object({ ok: v.literal(false), retryAfter: v.optional(v.number()) }),
   ),
   handler: async (ctx, { name, password }) => {
-    // Before the attempt: refuse outright if this account is out of guesses. `check` takes nothing.
+    // Before the attempt: refuse outright if this account is locked. `check` takes nothing.
     await rateLimiter.check(ctx, "failedLogins", { key: name, throws: true });
     const user = await ctx.db
       .query("users")
@@ -31,10 +34,11 @@ export const logIn = mutation({
       await rateLimiter.reset(ctx, "failedLogins", { key: name });
       return { ok: true as const };
     }
-    // Failure: count it. Return, don't throw: a throw would roll this mutation back, and the
-    // failure with it.
+    // Failure: count it (the guess that leaves less than one locks the account). Return, don't
+    // throw: a throw would roll this mutation back, and the failure and the lock with it.
     await rateLimiter.limit(ctx, "failedLogins", { key: name });
-    // Tell the client when its next guess is allowed (no retryAfter: right away).
+    // Tell the client when its next guess is allowed (no retryAfter: right away; locked: the
+    // lock's end).
     const { retryAfter } = await rateLimiter.check(ctx, "failedLogins", { key: name });
     return { ok: false as const, retryAfter };
   },
