@@ -1,8 +1,9 @@
-// admin.ts through convex-test and register(): the listings and metrics answer admins only
-// (identities from t.withIdentity), the daily clean-up deletes idle keys' state, and the fold
-// keeps the metrics' counts; fake timers step the refill and the minutes.
+// admin.ts through convex-test and register(): the listings, metrics, overrides and plans answer
+// admins only (identities from t.withIdentity) and write nothing for anyone else, bad overrides
+// are refused naming the field, the daily clean-up deletes idle keys' state, and the fold keeps
+// the metrics' counts; fake timers step the refill and the minutes.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { MINUTE, SECOND } from "convex-rate-limiter";
+import { HOUR, isInvalidRateLimitError, isRateLimitError, MINUTE, SECOND } from "convex-rate-limiter";
 import { ConvexError } from "convex/values";
 import { api, internal } from "./_generated/api.js";
 import { API_KEY_HEADER } from "./http.js";
@@ -115,7 +116,8 @@ describe("the metrics", () => {
   test("count LLM requests reserved ahead", async () => {
     const t = makeTest();
     // 40k tokens a minute: the first request is admitted, the next two reserve ahead.
-    for (let i = 0; i < 3; i++) await t.mutation(api.llm.request, { prompt: "p", tokens: 30_000 });
+    const user = t.withIdentity({ tokenIdentifier: "test|ada" });
+    for (let i = 0; i < 3; i++) await user.mutation(api.llm.request, { prompt: "p", tokens: 30_000 });
     const admin = t.withIdentity({ email: "admin@example.com" });
     const { total } = await admin.query(api.admin.rateLimitMetrics, { name: "llmTokens", ...span });
     expect(total).toEqual({
@@ -125,6 +127,8 @@ describe("the metrics", () => {
       reservedTokens: 60_000,
       refused: 0,
       refusedTokens: 0,
+      blocked: 0,
+      overridden: 0,
     });
   });
 
@@ -136,5 +140,138 @@ describe("the metrics", () => {
     const admin = t.withIdentity({ email: "admin@example.com" });
     const error = await errorOf(admin.query(api.admin.rateLimitMetrics, { name: "nope", ...span }));
     expect(error).toMatchObject({ data: "no rate limit is named nope" });
+  });
+});
+
+describe("overrides and blocks", () => {
+  const admin = (t: ReturnType<typeof makeTest>) => t.withIdentity({ email: "admin@example.com" });
+  const list = (t: ReturnType<typeof makeTest>, name = "sendMessage") =>
+    admin(t).query(api.admin.listRateLimitOverrides, { name, paginationOpts: firstPage });
+
+  test("an admin sets, lists and removes them, and each decides the next request", async () => {
+    const t = makeTest();
+    const until = START + HOUR;
+    await admin(t).mutation(api.admin.setRateLimitOverride, {
+      name: "sendMessage",
+      target: { key: "alice" },
+      override: { config: { kind: "token bucket", rate: 60, period: MINUTE, capacity: 6 } },
+      note: "support ticket #7",
+    });
+    await admin(t).mutation(api.admin.setRateLimitOverride, {
+      name: "sendMessage",
+      target: { key: "mallory" },
+      override: { blockedUntil: until },
+    });
+    await admin(t).mutation(api.admin.setRateLimitOverride, {
+      name: "sendMessage",
+      target: { tier: "staff" },
+      override: { config: { kind: "token bucket", rate: 100, period: MINUTE } },
+    });
+    // Keys' first, in key order, then tiers'.
+    const { page } = await list(t);
+    expect(page.map((o) => o.target)).toEqual([{ key: "alice" }, { key: "mallory" }, { tier: "staff" }]);
+    expect(page[0]).toMatchObject({ note: "support ticket #7", updatedAt: START });
+    const tiers = await admin(t).query(api.admin.listRateLimitOverrides, { name: "sendMessage", scope: "tier", paginationOpts: firstPage });
+    expect(tiers.page.map((o) => o.target)).toEqual([{ tier: "staff" }]);
+
+    // Alice sends a burst of 6 (her override's capacity), mallory nothing until the block's end.
+    await t.run(async (ctx) => {
+      for (let i = 0; i < 6; i++) expect((await rateLimiter.limit(ctx, "sendMessage", { key: "alice" })).ok).toBe(true);
+      expect(await rateLimiter.limit(ctx, "sendMessage", { key: "mallory" })).toEqual({ ok: false, retryAfter: HOUR });
+    });
+    // Which override decided, as the admin reads it.
+    const value = (key: string) => admin(t).query(api.admin.rateLimitValue, { name: "sendMessage", key });
+    expect(await value("alice")).toMatchObject({ by: "key", config: { capacity: 6 } });
+    // A block sets no config: `by` says whose config is in force (here the named one's), and
+    // `blockedUntil` that a block (or a lockout) refuses everything until then.
+    const blocked = await value("mallory");
+    expect(blocked.blockedUntil).toBe(until);
+    expect(blocked.by).toBeUndefined();
+    expect(await admin(t).query(api.admin.rateLimitValue, { name: "sendMessage", key: "eve", tier: "staff" })).toMatchObject({ by: "tier" });
+    expect((await value("bob")).by).toBeUndefined();
+
+    // Removing the block lets mallory send at once (nothing was counted while blocked).
+    expect(await admin(t).mutation(api.admin.removeRateLimitOverride, { name: "sendMessage", target: { key: "mallory" } })).toBe(true);
+    expect(await admin(t).mutation(api.admin.removeRateLimitOverride, { name: "sendMessage", target: { key: "mallory" } })).toBe(false);
+    await t.run(async (ctx) => {
+      expect((await rateLimiter.limit(ctx, "sendMessage", { key: "mallory" })).ok).toBe(true);
+    });
+    expect((await list(t)).page.map((o) => o.target)).toEqual([{ key: "alice" }, { tier: "staff" }]);
+  });
+
+  test("a block refuses a login until its end, and an attempt at exactly its end goes through", async () => {
+    const t = makeTest();
+    await t.run((ctx) => ctx.db.insert("users", { name: "dave", password: "right" }));
+    const until = START + 10 * MINUTE;
+    await admin(t).mutation(api.admin.setRateLimitOverride, { name: "failedLogins", target: { key: "dave" }, override: { blockedUntil: until } });
+    const refused = await errorOf(t.mutation(api.logins.logIn, { name: "dave", password: "right" }));
+    expect(isRateLimitError(refused) && refused.data.retryAfter).toBe(10 * MINUTE);
+    vi.setSystemTime(until);
+    expect(await t.mutation(api.logins.logIn, { name: "dave", password: "right" })).toEqual({ ok: true });
+  });
+
+  test("anyone else is refused, and nothing is written", async () => {
+    const t = makeTest();
+    await admin(t).mutation(api.admin.setRateLimitOverride, { name: "sendMessage", target: { key: "alice" }, override: { blockedUntil: START + HOUR } });
+    const before = await list(t);
+    for (const caller of [t, t.withIdentity({ email: "alice@example.com" }), t.withIdentity({ subject: "no-email" })]) {
+      const set = caller.mutation(api.admin.setRateLimitOverride, { name: "sendMessage", target: { key: "bob" }, override: { blockedUntil: START + HOUR } });
+      expect(await errorOf(set)).toBeInstanceOf(ConvexError);
+      const remove = caller.mutation(api.admin.removeRateLimitOverride, { name: "sendMessage", target: { key: "alice" } });
+      expect(await errorOf(remove)).toBeInstanceOf(ConvexError);
+      const listed = caller.query(api.admin.listRateLimitOverrides, { name: "sendMessage", paginationOpts: firstPage });
+      expect(await errorOf(listed)).toBeInstanceOf(ConvexError);
+      expect(await errorOf(caller.query(api.admin.rateLimitValue, { name: "sendMessage", key: "alice" }))).toBeInstanceOf(ConvexError);
+      expect(await errorOf(caller.mutation(api.admin.setPlan, { user: "test|eve", plan: "pro" }))).toBeInstanceOf(ConvexError);
+    }
+    expect(await list(t)).toEqual(before);
+    expect(await t.run((ctx) => ctx.db.query("plans").collect())).toEqual([]);
+  });
+
+  test.each([
+    ["a negative rate", { config: { kind: "token bucket" as const, rate: -1, period: MINUTE } }, "override.config.rate"],
+    ["a shard count (the named config's)", { config: { kind: "token bucket" as const, rate: 5, period: MINUTE, shards: 2 } }, "override.config.shards"],
+    ["a block at no instant", { blockedUntil: Number.NaN }, "override.blockedUntil"],
+  ])("bad input, %s, is an InvalidRateLimit naming the field, and writes nothing", async (_what, override, field) => {
+    const t = makeTest();
+    const error = await errorOf(admin(t).mutation(api.admin.setRateLimitOverride, { name: "sendMessage", target: { key: "alice" }, override }));
+    expect(isInvalidRateLimitError(error) && error.data.field).toBe(field);
+    expect((await list(t)).page).toEqual([]);
+  });
+
+  test("an empty tier, or a name that isn't one of the app's limits, is refused", async () => {
+    const t = makeTest();
+    const tier = await errorOf(admin(t).mutation(api.admin.setRateLimitOverride, { name: "sendMessage", target: { tier: "" }, override: { blockedUntil: START + HOUR } }));
+    expect(isInvalidRateLimitError(tier) && tier.data.field).toBe("target.tier");
+    const name = await errorOf(admin(t).mutation(api.admin.setRateLimitOverride, { name: "nope", target: { key: "a" }, override: { blockedUntil: START + HOUR } }));
+    expect(name).toMatchObject({ data: "no rate limit is named nope" });
+    expect((await list(t)).page).toEqual([]);
+  });
+});
+
+describe("plans", () => {
+  test("seedPlanOverrides gives the pro tier ten times the named llmRequests", async () => {
+    const t = makeTest();
+    await t.mutation(internal.admin.seedPlanOverrides, {});
+    const admin = t.withIdentity({ email: "admin@example.com" });
+    const { page } = await admin.query(api.admin.listRateLimitOverrides, { name: "llmRequests", paginationOpts: firstPage });
+    expect(page).toEqual([
+      {
+        target: { tier: "pro" },
+        // maxReserved copied: an override's terms replace the named ones whole.
+        override: { config: { kind: "token bucket", rate: 200, period: HOUR, capacity: 200, maxReserved: 0 } },
+        note: "pro plan: 10x",
+        updatedAt: START,
+      },
+    ]);
+  });
+
+  test("setPlan writes one row per user, and changes it", async () => {
+    const t = makeTest();
+    const admin = t.withIdentity({ email: "admin@example.com" });
+    await admin.mutation(api.admin.setPlan, { user: "test|ada", plan: "pro" });
+    await admin.mutation(api.admin.setPlan, { user: "test|ada", plan: "free" });
+    const rows = await t.run((ctx) => ctx.db.query("plans").collect());
+    expect(rows.map((r) => [r.user, r.plan])).toEqual([["test|ada", "free"]]);
   });
 });

@@ -1,28 +1,39 @@
 // Rate-limit administration: a daily clean-up of idle keys and a fold of metrics every minute
-// (crons.ts runs both), listings of limit names and keys, and metrics, for an admin page. The
-// component's functions are reachable only through the app, so these queries are the only way in,
-// and each checks that the caller is an admin.
+// (crons.ts runs both), listings of limit names and keys, and metrics, for an admin page; and
+// limits as data: overrides and blocks of a limit for one key or one tier, and users' plans. The
+// component's functions are reachable only through the app, so these functions are the only way
+// in, and each checks that the caller is an admin.
 // #region adminImports
 import { paginationOptsValidator, paginationResultValidator } from "convex/server";
-import { ConvexError, v } from "convex/values";
-import { keyStatusValidator, metricsResult } from "convex-rate-limiter";
-import { internalMutation, query, type QueryCtx } from "./_generated/server.js";
+import { ConvexError, v, type Infer } from "convex/values";
+import {
+  configValidator,
+  getValueReturns,
+  keyStatusValidator,
+  metricsResult,
+  type OverrideConfig,
+  type OverrideRecord,
+  type OverrideTarget,
+  type RateLimitConfig,
+} from "convex-rate-limiter";
+import { internalMutation, mutation, query, type QueryCtx } from "./_generated/server.js";
 import { rateLimiter } from "./limits.js";
+import { planValidator } from "./plans.js";
 // #endregion adminImports
 
 // #region adminAuth
 /**
- * The signed-in emails allowed to see rate-limit state. A toy: a real app keeps roles in its own
- * tables, or in its auth provider's claims.
+ * The signed-in emails allowed to see and change rate-limit state. A toy: a real app keeps roles
+ * in its own tables, or in its auth provider's claims.
  */
 export const ADMIN_EMAILS: readonly string[] = ["admin@example.com"];
 
 /** Throws a `ConvexError` unless the caller is signed in with an admin email. */
 async function requireAdmin(ctx: QueryCtx): Promise<void> {
   const identity = await ctx.auth.getUserIdentity();
-  if (identity === null) throw new ConvexError("sign in to see rate limits");
+  if (identity === null) throw new ConvexError("sign in to see or change rate limits");
   if (identity.email === undefined || !ADMIN_EMAILS.includes(identity.email)) {
-    throw new ConvexError("only admins may see rate limits");
+    throw new ConvexError("only admins may see or change rate limits");
   }
 }
 
@@ -107,3 +118,125 @@ export const foldRateLimitMetrics = internalMutation({
   },
 });
 // #endregion foldRateLimitMetrics
+
+// #region adminOverrides
+/** An override's target: `{ key }` (one key; `{}` is the limit without a key) or `{ tier }`. */
+const overrideTarget = v.union(v.object({ key: v.optional(v.string()) }), v.object({ tier: v.string() }));
+/** An override: `{ config }`, the terms in force for the target, or `{ blockedUntil }` (UTC ms). */
+const override = v.union(v.object({ config: configValidator }), v.object({ blockedUntil: v.number() }));
+/** An override as `listOverrides` returns it, with its note and when it was set (ms). */
+const overrideRecord = v.object({ target: overrideTarget, override, note: v.optional(v.string()), updatedAt: v.number() });
+// The package exports these types, not their validators: pin the validators to them.
+const _target = {} as OverrideTarget satisfies Infer<typeof overrideTarget>;
+const _record = {} as OverrideRecord satisfies Infer<typeof overrideRecord>;
+
+/**
+ * listRateLimitOverrides lists the overrides and blocks of one of the app's limits, a page at a
+ * time (`usePaginatedQuery`): keys' first, then tiers'; `scope` lists only one of the two.
+ */
+export const listRateLimitOverrides = query({
+  args: { name: v.string(), scope: v.optional(v.union(v.literal("key"), v.literal("tier"))), paginationOpts: paginationOptsValidator },
+  returns: paginationResultValidator(overrideRecord),
+  handler: async (ctx, { name, scope, paginationOpts }) => {
+    await requireAdmin(ctx);
+    if (!isLimitName(name)) throw new ConvexError(`no rate limit is named ${name}`);
+    return await rateLimiter.listOverrides(ctx, name, { paginationOpts, ...(scope === undefined ? {} : { scope }) });
+  },
+});
+
+/**
+ * setRateLimitOverride puts an override in force for one key or one tier of one of the app's
+ * limits: other terms (`{ config }`) or a block until an instant (`{ blockedUntil }`, UTC ms; a
+ * deny-list entry). It grants no tokens: the key's next request carries its state over. Bad input
+ * is an `InvalidRateLimit` `ConvexError` naming the field (`override.config.rate`, say), and
+ * writes nothing.
+ */
+export const setRateLimitOverride = mutation({
+  args: { name: v.string(), target: overrideTarget, override, note: v.optional(v.string()) },
+  returns: v.null(),
+  handler: async (ctx, { name, target, override, note }) => {
+    await requireAdmin(ctx);
+    if (!isLimitName(name)) throw new ConvexError(`no rate limit is named ${name}`);
+    await rateLimiter.setOverride(ctx, name, target, override, note === undefined ? {} : { note });
+    return null;
+  },
+});
+
+/** removeRateLimitOverride takes an override or block away; returns whether there was one. */
+export const removeRateLimitOverride = mutation({
+  args: { name: v.string(), target: overrideTarget },
+  returns: v.boolean(),
+  handler: async (ctx, { name, target }) => {
+    await requireAdmin(ctx);
+    if (!isLimitName(name)) throw new ConvexError(`no rate limit is named ${name}`);
+    return await rateLimiter.removeOverride(ctx, name, target);
+  },
+});
+// #endregion adminOverrides
+
+/**
+ * rateLimitValue reads one key of one of the app's limits (pass the key's `tier`, if it has one):
+ * its tokens now, the config in force, which override decided (`by`: "key" or "tier"; absent for
+ * the named config) and `blockedUntil` while it is blocked or locked out.
+ */
+export const rateLimitValue = query({
+  args: { name: v.string(), key: v.optional(v.string()), tier: v.optional(v.string()) },
+  returns: getValueReturns,
+  handler: async (ctx, { name, key, tier }) => {
+    await requireAdmin(ctx);
+    if (!isLimitName(name)) throw new ConvexError(`no rate limit is named ${name}`);
+    return await rateLimiter.getValue(ctx, name, { key, tier });
+  },
+});
+
+// #region plans
+/** How many times the named `llmRequests` allowance (limits.ts) the "pro" plan gets. */
+export const PRO_MULTIPLIER = 10;
+
+/**
+ * proConfig returns the "pro" tier's terms for `llmRequests`: the named config's, with
+ * {@link PRO_MULTIPLIER} times its rate and capacity. An override's config replaces the named
+ * one's terms whole, so the others (`maxReserved`: none) are copied; its shards, mode, dry run and
+ * metrics are always the named config's.
+ */
+export function proConfig(): OverrideConfig {
+  const named: RateLimitConfig | undefined = rateLimiter.limits?.llmRequests;
+  if (named?.kind !== "token bucket") throw new Error("limits.ts: llmRequests is expected to be a token bucket");
+  const { shards: _shards, applyUpdates: _mode, dryRun: _dryRun, metrics: _metrics, ...terms } = named;
+  return { ...terms, rate: named.rate * PRO_MULTIPLIER, capacity: (named.capacity ?? named.rate) * PRO_MULTIPLIER };
+}
+
+/**
+ * seedPlanOverrides puts the plans' terms in force: the "pro" tier of `llmRequests` gets
+ * {@link proConfig}. Run it once after deploying (`npx convex run admin:seedPlanOverrides`), and
+ * again after changing `llmRequests`; `setRateLimitOverride` changes it from an admin page.
+ */
+export const seedPlanOverrides = internalMutation({
+  args: {},
+  returns: v.null(),
+  handler: async (ctx) => {
+    await rateLimiter.setOverride(ctx, "llmRequests", { tier: "pro" }, { config: proConfig() }, { note: `pro plan: ${PRO_MULTIPLIER}x` });
+    return null;
+  },
+});
+
+/**
+ * setPlan puts `user` (a `tokenIdentifier`) on `plan`. The user's next LLM request names the tier
+ * ("pro", or none for free), and is decided under it from the tokens the user holds: a change of
+ * plan never grants tokens, and a downgrade keeps no more than the free capacity.
+ */
+export const setPlan = mutation({
+  args: { user: v.string(), plan: planValidator },
+  returns: v.null(),
+  handler: async (ctx, { user, plan }) => {
+    await requireAdmin(ctx);
+    const row = await ctx.db
+      .query("plans")
+      .withIndex("user", (q) => q.eq("user", user))
+      .unique();
+    if (row === null) await ctx.db.insert("plans", { user, plan });
+    else await ctx.db.patch(row._id, { plan });
+    return null;
+  },
+});
+// #endregion plans

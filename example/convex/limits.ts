@@ -34,9 +34,10 @@ export const rateLimiter = new RateLimiter(components.rateLimiter, {
   // The LLM provider's budget: 40k tokens a minute; work may be queued up to 5 minutes ahead.
   // With metrics: the admin page charts what it admits, reserves and refuses each minute.
   llmTokens: { kind: "token bucket", rate: 40_000, period: MINUTE, maxReserved: 200_000, metrics: true },
-  // Each user's LLM requests (see llm.ts): 20 an hour on the free plan. The "pro" tier gets ten
-  // times this by an override (admin.seedPlanOverrides), which the app can change without a deploy.
-  llmRequests: { kind: "token bucket", rate: 20, period: HOUR },
+  // Each user's LLM requests (see llm.ts): 20 an hour on the free plan, never queued (maxReserved
+  // 0: refused, not reserved). The "pro" tier gets ten times this by an override
+  // (admin.seedPlanOverrides), which the app can change without a deploy.
+  llmRequests: { kind: "token bucket", rate: 20, period: HOUR, maxReserved: 0 },
   // A hot global limit, hit by every API call (100 a second): spread over 10 rows, so concurrent
   // calls rarely write the same one.
   apiCalls: { kind: "token bucket", rate: 100, period: SECOND, shards: 10 },

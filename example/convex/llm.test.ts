@@ -1,8 +1,10 @@
 // llm.request and llm.generate through convex-test and register(): token reservations with
-// scheduled work. Fake timers step timer by timer, so every job runs at its own instant; the test
-// checks each ran no earlier than promised and that the budget was never exceeded.
+// scheduled work, and each user's allowance of requests, ten times larger on the pro plan (a tier
+// override). Fake timers step timer by timer, so every job runs at its own instant; the tests
+// check each ran no earlier than promised and that the budget was never exceeded.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { calculateRateLimit, isInvalidRateLimitError, MINUTE, type RateLimitConfig } from "convex-rate-limiter";
+import { calculateRateLimit, HOUR, isInvalidRateLimitError, MINUTE, type RateLimitConfig } from "convex-rate-limiter";
+import { ConvexError } from "convex/values";
 import { api, internal } from "./_generated/api.js";
 import type { Doc } from "./_generated/dataModel.js";
 import { rateLimiter } from "./limits.js";
@@ -16,6 +18,9 @@ const START = Date.UTC(2025, 0, 1, 9);
 const budget: RateLimitConfig = { kind: "token bucket", rate: 40_000, period: MINUTE, maxReserved: 200_000 };
 
 type Test = ReturnType<typeof makeTest>;
+
+/** The app as the signed-in `user`: its `tokenIdentifier` is the user's key in `llmRequests`. */
+const as = (t: Test, user = "ada") => t.withIdentity({ tokenIdentifier: `test|${user}` });
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -47,17 +52,17 @@ async function allJobs(t: Test): Promise<Doc<"llmJobs">[]> {
 describe("request", () => {
   test("within the budget, the work is scheduled to run now", async () => {
     const t = makeTest();
-    const result = await t.mutation(api.llm.request, { prompt: "hello", tokens: 30_000 });
+    const result = await as(t).mutation(api.llm.request, { prompt: "hello", tokens: 30_000 });
     expect(result).toMatchObject({ ok: true, runAfter: 0 });
     await step(t);
     const [job] = await allJobs(t);
-    expect(job).toMatchObject({ tokens: 30_000, requestedAt: START, notBefore: START, ranAt: START });
+    expect(job).toMatchObject({ user: "test|ada", tokens: 30_000, requestedAt: START, notBefore: START, ranAt: START });
   });
 
   test("beyond it, the tokens are reserved and the work waits until they exist", async () => {
     const t = makeTest();
-    await t.mutation(api.llm.request, { prompt: "first", tokens: 40_000 });
-    const second = await t.mutation(api.llm.request, { prompt: "second", tokens: 10_000 });
+    await as(t).mutation(api.llm.request, { prompt: "first", tokens: 40_000 });
+    const second = await as(t).mutation(api.llm.request, { prompt: "second", tokens: 10_000 });
     // 10k tokens refill in 15 s; jitter adds a whole number of ms, at most a second, on top.
     if (!second.ok) throw new Error("expected a reservation");
     expect(Number.isInteger(second.runAfter)).toBe(true);
@@ -73,19 +78,29 @@ describe("request", () => {
   test("a full queue refuses, says when to retry, and schedules nothing", async () => {
     const t = makeTest();
     // 40k now plus 200k reserved: the queue is full.
-    await t.mutation(api.llm.request, { prompt: "a", tokens: 40_000 });
-    for (let i = 0; i < 5; i++) await t.mutation(api.llm.request, { prompt: "b", tokens: 40_000 });
-    const refused = await t.mutation(api.llm.request, { prompt: "c", tokens: 1_000 });
+    await as(t).mutation(api.llm.request, { prompt: "a", tokens: 40_000 });
+    for (let i = 0; i < 5; i++) await as(t).mutation(api.llm.request, { prompt: "b", tokens: 40_000 });
+    const refused = await as(t).mutation(api.llm.request, { prompt: "c", tokens: 1_000 });
     // 1k tokens of debt are repaid in 1.5 s, making room for this request.
     expect(refused).toEqual({ ok: false, retryAfter: 1_500 });
     expect(await allJobs(t)).toHaveLength(6);
+    // The refused request spent none of the user's allowance: 20, less the 6 taken.
+    const allowance = await t.run((ctx) => rateLimiter.getValue(ctx, "llmRequests", { key: "test|ada" }));
+    expect(allowance.value).toBe(14);
   });
 
   test("a request that could never fit is an error", async () => {
     const t = makeTest();
-    const error = await errorOf(t.mutation(api.llm.request, { prompt: "huge", tokens: 240_001 }));
+    const error = await errorOf(as(t).mutation(api.llm.request, { prompt: "huge", tokens: 240_001 }));
     expect(isInvalidRateLimitError(error) && error.data.field).toBe("count");
     expect(await allJobs(t)).toHaveLength(0);
+  });
+
+  test("signed out, it is refused with a ConvexError, and takes nothing", async () => {
+    const t = makeTest();
+    expect(await errorOf(t.mutation(api.llm.request, { prompt: "hi", tokens: 1_000 }))).toBeInstanceOf(ConvexError);
+    expect(await allJobs(t)).toHaveLength(0);
+    expect((await t.run((ctx) => rateLimiter.getValue(ctx, "llmTokens"))).value).toBe(40_000);
   });
 });
 
@@ -99,7 +114,8 @@ describe("a stream of requests larger than the budget", () => {
     for (let i = 0; i < 60; i++) {
       await runUntil(t, START + i * 2_000);
       const tokens = 2_000 + Math.floor(sizes() * 28_000);
-      const result = await t.mutation(api.llm.request, { prompt: `#${i}`, tokens });
+      // Six users, ten requests each: well within each one's allowance, so only the budget refuses.
+      const result = await as(t, `user${i % 6}`).mutation(api.llm.request, { prompt: `#${i}`, tokens });
       if (result.ok) accepted.push({ at: Date.now(), tokens });
       else refused++;
     }
@@ -142,7 +158,7 @@ describe("a stream of requests larger than the budget", () => {
 describe("settle", () => {
   test("an estimate reserved up front: the unused part goes back to the budget, once", async () => {
     const t = makeTest();
-    const first = await t.mutation(api.llm.request, { prompt: "estimate", tokens: 30_000 });
+    const first = await as(t).mutation(api.llm.request, { prompt: "estimate", tokens: 30_000 });
     if (!first.ok) throw new Error("expected the reservation");
     const left = async () => (await t.run((ctx) => rateLimiter.getValue(ctx, "llmTokens"))).value;
     expect(await left()).toBe(10_000);
@@ -152,5 +168,70 @@ describe("settle", () => {
     // Settling again gives nothing more back.
     expect(await t.mutation(internal.llm.settle, { jobId: first.jobId, used: 0 })).toBe(0);
     expect(await left()).toBe(28_000);
+  });
+});
+
+describe("each user's allowance: 20 requests an hour, ten times that on the pro plan", () => {
+  /** One request of `llm.request` as `user`, small enough that the budget never refuses it. */
+  const ask = (t: Test, user: string) => as(t, user).mutation(api.llm.request, { prompt: "p", tokens: 100 });
+  /** How many of `n` requests made at once `user` is allowed. */
+  const burst = async (t: Test, user: string, n: number) => {
+    let ok = 0;
+    for (let i = 0; i < n; i++) if ((await ask(t, user)).ok) ok++;
+    return ok;
+  };
+  const admin = (t: Test) => t.withIdentity({ email: "admin@example.com" });
+  const setPlan = (t: Test, user: string, plan: "free" | "pro") => admin(t).mutation(api.admin.setPlan, { user: `test|${user}`, plan });
+  /** A fresh app with the plans' overrides in force (admin.seedPlanOverrides) and bob on the pro plan. */
+  async function withPlans() {
+    const t = makeTest();
+    await t.mutation(internal.admin.seedPlanOverrides, {});
+    await setPlan(t, "bob", "pro");
+    return t;
+  }
+
+  test("a free user gets the named 20, then waits for one to come back (3 minutes)", async () => {
+    const t = await withPlans();
+    expect(await burst(t, "ada", 20)).toBe(20);
+    expect(await ask(t, "ada")).toEqual({ ok: false, retryAfter: HOUR / 20 });
+  });
+
+  test("a pro user gets ten times that, then waits a tenth as long (18 s)", async () => {
+    const t = await withPlans();
+    expect(await burst(t, "bob", 200)).toBe(200);
+    expect(await ask(t, "bob")).toEqual({ ok: false, retryAfter: HOUR / 200 });
+    // Its allowance is the tier's: the admin's reading says which override decided.
+    const value = await admin(t).query(api.admin.rateLimitValue, { name: "llmRequests", key: "test|bob", tier: "pro" });
+    expect(value).toMatchObject({ by: "tier", config: { rate: 200, capacity: 200 } });
+  });
+
+  test("without the tier's override, a pro user gets the named allowance", async () => {
+    const t = makeTest();
+    await setPlan(t, "bob", "pro");
+    expect(await burst(t, "bob", 21)).toBe(20);
+  });
+
+  test("upgrading grants no tokens: the allowance refills from what was left, at the pro rate", async () => {
+    const t = await withPlans();
+    expect(await burst(t, "ada", 20)).toBe(20);
+    await setPlan(t, "ada", "pro");
+    // Still none left, and the wait is the pro rate's.
+    expect(await ask(t, "ada")).toEqual({ ok: false, retryAfter: HOUR / 200 });
+    vi.advanceTimersByTime(HOUR / 200);
+    expect((await ask(t, "ada")).ok).toBe(true);
+    expect((await ask(t, "ada")).ok).toBe(false);
+  });
+
+  test("downgrading grants no tokens either: what was left, at most the free capacity", async () => {
+    const t = await withPlans();
+    // Bob uses 195 of his 200, then goes back to free: 5 left, not the free plan's 20.
+    expect(await burst(t, "bob", 195)).toBe(195);
+    await setPlan(t, "bob", "free");
+    expect(await burst(t, "bob", 6)).toBe(5);
+    // Carol uses 10 of 200: 190 left, clamped to the free capacity of 20 on her next request.
+    await setPlan(t, "carol", "pro");
+    expect(await burst(t, "carol", 10)).toBe(10);
+    await setPlan(t, "carol", "free");
+    expect(await burst(t, "carol", 21)).toBe(20);
   });
 });

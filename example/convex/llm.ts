@@ -37,14 +37,17 @@ export const request = mutation({
     // The plan is the app's own data; the limiter is told it as the request's tier, and the
     // "pro" tier's override (admin.ts) decides for it.
     const plan = await planOf(ctx, user);
-    const tier = plan === "pro" ? "pro" : undefined;
-    // The user's allowance is checked first and taken last, so a request the queue refuses
-    // spends none of it (one transaction: nothing can take it in between).
-    const allowance = await rateLimiter.check(ctx, "llmRequests", { key: user, tier });
-    if (!allowance.ok) return { ok: false as const, retryAfter: allowance.retryAfter };
-    const status = await rateLimiter.limit(ctx, "llmTokens", { count: tokens, reserve: true });
+    // Both limits or neither: a request the queue refuses spends none of the user's allowance.
+    // `reserve` is for both; llmRequests allows no reservation (maxReserved 0), so it refuses.
+    const status = await rateLimiter.limitAll(
+      ctx,
+      [
+        { name: "llmRequests", key: user, tier: plan === "pro" ? "pro" : undefined },
+        { name: "llmTokens", count: tokens },
+      ],
+      { reserve: true },
+    );
     if (!status.ok) return { ok: false as const, retryAfter: status.retryAfter };
-    await rateLimiter.limit(ctx, "llmRequests", { key: user, tier, throws: true });
     // ok with a retryAfter: the tokens are ours, but only from `retryAfter` ms from now.
     const wait = status.retryAfter ?? 0;
     // Spread out jobs reserved together; withJitter(0) is 0, so work due now isn't delayed.
