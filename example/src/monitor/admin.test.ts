@@ -5,7 +5,7 @@ import { MINUTE } from "convex-rate-limiter";
 import { adminLimits, busiest, chartSpan, describeSeries, keyCells, minuteLabel, minuteSeries } from "./admin.js";
 
 const T0 = Date.UTC(2025, 0, 1, 9, 0);
-const zero = { admittedTokens: 0, reservedTokens: 0, refusedTokens: 0 };
+const zero = { admittedTokens: 0, reservedTokens: 0, refusedTokens: 0, blocked: 0, overridden: 0 };
 
 describe("chartSpan", () => {
   it("ends after the minute holding now and starts whole minutes earlier", () => {
