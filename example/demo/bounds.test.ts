@@ -60,6 +60,18 @@ describe("replay", () => {
     const out = replay(ones(20_000, 20_000, 30_000), fixed);
     expect(out[2]).toEqual({ at: 30_000, count: 1, ok: false, retryAfter: 45_000 }); // next window at 1m15s
   });
+
+  test("a config that changes during the run: the row is carried over from its last update, not refilled to the new capacity", () => {
+    // From 10 s, ten times the rate and the capacity (an override set then).
+    const raised: RateLimitConfig = { kind: "token bucket", rate: 100, period: MINUTE, capacity: 30 };
+    const out = replay(ones(0, 0, 0, 0, ...Array<number>(17).fill(10 * SECOND)), (t) => (t < 10 * SECOND ? config : raised));
+    // Before: three of four, the fourth waiting for the old rate's token (6 s).
+    expect(out.slice(0, 4)).toEqual([...ones(0, 0, 0).map((d) => ({ ...d, ok: true })), { at: 0, count: 1, ok: false, retryAfter: 6000 }]);
+    // After: the empty row refilled from its last update (0 s) at the new rate, 10 s x 100 a
+    // minute = 16.7 tokens, not the new capacity of 30; the 17th waits for the rest of a token.
+    expect(out.slice(4).filter((d) => d.ok)).toHaveLength(16);
+    expect(out.at(-1)).toEqual({ at: 10 * SECOND, count: 1, ok: false, retryAfter: 200 });
+  });
 });
 
 describe("disagreements", () => {

@@ -18,17 +18,23 @@ export type Decision = { at: number; count: number; ok: boolean; retryAfter?: nu
  * leaves the row as it was. A fixed or sliding window's phase comes from `config.start`, so pass
  * a config with the phase the server used. A sliding window's row carries `prev` from one request
  * to the next, as the server's does.
+ *
+ * `config` may be a function of the request's instant: the config in force then (an override set
+ * during the run). The row is carried over to it as it is: for a token bucket, its value from its
+ * last update, refilled at the new rate and clamped to the new capacity (docs/reference.md,
+ * "Changing a limit's config"), so a change grants no tokens.
  */
 export function replay(
   requests: readonly Taken[],
-  config: RateLimitConfig,
+  config: RateLimitConfig | ((at: number) => RateLimitConfig),
   opts: { reserve?: boolean } = {},
 ): Decision[] {
   const reserve = opts.reserve === true;
+  const configAt = typeof config === "function" ? config : () => config;
   let state: RateLimitState | null = null;
   const out: Decision[] = [];
   for (const { at, count } of requests) {
-    const d = decideRateLimit(state, config, { now: at, count, reserve });
+    const d = decideRateLimit(state, configAt(at), { now: at, count, reserve });
     if (d.ok) {
       // The row as the server stores it: an approximate sliding window's `prev`, an exact one's `log`.
       state = { value: d.value, ts: d.ts, ...(d.prev === undefined ? {} : { prev: d.prev }), ...(d.log === undefined ? {} : { log: d.log }) };

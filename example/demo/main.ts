@@ -13,7 +13,7 @@ import { duration, num } from "./format.js";
 import { parseArgs, reportPathError, type ScenarioId } from "./options.js";
 import { Progress } from "./progress.js";
 import { renderReport } from "./report.js";
-import { apiCalls, generations, llm, messages, seam, signups, T0, type RunContext } from "./scenarios.js";
+import { apiCalls, generations, llm, messages, overrides, seam, signups, T0, type RunContext } from "./scenarios.js";
 import { closingText, scenarioText, useColor } from "./text.js";
 import type { ScenarioResult } from "./types.js";
 
@@ -28,6 +28,7 @@ const RUNNERS: Record<ScenarioId, (ctx: RunContext) => Promise<ScenarioResult[]>
   api: async (ctx) => [await apiCalls(ctx)],
   seam: async (ctx) => [await seam(ctx)],
   generations: async (ctx) => [await generations(ctx)],
+  overrides: async (ctx) => [await overrides(ctx)],
 };
 
 /**

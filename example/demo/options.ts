@@ -4,7 +4,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 
 /** The scenarios, in the order they run. */
-export const SCENARIOS = ["messages", "signups", "llm", "api", "seam", "generations"] as const;
+export const SCENARIOS = ["messages", "signups", "llm", "api", "seam", "generations", "overrides"] as const;
 export type ScenarioId = (typeof SCENARIOS)[number];
 
 /** The default report path, relative to the directory the demo runs in (the project root). */
@@ -48,6 +48,8 @@ export const MINUTES: Record<ScenarioId, { normal: number; fast: number }> = {
   seam: { normal: 340, fast: 100 },
   // At least the first crashed lease (2 minutes) and a minute more, whatever --minutes says.
   generations: { normal: 5, fast: 3 },
+  // At least 12, for the override (at 6m11s), the block (7m10s) and two bursts after them.
+  overrides: { normal: 30, fast: 15 },
 };
 
 /** The per-scenario parameters' defaults, normally and with `--fast`. */
@@ -75,8 +77,8 @@ decided: a chart, a summary and checks per scenario, and an HTML report.
   --width N         chart width in columns (default 80)
   --minutes N       simulated minutes of each chosen scenario; defaults:
                     messages ${MINUTES.messages.normal}, signups ${MINUTES.signups.normal}, llm ${MINUTES.llm.normal}, api ${MINUTES.api.normal}, seam ${MINUTES.seam.normal},
-                    generations ${MINUTES.generations.normal} (at least 3)
-                    (fast: ${MINUTES.messages.fast}, ${MINUTES.signups.fast}, ${MINUTES.llm.fast}, ${MINUTES.api.fast}, ${MINUTES.seam.fast}, ${MINUTES.generations.fast})
+                    generations ${MINUTES.generations.normal} (at least 3), overrides ${MINUTES.overrides.normal} (at least 12)
+                    (fast: ${MINUTES.messages.fast}, ${MINUTES.signups.fast}, ${MINUTES.llm.fast}, ${MINUTES.api.fast}, ${MINUTES.seam.fast}, ${MINUTES.generations.fast}, ${MINUTES.overrides.fast})
   --users N         messages: users chatting at once (default ${PARAMS.users.normal})
   --signups N       signups: sign-up attempts per hour (default ${PARAMS.signups.normal})
   --requests N      llm: requests per minute, 1k-15k tokens each (default ${PARAMS.requests.normal})
@@ -99,7 +101,11 @@ Scenarios:
   generations
             LLM generations, at most 2 in flight per user (llmGenerations:
             a concurrency limit, 2-minute leases); some crash, and their
-            slots free themselves exactly at their lease's expiry`;
+            slots free themselves exactly at their lease's expiry
+  overrides limits as data: a free and a pro user's LLM requests
+            (llmRequests: 20/hour; the pro tier's override, 10x, set
+            mid-run), a brute force locked out for a day (failedLogins'
+            lockout) and an admin's block of another account`;
 
 /** Parses the demo's arguments (those after the entry). */
 export function parseArgs(argv: readonly string[]): Parsed {

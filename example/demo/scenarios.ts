@@ -14,11 +14,13 @@ import {
   SECOND,
   type GetValueReturns,
   type RateLimitConfig,
+  type RateLimitState,
 } from "convex-rate-limiter";
 import { limitOf, maxInWindow, windowIndex, worstExcess, type Taken } from "../../tools/bounds.js";
 import type { installClock } from "../../tools/clock.js";
 import { seededRandom, seedMathRandom, streamSeed } from "../../tools/random.js";
-import { api, components } from "../convex/_generated/api.js";
+import { api, components, internal } from "../convex/_generated/api.js";
+import { ADMIN_EMAILS, PRO_MULTIPLIER, proConfig } from "../convex/admin.js";
 import type { Id } from "../convex/_generated/dataModel.js";
 import { rateLimiter } from "../convex/limits.js";
 import { JITTER_MS } from "../convex/llm.js";
@@ -69,7 +71,13 @@ function describe(config: RateLimitConfig): string {
   if (config.kind !== "sliding window") parts.push(`capacity ${num(config.capacity ?? config.rate)}`);
   if (config.maxReserved !== undefined) parts.push(`max reserved ${num(config.maxReserved)}`);
   if (config.shards !== undefined) parts.push(`${config.shards} shards`);
+  if (config.lockout !== undefined) parts.push(`lockout ${duration(config.lockout)}`);
   return parts.join(", ");
+}
+
+/** A signed-in user of the app, as convex-test's `withIdentity` takes it: `name`'s key is `demo|name`. */
+function signedIn(name: string): { tokenIdentifier: string; name: string } {
+  return { tokenIdentifier: `demo|${name}`, name };
 }
 
 /** Poisson arrivals in [from, to) at `perMs(t)` requests per ms (piecewise constant is fine). */
@@ -477,7 +485,9 @@ export async function llm(ctx: RunContext): Promise<ScenarioResult> {
     // 1k to 15k tokens, in hundreds.
     const tokens = 1000 + Math.floor(random() * 141) * 100;
     run.timeline.at(at, async () => {
-      const r = await run.call((t) => t.mutation(api.llm.request, { prompt: `request ${i + 1}`, tokens }));
+      // Each request from its own user, so only the budget refuses (each user may send 20 an hour).
+      const user = signedIn(`visitor${i + 1}`);
+      const r = await run.call((t) => t.withIdentity(user).mutation(api.llm.request, { prompt: `request ${i + 1}`, tokens }));
       if (r.ok) {
         requests.push({ at, tokens, ok: true, runAfter: r.runAfter, jobId: r.jobId });
         marks.push({ at, kind: r.runAfter === 0 ? "admitted" : "reserved" });
@@ -562,7 +572,7 @@ export async function llm(ctx: RunContext): Promise<ScenarioResult> {
     id: "llm",
     title: "LLM requests reserve a token budget; the work runs when promised",
     about: [
-      `Requests of 1k to 15k tokens arrive through llm.request at about ${num(ctx.opts.requests, Number.isInteger(ctx.opts.requests) ? 0 : 1)} a minute for ${duration(end - T0)}, about ${num((ctx.opts.requests * 8_000) / config.rate, 1)}x the budget on average. Each reserves its tokens (reserve: true) and schedules llm.generate for when they exist, plus up to ${duration(JITTER_MS)} of jitter. The clock steps timer by timer, so each job runs at its own instant and stamps ranAt.`,
+      `Requests of 1k to 15k tokens arrive through llm.request, each from its own signed-in user, at about ${num(ctx.opts.requests, Number.isInteger(ctx.opts.requests) ? 0 : 1)} a minute for ${duration(end - T0)}, about ${num((ctx.opts.requests * 8_000) / config.rate, 1)}x the budget on average. Each reserves its tokens (reserve: true) and schedules llm.generate for when they exist, plus up to ${duration(JITTER_MS)} of jitter. The clock steps timer by timer, so each job runs at its own instant and stamps ranAt.`,
     ],
     chart: {
       title: "tokens of llmTokens (below 0: reserved ahead)",
@@ -1006,6 +1016,322 @@ export async function generations(ctx: RunContext): Promise<ScenarioResult> {
       `${user} starts an LLM generation through generations.start every ${duration(GENERATION_EVERY)} for ${duration(end - T0)}: a concurrency limit (llmGenerations) takes a slot in the mutation, and the action releases it when it finishes. The first generation crashes at ${clockTime(T0)} and the third at ${clockTime(T0 + 2 * GENERATION_EVERY)}, before they can release; later ones crash one time in ${num(1 / CRASH_RATE)}. Nothing frees a crashed slot but its lease's time: attempts are refused, with retryAfter until the earliest lease expires, and at ${clockTime(expiry)} the first slot is free again.`,
     ],
     chart: { title: `free slots of llmGenerations for ${user}`, axis: "free slots", start: T0, end, points, capacity: config.capacity, marks },
+    summary,
+    checks,
+    calls: run.calls,
+    wallMs: run.wallMs,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. overrides: a pro tier set mid-run, a brute force locked out, and an admin's block
+
+/** How often each LLM user sends a burst, how many requests it holds, and how far apart, ms. */
+const BURST_EVERY = 3 * MINUTE;
+const BURST_SIZE = 15;
+const BURST_GAP = 2 * SECOND;
+/** The admin sets the pro tier's override during the third burst, between bob's 6th and 7th requests. */
+const OVERRIDE_AT = T0 + 2 * BURST_EVERY + 11 * SECOND;
+/** The attacker's guesses: one every 20 s, at carol's account from 1 minute in, then at dave's. */
+const GUESS_EVERY = 20 * SECOND;
+const ATTACK_FROM = T0 + MINUTE;
+const TURN_TO_DAVE = T0 + 6 * MINUTE + 20 * SECOND;
+/** The admin blocks dave's sign-ins after the attacker's third guess at them, for an hour. */
+const BLOCK_AT = TURN_TO_DAVE + 2 * GUESS_EVERY + 10 * SECOND;
+const BLOCK_FOR = HOUR;
+/** Carol herself tries to sign in during the lock. */
+const CAROL_TRIES = T0 + 5 * MINUTE + 30 * SECOND;
+
+/** The least simulated minutes the overrides scenario runs for. */
+const OVERRIDES_MINUTES = 12;
+
+/** One sign-in attempt: at which account, whether the limit let the password be checked, and the wait it answered. */
+type Attempt = { at: number; account: string; passed: boolean; retryAfter?: number };
+
+/**
+ * overrides runs limits as data through the app's own functions: a free user (alice) and a pro
+ * user (bob) send bursts of LLM requests (llmRequests, 20 an hour per user), and mid-run the admin
+ * sets the pro tier's override (admin.seedPlanOverrides: ten times the named config), which takes
+ * effect at bob's next request with no tokens granted. Meanwhile an attacker guesses passwords
+ * (logins.logIn): carol's account locks for a day after ten wrong guesses (failedLogins' lockout),
+ * and the admin blocks dave's sign-ins for an hour (admin.setRateLimitOverride). After the run,
+ * probes 1 ms before and at the end of the lock and of the block.
+ */
+export async function overrides(ctx: RunContext): Promise<ScenarioResult> {
+  const run = new Run(ctx, "overrides");
+  const free = named("llmRequests");
+  const pro: RateLimitConfig = proConfig();
+  const logins = named("failedLogins");
+  const lockout = logins.lockout ?? 0;
+  // Long enough for the override, the block and two bursts after them, whatever --minutes says.
+  const end = T0 + Math.max(minutesFor("overrides", ctx.opts), OVERRIDES_MINUTES) * MINUTE;
+  const admin = { email: ADMIN_EMAILS[0]! };
+  const users = { alice: signedIn("alice"), bob: signedIn("bob") };
+  type Lane = { decisions: Decision[]; marks: Mark[]; points: Point[] };
+  const lane = (): Lane => ({ decisions: [], marks: [], points: [] });
+  const llmLanes = { alice: lane(), bob: lane() };
+  const loginLanes = { carol: lane(), dave: lane() };
+  const attempts: Attempt[] = [];
+  /** bob's allowance read just before and just after the override was set, and his first request after it. */
+  let around: { before: GetValueReturns; after: GetValueReturns } | undefined;
+  let firstAfter: Decision | undefined;
+
+  await run.call((t) =>
+    t.run(async (c) => {
+      await c.db.insert("users", { name: "carol", password: "right" });
+      await c.db.insert("users", { name: "dave", password: "right" });
+    }),
+  );
+  // Bob is on the pro plan from the start; his requests name the "pro" tier, which has no
+  // override until the admin sets it.
+  await run.call((t) => t.withIdentity(admin).mutation(api.admin.setPlan, { user: users.bob.tokenIdentifier, plan: "pro" }));
+
+  const ask = async (who: "alice" | "bob", at: number) => {
+    const r = await run.call((t) => t.withIdentity(users[who]).mutation(api.llm.request, { prompt: `${who} at ${clockTime(at)}`, tokens: 500 }));
+    const d: Decision = r.ok ? { at, count: 1, ok: true } : { at, count: 1, ok: false, retryAfter: r.retryAfter };
+    llmLanes[who].decisions.push(d);
+    llmLanes[who].marks.push({ at, kind: d.ok ? "admitted" : "refused" });
+    if (who === "bob" && at > OVERRIDE_AT && firstAfter === undefined) firstAfter = d;
+  };
+  for (let burst = T0; burst < end; burst += BURST_EVERY) {
+    for (let k = 0; k < BURST_SIZE && burst + k * BURST_GAP < end; k++) {
+      const at = burst + k * BURST_GAP;
+      run.timeline.at(at, async () => {
+        await ask("alice", at);
+        await ask("bob", at);
+      });
+    }
+  }
+  const bobValue = () => run.call((t) => t.run((c) => rateLimiter.getValue(c, "llmRequests", { key: users.bob.tokenIdentifier, tier: "pro" })));
+  run.timeline.at(OVERRIDE_AT, async () => {
+    const before = await bobValue();
+    await run.call((t) => t.mutation(internal.admin.seedPlanOverrides, {}));
+    around = { before, after: await bobValue() };
+  });
+
+  const logIn = async (account: "carol" | "dave", password: "right" | "wrong", at: number) => {
+    const laneOf = loginLanes[account];
+    try {
+      const r = await run.call((t) => t.mutation(api.logins.logIn, { name: account, password }));
+      attempts.push({ at, account, passed: true, ...(!r.ok && r.retryAfter !== undefined ? { retryAfter: r.retryAfter } : {}) });
+      laneOf.marks.push({ at, kind: "admitted" });
+    } catch (e) {
+      if (!isRateLimitError(e)) throw e;
+      attempts.push({ at, account, passed: false, retryAfter: e.data.retryAfter });
+      laneOf.marks.push({ at, kind: "refused" });
+    }
+  };
+  for (let at = ATTACK_FROM; at < end; at += GUESS_EVERY) {
+    const account = at < TURN_TO_DAVE ? "carol" : "dave";
+    run.timeline.at(at, () => logIn(account, "wrong", at));
+  }
+  run.timeline.at(CAROL_TRIES, () => logIn("carol", "right", CAROL_TRIES));
+  const blockedUntil = BLOCK_AT + BLOCK_FOR;
+  run.timeline.at(BLOCK_AT, async () => {
+    await run.call((t) =>
+      t.withIdentity(admin).mutation(api.admin.setRateLimitOverride, {
+        name: "failedLogins",
+        target: { key: "dave" },
+        override: { blockedUntil },
+        note: "brute force from one address",
+      }),
+    );
+  });
+
+  const samples = ctx.opts.fast ? SAMPLES / 4 : SAMPLES / 2;
+  const sampleOf = (points: Point[], read: (c: Parameters<typeof rateLimiter.getValue>[0]) => Promise<GetValueReturns>) =>
+    run.sampleEvenly(T0, end, points, async () => available(await run.call((t) => t.run(read)), Date.now()), samples);
+  sampleOf(llmLanes.alice.points, (c) => rateLimiter.getValue(c, "llmRequests", { key: users.alice.tokenIdentifier }));
+  sampleOf(llmLanes.bob.points, (c) => rateLimiter.getValue(c, "llmRequests", { key: users.bob.tokenIdentifier, tier: "pro" }));
+  sampleOf(loginLanes.carol.points, (c) => rateLimiter.getValue(c, "failedLogins", { key: "carol" }));
+  sampleOf(loginLanes.dave.points, (c) => rateLimiter.getValue(c, "failedLogins", { key: "dave" }));
+  await run.timeline.runUntil(end);
+  await run.drain();
+
+  // What the admin page lists now.
+  const listed = async (name: "llmRequests" | "failedLogins") =>
+    (await run.call((t) => t.withIdentity(admin).query(api.admin.listRateLimitOverrides, { name, paginationOpts: { numItems: 10, cursor: null } }))).page;
+  const overridesNow = [...(await listed("llmRequests")).map((o) => ({ name: "llmRequests", ...o })), ...(await listed("failedLogins")).map((o) => ({ name: "failedLogins", ...o }))];
+  const daveRead = Date.now();
+  const daveValue = await run.call((t) => t.withIdentity(admin).query(api.admin.rateLimitValue, { name: "failedLogins", key: "dave" }));
+
+  // The lock: it started with the wrong guess that left carol's account less than one guess.
+  const atCarol = attempts.filter((a) => a.account === "carol");
+  const counted = atCarol.filter((a) => a.passed);
+  const locking = counted.find((a) => a.retryAfter === lockout);
+  const lockEnd = locking === undefined ? undefined : locking.at + lockout;
+  const duringLock = locking === undefined ? [] : atCarol.filter((a) => a.at > locking.at && a.at < locking.at + lockout);
+  const atDave = attempts.filter((a) => a.account === "dave");
+  const duringBlock = atDave.filter((a) => a.at >= BLOCK_AT && a.at < blockedUntil);
+  // Dave's guesses as the limit should have counted them: those before the block, none after.
+  let daveState: RateLimitState | null = null;
+  for (const a of atDave.filter((a) => a.passed)) {
+    const next = calculateRateLimit(daveState, logins, a.at, 1);
+    daveState = { value: next.value, ts: next.ts };
+  }
+  const daveExpected = calculateRateLimit(daveState, logins, daveRead, 0).value;
+  // Probes after the run, each 1 ms before and at the end of the block, then of the lock.
+  const probe = async (account: "carol" | "dave", at: number) => {
+    await run.advanceTo(at);
+    try {
+      const r = await run.call((t) => t.mutation(api.logins.logIn, { name: account, password: "right" }));
+      return r.ok ? "signed in" : "wrong password";
+    } catch (e) {
+      if (!isRateLimitError(e)) throw e;
+      return `refused, retryAfter ${num(e.data.retryAfter)} ms`;
+    }
+  };
+  const daveProbes = [await probe("dave", blockedUntil - 1), await probe("dave", blockedUntil)];
+  const carolProbes = lockEnd === undefined ? [] : [await probe("carol", lockEnd - 1), await probe("carol", lockEnd)];
+
+  // The pro tier's decisions, replayed: the named config until the override, then the tier's.
+  const configAt = (at: number) => (at < OVERRIDE_AT ? free : pro);
+  const replayedBob = replay(llmLanes.bob.decisions, configAt);
+  const replayedAlice = replay(llmLanes.alice.decisions, free);
+  const split = (l: Lane) => ({
+    before: l.decisions.filter((d) => d.at < OVERRIDE_AT && d.ok).length,
+    after: l.decisions.filter((d) => d.at > OVERRIDE_AT && d.ok).length,
+  });
+  const alice = split(llmLanes.alice);
+  const bob = split(llmLanes.bob);
+  const sameBefore = llmLanes.alice.decisions.filter((d) => d.at < OVERRIDE_AT).every((d, i) => {
+    const b = llmLanes.bob.decisions[i];
+    return b !== undefined && b.ok === d.ok && b.retryAfter === d.retryAfter;
+  });
+  // Admitted in each burst from the override on (the first one only after it).
+  const perBurst = (l: Lane) => {
+    const counts = new Map<number, number>();
+    for (const d of l.decisions.filter((d) => d.at > OVERRIDE_AT)) {
+      const burst = Math.floor((d.at - T0) / BURST_EVERY);
+      counts.set(burst, (counts.get(burst) ?? 0) + (d.ok ? 1 : 0));
+    }
+    return [...counts.values()].join(" | ");
+  };
+  const freeWait = free.period / free.rate;
+  const proWait = pro.period / pro.rate;
+  const describeOverride = (o: (typeof overridesNow)[number]) => {
+    const target = "tier" in o.target ? `tier ${o.target.tier}` : `key ${o.target.key ?? "(none)"}`;
+    const what = "blockedUntil" in o.override ? `blocked until ${clockTime(o.override.blockedUntil)}` : describe(o.override.config);
+    return `${o.name}, ${target}: ${what}${o.note === undefined ? "" : ` ("${o.note}")`}`;
+  };
+  const summary: SummaryRow[] = [
+    { label: "limit", value: "llmRequests", note: `${describe(free)} per user (limits.ts); the pro tier's override: ${describe(pro)}, ${PRO_MULTIPLIER}x` },
+    { label: "limit", value: "failedLogins", note: `${describe(logins)} per account` },
+    {
+      label: "LLM traffic",
+      value: `${num(llmLanes.alice.decisions.length)} each`,
+      note: `alice (free) and bob (pro): a burst of ${BURST_SIZE} requests ${duration(BURST_GAP)} apart every ${duration(BURST_EVERY)}`,
+    },
+    { label: "override set", value: clockTime(OVERRIDE_AT), note: `admin.seedPlanOverrides, during a burst; until then bob's tier had no override and the named config decided` },
+    {
+      label: "at the override",
+      value: around === undefined ? "not read" : `${num(around.before.value, 2)} → ${num(around.after.value, 2)}`,
+      note:
+        around === undefined
+          ? ""
+          : `bob's tokens just before and just after (by: ${around.after.by ?? "config"}, capacity ${num(around.after.config.capacity ?? around.after.config.rate)}): no tokens handed out, only his refill since his last take, counted at the pro rate; his next request ${firstAfter === undefined ? "never came" : firstAfter.ok ? "was admitted" : `was refused, retryAfter ${duration(firstAfter.retryAfter ?? 0)} (the pro rate; the free rate's is up to ${duration(freeWait)})`}`,
+    },
+    { label: "before it", value: `alice ${num(alice.before)}, bob ${num(bob.before)}`, note: "admitted: the same decisions for both, under the named config" },
+    {
+      label: "after it",
+      value: `alice ${num(alice.after)}, bob ${num(bob.after)}`,
+      note: `admitted: ${alice.after > 0 ? `${num(bob.after / alice.after, 1)}x` : "alice none"}; per burst bob ${perBurst(llmLanes.bob)}, alice ${perBurst(llmLanes.alice)}: a token back every ${duration(proWait)} for bob, every ${duration(freeWait)} for alice`,
+    },
+    {
+      label: "carol",
+      value: locking === undefined ? "never locked" : `locked at ${clockTime(locking.at)}`,
+      note:
+        locking === undefined
+          ? "the attacker's guesses never emptied her allowance"
+          : `after ${num(counted.filter((a) => a.at <= locking.at).length)} wrong guesses, until ${new Date(lockEnd!).toISOString().slice(0, 10)} ${clockTime(lockEnd!)} (${duration(lockout)}); then ${num(duringLock.length)} attempts refused, her own right password at ${clockTime(CAROL_TRIES)} too`,
+    },
+    {
+      label: "dave",
+      value: `blocked at ${clockTime(BLOCK_AT)}`,
+      note: `by an admin (admin.setRateLimitOverride, { blockedUntil }) after ${num(atDave.filter((a) => a.at < BLOCK_AT).length)} wrong guesses, for ${duration(BLOCK_FOR)}: ${num(duringBlock.length)} attempts refused and not counted (${num(daveValue.value, 2)} guesses left at the end, by: ${daveValue.by ?? "config"}, blockedUntil ${daveValue.blockedUntil === undefined ? "none" : clockTime(daveValue.blockedUntil)})`,
+    },
+    { label: "probes", value: "after the run", note: `dave 1 ms before the block's end: ${daveProbes[0]}; at it: ${daveProbes[1]}. carol 1 ms before the lock's end: ${carolProbes[0] ?? "-"}; at it: ${carolProbes[1] ?? "-"}` },
+    { label: "admin listing", value: `${num(overridesNow.length)} overrides`, note: overridesNow.map(describeOverride).join("; ") },
+  ];
+  const aliceBound = worstExcess(llmLanes.alice.decisions.filter((d) => d.ok), limitOf(free));
+  const retryEnds = (as: readonly Attempt[], until: number) => as.every((a) => !a.passed && a.at + (a.retryAfter ?? NaN) === until);
+  const checks: Check[] = [
+    {
+      name: "until the tier's override was set, the pro user was decided by the named config, as the free user",
+      ok: sameBefore && alice.before === bob.before,
+      detail: `${num(bob.before)} and ${num(alice.before)} admitted, the same decisions request by request`,
+    },
+    {
+      name: "the override took effect at bob's next request and handed out no tokens (less than one: his refill since his last take, at the new rate)",
+      ok:
+        around !== undefined &&
+        around.after.by === "tier" &&
+        (around.after.config.capacity ?? around.after.config.rate) === (pro.capacity ?? pro.rate) &&
+        around.after.value < 1 &&
+        firstAfter !== undefined &&
+        !firstAfter.ok &&
+        (firstAfter.retryAfter ?? Infinity) <= proWait,
+      detail:
+        around === undefined || firstAfter === undefined
+          ? "not observed"
+          : `capacity ${num(around.before.config.capacity ?? around.before.config.rate)} → ${num(around.after.config.capacity ?? around.after.config.rate)} (by: ${around.after.by ?? "config"}), tokens ${num(around.before.value, 2)} → ${num(around.after.value, 2)}; next request ${firstAfter.ok ? "admitted" : `refused, retryAfter ${duration(firstAfter.retryAfter ?? 0)} ≤ ${duration(proWait)}`}`,
+    },
+    {
+      name: `after it, the pro user was admitted ${PRO_MULTIPLIER}x as many as the free user (to within one of the free user's tokens)`,
+      ok: Math.abs(bob.after - PRO_MULTIPLIER * alice.after) <= PRO_MULTIPLIER,
+      detail: `bob ${num(bob.after)}, alice ${num(alice.after)} x ${PRO_MULTIPLIER} = ${num(PRO_MULTIPLIER * alice.after)}`,
+    },
+    {
+      name: "both users' decisions are calculateRateLimit's, under the config in force at each request",
+      ok: disagreements(llmLanes.bob.decisions, replayedBob).length === 0 && disagreements(llmLanes.alice.decisions, replayedAlice).length === 0,
+      detail: [...disagreements(llmLanes.bob.decisions, replayedBob), ...disagreements(llmLanes.alice.decisions, replayedAlice)].join("; ") || `${num(llmLanes.bob.decisions.length * 2)} decisions replayed, the override switching bob's config`,
+    },
+    boundCheck("the free user was never over capacity + rate x time", aliceBound),
+    {
+      name: `the attacker got ${num(logins.capacity ?? logins.rate)} guesses at carol, and the last of them locked her account for the lockout (${duration(lockout)})`,
+      ok: locking !== undefined && counted.filter((a) => a.at <= locking.at).length === (logins.capacity ?? logins.rate),
+      detail: locking === undefined ? "never locked" : `the guess at ${clockTime(locking.at)} answered retryAfter ${duration(locking.retryAfter ?? 0)}`,
+    },
+    {
+      name: "every attempt during the lock was refused, with retryAfter to the lock's end exactly",
+      ok: lockEnd !== undefined && duringLock.length > 0 && retryEnds(duringLock, lockEnd),
+      detail: `${num(duringLock.filter((a) => !a.passed).length)} of ${num(duringLock.length)} refused, her right password too`,
+    },
+    {
+      name: "the lock ends exactly at its end: refused 1 ms before, signed in at it",
+      ok: carolProbes[0] === "refused, retryAfter 1 ms" && carolProbes[1] === "signed in",
+      detail: `1 ms before: ${carolProbes[0] ?? "-"}; at it: ${carolProbes[1] ?? "-"}`,
+    },
+    {
+      name: "the admin's block refused every attempt at dave until its end, counting none, and lifted exactly then",
+      ok:
+        duringBlock.length > 0 &&
+        retryEnds(duringBlock, blockedUntil) &&
+        Math.abs(daveValue.value - daveExpected) <= EPSILON &&
+        daveProbes[0] === "refused, retryAfter 1 ms" &&
+        daveProbes[1] === "signed in",
+      detail: `${num(duringBlock.filter((a) => !a.passed).length)} of ${num(duringBlock.length)} refused, retryAfter to ${clockTime(blockedUntil)}; ${num(daveValue.value, 2)} guesses left at the end, ${num(daveExpected, 2)} from the guesses before the block alone; 1 ms before its end: ${daveProbes[0]}; at it: ${daveProbes[1]}`,
+    },
+  ];
+  const chart = (title: string, l: Lane, capacity: number): ChartData => ({ title, start: T0, end, points: l.points, capacity, marks: l.marks });
+  return {
+    id: "overrides",
+    title: "overrides: a pro tier set mid-run, a lockout, an admin's block",
+    about: [
+      `Two signed-in users send LLM requests through llm.request, which counts each against the user's own allowance (llmRequests: ${describe(free)}) and names the user's plan as the request's tier: alice is on the free plan, bob on pro. Each sends a burst of ${BURST_SIZE} requests every ${duration(BURST_EVERY)}. At ${clockTime(OVERRIDE_AT)}, in the middle of a burst, the admin runs admin.seedPlanOverrides: the pro tier gets ${PRO_MULTIPLIER}x the named config. It changes no tokens: bob's next request is decided under the tier's terms from the tokens he held, which refill ten times as fast.`,
+      `Meanwhile an attacker guesses passwords through logins.logIn, every ${duration(GUESS_EVERY)}: first carol's. failedLogins has a lockout of ${duration(lockout)}: the wrong guess that leaves the account less than one guess locks it, and every attempt until then is refused, whatever tokens come back, carol's own right password too. Then the attacker turns to dave's account, and at ${clockTime(BLOCK_AT)} the admin blocks its sign-ins for ${duration(BLOCK_FOR)} (admin.setRateLimitOverride with blockedUntil, a deny-list entry): refused, and not counted, so dave isn't locked out for a day. After the run the clock jumps to each end: 1 ms before it, refused; at it, the right password signs in.`,
+    ],
+    // Both users' charts on the named capacity's scale, side by side: bob refills ten times as fast from the override.
+    chart: chart(
+      `tokens of llmRequests for bob (pro plan: capacity ${num(free.capacity ?? free.rate)}, then ${num(pro.capacity ?? pro.rate)} from the override at ${clockTime(OVERRIDE_AT)})`,
+      llmLanes.bob,
+      free.capacity ?? free.rate,
+    ),
+    alongside: [
+      chart("tokens of llmRequests for alice (free plan)", llmLanes.alice, free.capacity ?? free.rate),
+      chart("tokens of failedLogins for carol (locked: refused whatever the tokens)", loginLanes.carol, logins.capacity ?? logins.rate),
+      chart("tokens of failedLogins for dave (blocked by an admin)", loginLanes.dave, logins.capacity ?? logins.rate),
+    ],
     summary,
     checks,
     calls: run.calls,
