@@ -1215,8 +1215,8 @@ export async function overrides(ctx: RunContext): Promise<ScenarioResult> {
     return `${o.name}, ${target}: ${what}${o.note === undefined ? "" : ` ("${o.note}")`}`;
   };
   const summary: SummaryRow[] = [
-    { label: "limit", value: "llmRequests", note: `${describe(free)} per user (limits.ts); the pro tier's override: ${describe(pro)}, ${PRO_MULTIPLIER}x` },
-    { label: "limit", value: "failedLogins", note: `${describe(logins)} per account` },
+    { label: "limit", value: "llmRequests", note: `per user: ${describe(free)} (limits.ts); the pro tier's override, ${PRO_MULTIPLIER}x: ${describe(pro)}` },
+    { label: "limit", value: "failedLogins", note: `per account: ${describe(logins)}` },
     {
       label: "LLM traffic",
       value: `${num(llmLanes.alice.decisions.length)} each`,
