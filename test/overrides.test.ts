@@ -463,12 +463,10 @@ describe("requestFlow over rows carrying a key's override or a lockout", () => {
     expect(runPlan(requestFlow<string>(args, T0 + 700, () => 0), key(T0).answer).result).toEqual({ ok: true });
   });
 
-  // BUG: a block's refusal is documented to write nothing (barred's doc, docs/reference.md), but
-  // when the key's rows were written under other terms than those in force (here the named
-  // config's, under a tier's config), the refusal writes their carry-over (opsOf writes a
-  // migration even for a refused plan). It changes no decision, but it is a write (and a
-  // conflict) on every blocked key's first request after a change of terms.
-  test.fails("a block's refusal writes nothing, even over rows of other terms", () => {
+  // A block's refusal writes nothing, not even the carry-over of rows written under other terms
+  // than those in force (here the named config's, under a tier's config), which a refused plan
+  // otherwise writes (it was a write, and a conflict, on a blocked key's first request).
+  test("a block's refusal writes nothing, even over rows of other terms", () => {
     const key: KeyInMemory<string> = { rows: [stored(0, 4, T0, named, { o: { blockedUntil: T0 + 500 } })], pending: [], tiers: new Map([["pro", { config: tierConfig }]]) };
     const out = runPlan(requestFlow<string>({ ...request, tier: "pro" }, T0, () => 0), reader(key).answer);
     expect(out.result).toEqual({ ok: false, retryAfter: 500 });
@@ -574,14 +572,21 @@ describe("requestFlow over rows carrying a key's override or a lockout", () => {
 
 describe("a count the named config can never serve, for a key whose own override could", () => {
   const K: Override = { config: keyConfig };
-  // BUG: requestFlow checks `count` against the config in force before it has read the key's row,
-  // which is where the key's own override is found (inForce assumes none until then): a count
-  // above the named config's capacity is refused as `count` "can never succeed" for a key whose
-  // override holds 100. (Through a tier, read first, the same count is admitted.) A fix needs a
-  // read before the error, which test/properties.test.ts (7) says never happens.
-  test.fails("a key overridden to a capacity of 100 can take 50 at once", () => {
+  // A count above the named config's capacity is checked against the key's own override, which
+  // the key's first row carries: requestFlow reads it before refusing (one read, only then).
+  test("a key overridden to a capacity of 100 can take 50 at once", () => {
     const out = runPlan(requestFlow<string>({ name: "llm", key: "a", config: named, count: 50 }, T0, () => 0), reader({ rows: [stored(0, 100, T0, keyConfig, { o: K })], pending: [] }).answer);
     expect(out.result).toEqual({ ok: true });
+  });
+
+  test("without an override the count is refused, after that one look at the key's first row (and none for a count it can serve)", () => {
+    const key = reader({ rows: [stored(0, 10, T0, named)], pending: [] });
+    expect(errorData(() => runPlan(requestFlow<string>({ name: "llm", key: "a", config: named, count: 50 }, T0, () => 0), key.answer))).toMatchObject({ kind: "InvalidRateLimit", field: "count" });
+    expect(key.reads).toEqual([{ read: "any" }]);
+    // A count that is no number at all is refused before any read.
+    const none = reader({ rows: [], pending: [] });
+    expect(errorData(() => runPlan(requestFlow<string>({ name: "llm", key: "a", config: named, count: -1 }, T0, () => 0), none.answer))).toMatchObject({ field: "count" });
+    expect(none.reads).toEqual([]);
   });
 
   test("the same count through a tier's override is admitted", () => {

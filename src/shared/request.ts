@@ -4,7 +4,7 @@ import { shedPlan } from "./overload.js";
 import { planRequest, type Plan } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
 import { inForce, type InForce, type Override } from "./overrides.js";
-import { validateCount, validateNameAndKey, validateTier } from "./validate.js";
+import { validateCount, validateCountValue, validateNameAndKey, validateTier } from "./validate.js";
 import { checkConfig } from "./validate-config.js";
 import { outcomeOf, recordsMetrics, type MetricOutcome } from "./metrics.js";
 import type { DecidedBy, RateLimitArgs, RateLimitConfig, RateLimitDetails, RateLimitError, RateLimitResult, RateLimitReturns } from "./validators.js";
@@ -177,6 +177,7 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
   validateNameAndKey(args.name, args.key);
   checkConfig(args.config);
   if (args.tier !== undefined) validateTier(args.tier);
+  validateCountValue(args.count ?? 1);
   return yield* inForce(args, now, random, (resolved, own, draw) => decideUnder<Id>(args, resolved, own, now, draw));
 }
 
@@ -187,7 +188,15 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
   if (resolved.by !== "config") checkConfig(config);
   const count = args.count ?? 1;
   const reserve = args.reserve ?? false;
-  validateCount(count, config, reserve);
+  try {
+    validateCount(count, config, reserve);
+  } catch (error) {
+    // A count (or reservation) the config in force can't serve may be one the key's own override
+    // can: look at the key's first row (which carries it, if any) before refusing. `inForce` runs
+    // the flow again under the override it finds; without one, the error stands.
+    if (own === undefined) yield { read: "any" };
+    throw error;
+  }
   const view = newView<Id>({ name: args.name, key: args.key, config }, now, own, resolved.by !== "config");
   const flow = planRequest(view.n, now, count, reserve, random, undefined, !isAsync(config));
   let step = flow.next();
@@ -200,7 +209,8 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
   const result: RateLimitResult = shadow ? { ok: true } : resultOf(plan);
   if (args.details) result.details = detailsOf(view, plan);
   const event = eventOf(config, count, plan, resolved.by, blocked);
-  const ops = opsOf(view, plan, count);
+  // A block or lockout refuses writing nothing, not even a carry-over of rows of other terms.
+  const ops = blocked ? [] : opsOf(view, plan, count);
   const raise = raiseOf(args, result, ops.length > 0, event !== undefined);
   const outcome: RequestOutcome<Id> = { plan, result, ops: raise ? [] : ops, safeOnStale: isAsync(config) && keepsMargin(view, plan) };
   if (event) outcome.event = event;

@@ -153,7 +153,7 @@ function validateExact(config: RateLimitConfig, shards: number): void {
  * validation passes.
  */
 export function validateCount(count: number, config: RateLimitConfig, reserve: boolean): void {
-  requireNumber("count", count, (x) => x >= 0, "must be a finite number ≥ 0");
+  validateCountValue(count);
   if (reserve && config.kind === "sliding window") {
     throw invalid("reserve", reserve, "a sliding window can't reserve ahead; use a token bucket for reservations");
   }
@@ -191,6 +191,11 @@ export function validateNameAndKey(name: string, key: string | undefined): void 
   if (key !== undefined && key.length > MAX_NAME_LENGTH) {
     throw invalid("key", key, `is ${key.length} characters; at most ${MAX_NAME_LENGTH} are allowed`);
   }
+}
+
+/** Checks a request's `count` as a number: finite and ≥ 0, whatever the config. */
+export function validateCountValue(count: number): void {
+  requireNumber("count", count, (x) => x >= 0, "must be a finite number ≥ 0");
 }
 
 /** Checks a request's `tier`: a non-empty string of at most `MAX_NAME_LENGTH` characters. */
