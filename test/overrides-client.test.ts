@@ -41,7 +41,7 @@ describe("overrides through the client", () => {
     const t = makeTest();
     await t.mutation(api.overrides.set, { name: "llm", target: { key: "bad" }, override: { blockedUntil: T0 + 5000 }, note: "abuse" });
     expect(await t.mutation(api.overrides.take, { name: "llm", key: "bad" })).toEqual({ ok: false, retryAfter: 5000 });
-    expect(await t.query(api.overrides.value, { name: "llm", key: "bad" })).toMatchObject({ blockedUntil: T0 + 5000 });
+    expect(await t.query(api.overrides.value, { name: "llm", key: "bad" })).toMatchObject({ blockedUntil: T0 + 5000, blockedBy: "key" });
     vi.setSystemTime(T0 + 5000);
     expect(await t.mutation(api.overrides.take, { name: "llm", key: "bad" })).toEqual({ ok: true });
     expect(await t.query(api.overrides.get, { name: "llm", target: { key: "bad" } })).toEqual({ target: { key: "bad" }, override: { blockedUntil: T0 + 5000 }, note: "abuse", updatedAt: T0 });
@@ -53,6 +53,7 @@ describe("overrides through the client", () => {
     expect(await t.mutation(api.overrides.take, { name: "signIn", key: "a@b" })).toEqual({ ok: false, retryAfter: HOUR });
     vi.setSystemTime(T0 + 2 * MINUTE);
     expect(await t.mutation(api.overrides.take, { name: "signIn", key: "a@b" })).toEqual({ ok: false, retryAfter: HOUR - 2 * MINUTE });
+    expect(await t.query(api.overrides.value, { name: "signIn", key: "a@b" })).toMatchObject({ blockedUntil: T0 + HOUR, blockedBy: "lockout" });
     vi.setSystemTime(T0 + HOUR);
     expect(await t.mutation(api.overrides.take, { name: "signIn", key: "a@b" })).toEqual({ ok: true });
   });

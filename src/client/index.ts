@@ -44,8 +44,9 @@ export type {
   RateLimitReturnsWithDetails,
 } from "../shared/validators.js";
 export type { ComponentApi } from "../component/_generated/component.js";
-/** Overrides (limits as data): see {@link RateLimiter.setOverride}. */
+/** Overrides (limits as data): see {@link RateLimiter.setOverride}; validators for apps that pass them through their own functions. */
 export type { Override, OverrideConfig, OverrideRecord, OverrideTarget } from "./overrides.js";
+export { overrideRecord, overrideTarget, overrideValidator } from "../shared/overrides.js";
 /** A key of a limit as `RateLimiter.listKeys` reports it, and its validator (see src/shared/idle.ts). */
 export type { KeyStatus } from "../shared/idle.js";
 export { keyStatusValidator } from "../shared/idle.js";

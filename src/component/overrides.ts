@@ -4,20 +4,12 @@
 // never writes here, so overrides add no conflicts to the hot path.
 import { paginationOptsValidator, paginationResultValidator } from "convex/server";
 import { v } from "convex/values";
-import { overrideScope, overrideTarget, overrideValidator, scopeOf, type OverrideTarget } from "../shared/overrides.js";
+import { overrideRecord, overrideScope, overrideTarget, overrideValidator, scopeOf, type OverrideTarget } from "../shared/overrides.js";
 import { keyOverrideOps, validateOverride, validateTarget } from "../shared/override-writes.js";
 import { configArgValidator } from "../shared/validators.js";
 import type { Doc } from "./_generated/dataModel.js";
 import { mutation, query } from "./_generated/server.js";
 import { keyRows, overrideQuery, overridesQuery, rowOf, writeKey } from "./store.js";
-
-/** An override as `get` and `list` return it: its target, the override, its note and when it was set (ms). */
-export const overrideRecord = v.object({
-  target: overrideTarget,
-  override: overrideValidator,
-  note: v.optional(v.string()),
-  updatedAt: v.number(),
-});
 
 function recordOf(doc: Doc<"rateLimitOverrides">) {
   const target: OverrideTarget = doc.scope === "tier" ? { tier: doc.target! } : doc.target === undefined ? {} : { key: doc.target };

@@ -29,6 +29,14 @@ export type OverrideScope = Infer<typeof overrideScope>;
 export const overrideTarget = v.union(v.object({ key: v.optional(v.string()) }), v.object({ tier: v.string() }));
 export type OverrideTarget = Infer<typeof overrideTarget>;
 
+/** An override as `overrides.get` and `overrides.list` return it: its target, the override, its note and when it was set (ms). */
+export const overrideRecord = v.object({
+  target: overrideTarget,
+  override: overrideValidator,
+  note: v.optional(v.string()),
+  updatedAt: v.number(),
+});
+
 /** The config fields an override never changes: the named config's layout and behaviour. */
 export const LAYOUT_FIELDS = ["shards", "applyUpdates", "dryRun", "metrics"] as const;
 

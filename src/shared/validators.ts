@@ -326,6 +326,11 @@ export const getValueReturns = v.object({
    * request is refused until this instant (UTC ms), whatever `value` says.
    */
   blockedUntil: v.optional(v.number()),
+  /**
+   * With `blockedUntil`: what refuses the key, an override's block (of the key's own, `"key"`, or
+   * its tier's, `"tier"`) or a lockout (`"lockout"`); the later one when both are in force.
+   */
+  blockedBy: v.optional(literals("key", "tier", "lockout")),
 });
 
 /** The whole limit's tokens, as `getValue` returns them with `details: true`. */

@@ -40,8 +40,12 @@ function* valueUnder<Id>(args: GetValueArgs, resolved: InForce, own: Override | 
   for (const shard of picked) reads.push((yield* shardOf(view, shard)).read);
   const summary: GetValueReturnsWithDetails = summarize(reads, config, view.phase, now);
   if (resolved.by !== "config") summary.by = resolved.by;
-  const until = math.max(resolved.block?.until ?? 0, view.lockedUntil);
-  if (until > now) summary.blockedUntil = until;
+  const block = resolved.block?.until ?? 0;
+  const until = math.max(block, view.lockedUntil);
+  if (until > now) {
+    summary.blockedUntil = until;
+    summary.blockedBy = view.lockedUntil > block ? "lockout" : resolved.block!.by;
+  }
   if (args.details) return summary;
   const { total: _total, ...plain } = summary;
   return plain;

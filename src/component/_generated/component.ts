@@ -725,6 +725,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           tier?: string;
         },
         {
+          blockedBy?: "key" | "tier" | "lockout";
           blockedUntil?: number;
           by?: "config" | "key" | "tier";
           config:
