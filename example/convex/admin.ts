@@ -5,14 +5,15 @@
 // in, and each checks that the caller is an admin.
 // #region adminImports
 import { paginationOptsValidator, paginationResultValidator } from "convex/server";
-import { ConvexError, v, type Infer } from "convex/values";
+import { ConvexError, v } from "convex/values";
 import {
-  configValidator,
   getValueReturns,
   keyStatusValidator,
   metricsResult,
+  overrideRecord,
+  overrideTarget,
+  overrideValidator,
   type OverrideConfig,
-  type OverrideRecord,
   type OverrideTarget,
   type RateLimitConfig,
 } from "convex-rate-limiter";
@@ -120,15 +121,6 @@ export const foldRateLimitMetrics = internalMutation({
 // #endregion foldRateLimitMetrics
 
 // #region adminOverrides
-/** An override's target: `{ key }` (one key; `{}` is the limit without a key) or `{ tier }`. */
-const overrideTarget = v.union(v.object({ key: v.optional(v.string()) }), v.object({ tier: v.string() }));
-/** An override: `{ config }`, the terms in force for the target, or `{ blockedUntil }` (UTC ms). */
-const override = v.union(v.object({ config: configValidator }), v.object({ blockedUntil: v.number() }));
-/** An override as `listOverrides` returns it, with its note and when it was set (ms). */
-const overrideRecord = v.object({ target: overrideTarget, override, note: v.optional(v.string()), updatedAt: v.number() });
-// The package exports these types, not their validators: pin the validators to them.
-const _target = {} as OverrideTarget satisfies Infer<typeof overrideTarget>;
-const _record = {} as OverrideRecord satisfies Infer<typeof overrideRecord>;
 
 /**
  * listRateLimitOverrides lists the overrides and blocks of one of the app's limits, a page at a
@@ -152,7 +144,7 @@ export const listRateLimitOverrides = query({
  * writes nothing.
  */
 export const setRateLimitOverride = mutation({
-  args: { name: v.string(), target: overrideTarget, override, note: v.optional(v.string()) },
+  args: { name: v.string(), target: overrideTarget, override: overrideValidator, note: v.optional(v.string()) },
   returns: v.null(),
   handler: async (ctx, { name, target, override, note }) => {
     await requireAdmin(ctx);
