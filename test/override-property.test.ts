@@ -74,8 +74,8 @@ const countArb = fc.constantFrom<CountShape>("zero", "one", "one", "one", "half"
 /**
  * The count a shape asks for, valid under every config in `configs` (lowered by quarters, down
  * to 1, then 0.5); undefined when none is. Every config the request could be decided under is
- * given: requestFlow checks the count under the named or tier's config before it reads the key's
- * own override (the bug test/overrides.test.ts leaves as `test.fails`).
+ * given, so the histories stay within what every level can serve (a count only the key's own
+ * override can serve is tested in test/overrides.test.ts).
  */
 function countOf(shape: CountShape, configs: readonly RateLimitConfig[]): number | undefined {
   const cap = Math.min(...configs.map(capacityOf));
@@ -282,7 +282,7 @@ function runNeverGains(h: History): void {
     first = Math.min(first, now);
     // Counted at the instant the state it was decided on had been evaluated to, as
     // test/config-change-property.test.ts counts it: now, or the row's later `ts` (a carry-over
-    // stamps a row where its promise ends, which may be after now; see the test.fails below).
+    // stamps a row where its promise ends, which may be after now).
     const evaluated = Math.max(now, ...store.read(at).rows.map((r) => r.ts));
     const result = store.limit({ ...request(now), count }, now, never);
     if (result.ok && count > 0) admitted.push({ at: evaluated, tokens: count });
@@ -459,14 +459,12 @@ describe("(c) blocks", () => {
       const why = `at ${now - T0}, block ending ${end - T0}: ${JSON.stringify(b)}`;
       const reported = [now, now + wait].map((t) => store.getValue(request, t, never));
       expect(store.limit(request, now, never), why).toEqual({ ok: false, retryAfter: wait });
-      // Nothing written, or (rows written under other terms than those in force) only their
-      // carry-over, which changes no decision (see the test.fails in test/overrides.test.ts).
+      // Nothing written, not even the carry-over of rows written under other terms than those in
+      // force; and what getValue reports is unchanged by the refusal.
       const inForce = tierConfig ?? b.named;
-      if (rows.every((r) => r.h === configHash(inForce))) expect(store.read(at).rows, why).toEqual(rows);
-      else {
-        expect([now, now + wait].map((t) => store.getValue(request, t, never)), why).toEqual(reported);
-        blocks.carried += 1;
-      }
+      expect(store.read(at).rows, why).toEqual(rows);
+      expect([now, now + wait].map((t) => store.getValue(request, t, never)), why).toEqual(reported);
+      if (!rows.every((r) => r.h === configHash(inForce))) blocks.carried += 1;
       // Retried exactly then, with no other traffic, it succeeds; a ms earlier it doesn't.
       if (wait > 1) expect(store.check(request, now + wait - 1, never).ok, why).toBe(false);
       expect(store.limit(request, now + wait, never).ok, why).toBe(true);
@@ -573,17 +571,13 @@ describe("an override set and removed within a fixed window (explicit instants)"
   const hourly: RateLimitConfig = { kind: FW, rate: 10, period: HOUR, start: 0 };
   const bucket: RateLimitConfig = { kind: TB, rate: 10, period: HOUR };
 
-  // BUG (of the carry-over, not of overrides alone; a deploy doing the same shows it too): the key
-  // took its hour's 10 at 12:10. A token bucket override set at 12:20 carries the window's row
-  // over holding 0 until 13:00, its promise's end, and a refused request writes it so: a bucket
-  // row stamped 13:00, in the future. The override removed, the hourly window carries that row
-  // over again at its stamp, where a window starts and opens (`relayout` takes the total at the
-  // latest `ts`, 13:00), so 13:00's 10 tokens are admitted at 12:20: 20 in ten minutes, where
-  // either config allows 10 to 12 an hour. The rule (src/component/README.md) says "until then the
-  // row keeps its value and nothing new is granted". The properties above count an admission at
-  // the instant its state was evaluated to (13:00 here), as test/config-change-property.test.ts
-  // does, under which it is within H + G.
-  test.fails("the next window's tokens aren't admitted before it starts", () => {
+  // Once a bug of the carry-over (a deploy doing the same showed it too): the key took its hour's
+  // 10 at 12:10. A token bucket override set at 12:20 carries the window's row over holding 0
+  // until 13:00, its promise's end, and a refused request writes it so: a bucket row stamped
+  // 13:00, in the future. The override removed, the hourly window carried that row over evaluated
+  // at its stamp, where a window starts, so 13:00's 10 tokens were admitted at 12:20. `relayout`
+  // now evaluates a fixed window at the latest of the carried states' window starts (12:00).
+  test("the next window's tokens aren't admitted before it starts", () => {
     const store = new MemoryStore();
     expect(store.limit({ ...at, config: hourly, count: 10 }, T + 10 * MINUTE, never)).toEqual({ ok: true });
     store.setOverride(at, { key: KEY }, { config: bucket }, hourly, T + 20 * MINUTE);
