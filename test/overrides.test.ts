@@ -595,3 +595,17 @@ describe("a count the named config can never serve, for a key whose own override
     expect(out.result).toEqual({ ok: true });
   });
 });
+
+describe("instants before 1970 (a clock that ran backwards past 0)", () => {
+  // Found by DEEP=1 whole-flow properties: "no block" and "no lockout" were instant 0, which a
+  // negative `now` is before, so getValue failed and a request was refused until 0.
+  test("no block and no lockout: admitted, and getValue reports none", () => {
+    const request: RateLimitArgs = { name: "llm", key: "a", config: named };
+    const key = { rows: [stored(0, 10, -5000, named)], pending: [] };
+    expect(runPlan(requestFlow<string>(request, -3000, () => 0), reader(key).answer).result).toEqual({ ok: true });
+    const value = runPlan(getValueFlow<string>(request, -3000, () => 0), reader(key).answer);
+    expect(value).not.toHaveProperty("blockedUntil");
+    expect(value).not.toHaveProperty("blockedBy");
+  });
+});
+

@@ -49,7 +49,7 @@ export function* applyFlow<Id>(
   params.forEach((_, i) => {
     const row = rows.find((r) => r.shard === i) ?? null;
     if (row && !laidOut && !takes.some((t) => t.shard === i)) return;
-    const fields = carry(fieldsOf(after[i]!, config, hash), row, own, 0, now);
+    const fields = carry(fieldsOf(after[i]!, config, hash), row, own, -Infinity, now);
     ops.push(row ? patchOf(row, i, fields, hash) : { op: "insert", shard: i, fields });
   });
   // As a request's writes do (see `opsOf`): record the terms of a new key, layout or rewritten row.

@@ -107,7 +107,7 @@ function fullRows<Id>(at: { name: string; key?: string | undefined; config: Rate
   const ops: RowOp<Id>[] = [termsOp<Id>(config)];
   for (let shard = 0; shard < (config.shards ?? 1); shard++) {
     const full = evaluate(null, shardParams(config, phase, shard), now);
-    ops.push({ op: "insert", shard, fields: carry(fieldsOf(full, config, hash), null, own, 0, now) });
+    ops.push({ op: "insert", shard, fields: carry(fieldsOf(full, config, hash), null, own, -Infinity, now) });
   }
   return ops;
 }

@@ -240,7 +240,7 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
  * refusal's write would be rolled back by a mutation that throws it).
  */
 function barred<Id>(plan: Plan, resolved: InForce, view: View<Id>, count: number): Plan {
-  const until = math.max(resolved.block?.until ?? 0, view.lockedUntil);
+  const until = math.max(resolved.block?.until ?? -Infinity, view.lockedUntil);
   if (until > view.now) {
     const wait = math.ceil(until - view.now);
     return { ok: false, retryAfter: plan.ok ? wait : math.max(wait, plan.retryAfter), writes: [], shards: plan.shards };

@@ -3,7 +3,6 @@ import { evaluate } from "./algebra.js";
 import { shardConfig } from "./layout.js";
 import { sampleDistinct, type ShardRead } from "./plan.js";
 import type { KeyFlow } from "./rows.js";
-import { math } from "./math.js";
 import { inForce, type InForce, type Override } from "./overrides.js";
 import { validateNameAndKey, validateSampleShards, validateTier } from "./validate.js";
 import { checkConfig } from "./validate-config.js";
@@ -40,11 +39,14 @@ function* valueUnder<Id>(args: GetValueArgs, resolved: InForce, own: Override | 
   for (const shard of picked) reads.push((yield* shardOf(view, shard)).read);
   const summary: GetValueReturnsWithDetails = summarize(reads, config, view.phase, now);
   if (resolved.by !== "config") summary.by = resolved.by;
-  const block = resolved.block?.until ?? 0;
-  const until = math.max(block, view.lockedUntil);
-  if (until > now) {
-    summary.blockedUntil = until;
-    summary.blockedBy = view.lockedUntil > block ? "lockout" : resolved.block!.by;
+  const { block } = resolved;
+  const locked = view.lockedUntil;
+  if (block !== undefined && block.until > now && !(locked > block.until)) {
+    summary.blockedUntil = block.until;
+    summary.blockedBy = block.by;
+  } else if (locked > now) {
+    summary.blockedUntil = locked;
+    summary.blockedBy = "lockout";
   }
   if (args.details) return summary;
   const { total: _total, ...plain } = summary;

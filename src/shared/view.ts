@@ -93,7 +93,7 @@ export type View<Id> = {
   own?: Override;
   /** Set when an override put `config` in force: takes recorded then name it (asynchronous mode). */
   overridden?: true;
-  /** The latest lockout (UTC ms) a row read records (`u`); 0 when none. */
+  /** The latest lockout (UTC ms) a row read records (`u`); -Infinity when none. */
   lockedUntil: number;
 };
 
@@ -124,7 +124,7 @@ export function newView<Id>(
   const { name, key, config } = at;
   const phaseOf: PhaseOf = (c) => resolvePhase(c, name, key);
   const phase = phaseOf(config);
-  const view: View<Id> = { config, hash: configHash(config), phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false, name, key, known: new Map(), rewrites: false, busy: false, phaseOf, lockedUntil: 0 };
+  const view: View<Id> = { config, hash: configHash(config), phase, now, n: config.shards ?? 1, rows: new Map(), fresh: false, name, key, known: new Map(), rewrites: false, busy: false, phaseOf, lockedUntil: -Infinity };
   if (own !== undefined) view.own = own;
   if (overridden) view.overridden = true;
   return view;
