@@ -198,6 +198,7 @@ export function proConfig(): OverrideConfig {
   return { ...terms, rate: named.rate * PRO_MULTIPLIER, capacity: (named.capacity ?? named.rate) * PRO_MULTIPLIER };
 }
 
+// #region seedPlanOverrides
 /**
  * seedPlanOverrides puts the plans' terms in force: the "pro" tier of `llmRequests` gets
  * {@link proConfig}. Run it once after deploying (`npx convex run admin:seedPlanOverrides`), and
@@ -211,6 +212,7 @@ export const seedPlanOverrides = internalMutation({
     return null;
   },
 });
+// #endregion seedPlanOverrides
 
 /**
  * setPlan puts `user` (a `tokenIdentifier`) on `plan`. The user's next LLM request names the tier
