@@ -9,7 +9,7 @@ import type { RateLimitConfig } from "../src/shared/validators.js";
 import { components, freshApp } from "./app.js";
 
 /** One contender: how its call is made, and the config it runs. */
-type Case = { label: string; impl: "ours" | "upstream"; config: RateLimitConfig; details?: boolean };
+type Case = { label: string; impl: "ours" | "upstream"; config: RateLimitConfig; details?: boolean; override?: "key" | "tier" };
 
 /**
  * Mean bytes read and written per call over `calls` calls at `load` times the limit's rate
@@ -18,6 +18,13 @@ type Case = { label: string; impl: "ours" | "upstream"; config: RateLimitConfig;
 async function bytesPerCall(clock: Clock, t0: number, c: Case, calls: number, warmup: number, load = 0.5) {
   const t = freshApp();
   let now = t0;
+  clock.setSystemTime(now);
+  // An override doubling the rate: the limit's own (keyless) key's, or the tier "pro"'s, which the calls name.
+  if (c.override) {
+    const target: { key?: string } | { tier: string } = c.override === "key" ? {} : { tier: "pro" };
+    const doubled = { config: { ...c.config, rate: 2 * c.config.rate } };
+    await t.run((ctx) => ctx.runMutation(components.rateLimiter.overrides.set, { name: "bytes", target, override: doubled, config: c.config }));
+  }
   const total = { read: 0, written: 0 };
   for (let i = 0; i < warmup + calls; i++) {
     now += c.config.period / c.config.rate / load;
@@ -25,7 +32,12 @@ async function bytesPerCall(clock: Clock, t0: number, c: Case, calls: number, wa
     const m = await t.run(async (ctx) => {
       const before = await ctx.meta.getTransactionMetrics();
       if (c.impl === "ours") {
-        await ctx.runMutation(components.rateLimiter.lib.rateLimit, { name: "bytes", config: c.config, ...(c.details ? { details: true } : {}) });
+        await ctx.runMutation(components.rateLimiter.lib.rateLimit, {
+          name: "bytes",
+          config: c.config,
+          ...(c.details ? { details: true } : {}),
+          ...(c.override === "tier" ? { tier: "pro" } : {}),
+        });
       } else {
         await ctx.runMutation(components.upstream.lib.rateLimit, { name: "bytes", config: c.config as never });
       }
@@ -60,6 +72,8 @@ export function bytesCases(): Case[] {
   cases.push({ label: "token bucket, metrics", impl: "ours", config: { ...tb, metrics: true } });
   cases.push({ label: "token bucket, details", impl: "ours", config: tb, details: true });
   cases.push({ label: "token bucket, asynchronous", impl: "ours", config: { ...tb, applyUpdates: "asynchronously" } });
+  cases.push({ label: "token bucket, key override", impl: "ours", config: tb, override: "key" });
+  cases.push({ label: "token bucket, tier override", impl: "ours", config: tb, override: "tier" });
   return cases;
 }
 
