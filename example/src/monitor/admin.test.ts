@@ -1,8 +1,21 @@
 // The admin view's model (admin.ts) on explicit instants: the chart's span in whole minutes, the
-// minutes filled in where none was listed, the sentence read to screen readers, and a key's cells.
+// minutes filled in where none was listed, the sentence read to screen readers, a key's cells, an
+// override's cells (terms in words, blocks in force or lifted) and the block the admin's form sets.
 import { describe, expect, it } from "vitest";
-import { MINUTE } from "convex-rate-limiter";
-import { adminLimits, busiest, chartSpan, describeSeries, keyCells, minuteLabel, minuteSeries } from "./admin.js";
+import { DAY, HOUR, MINUTE, type OverrideRecord } from "convex-rate-limiter";
+import {
+  adminLimits,
+  blockRequest,
+  busiest,
+  chartSpan,
+  describeSeries,
+  describeTerms,
+  keyCells,
+  minuteLabel,
+  minuteSeries,
+  overrideCells,
+  utcLabel,
+} from "./admin.js";
 
 const T0 = Date.UTC(2025, 0, 1, 9, 0);
 const zero = { admittedTokens: 0, reservedTokens: 0, refusedTokens: 0, blocked: 0, overridden: 0 };
@@ -67,5 +80,85 @@ describe("adminLimits", () => {
       { name: "a", metrics: false },
       { name: "c", metrics: false },
     ]);
+  });
+});
+
+describe("utcLabel", () => {
+  it("writes the UTC clock time, with the date when it is another day than now", () => {
+    expect(utcLabel(T0 + 5 * MINUTE + 7_000, T0)).toBe("09:05:07 UTC");
+    // The date counts in UTC: 23:59 and 00:01 are on two days.
+    expect(utcLabel(T0 + DAY, T0)).toBe("2025-01-02 09:00 UTC");
+    expect(utcLabel(T0 - 10 * HOUR, T0)).toBe("2024-12-31 23:00 UTC");
+  });
+});
+
+describe("describeTerms", () => {
+  it.each([
+    // Each kind's own words; the capacity defaults to the rate.
+    [{ kind: "token bucket", rate: 200, period: HOUR }, "token bucket: 200 per 60 min, bursts of 200"],
+    [{ kind: "token bucket", rate: 200, period: HOUR, capacity: 50, maxReserved: 0 }, "token bucket: 200 per 60 min, bursts of 50, no reservations"],
+    [{ kind: "fixed window", rate: 5, period: MINUTE, maxReserved: 2.5 }, "fixed window: 5 per 60 s, up to 5 saved, up to 2.5 reserved"],
+    [{ kind: "sliding window", rate: 10, period: 2 * DAY }, "sliding window: 10 in any 2 d"],
+    [{ kind: "sliding window", rate: 10, period: MINUTE, exact: false }, "approximate sliding window: 10 in any 60 s"],
+    [{ kind: "token bucket", rate: 10, period: HOUR, lockout: DAY }, "token bucket: 10 per 60 min, bursts of 10, locked out 24 h after a refusal"],
+  ] as const)("%j reads %j", (config, words) => {
+    expect(describeTerms(config)).toBe(words);
+  });
+});
+
+describe("overrideCells", () => {
+  const block: OverrideRecord = { target: { key: "key-b" }, override: { blockedUntil: T0 + 5 * MINUTE }, note: "abuse", updatedAt: T0 };
+  it("writes a block in force until its instant, and lifted from that instant on", () => {
+    expect(overrideCells(block, T0 + MINUTE)).toEqual({
+      id: "key:key-b",
+      scope: "key",
+      target: "key-b",
+      terms: "blocked until 09:05:00 UTC",
+      note: "abuse",
+      set: "09:00:00 UTC",
+      blocking: true,
+    });
+    expect(overrideCells(block, T0 + 5 * MINUTE)).toMatchObject({ terms: "blocked until 09:05:00 UTC (lifted)", blocking: false });
+  });
+
+  it("writes a tier's terms, and the global key apart from a key named (global)", () => {
+    const tier: OverrideRecord = { target: { tier: "pro" }, override: { config: { kind: "token bucket", rate: 200, period: HOUR } }, updatedAt: T0 };
+    expect(overrideCells(tier, T0)).toEqual({
+      id: "tier:pro",
+      scope: "tier",
+      target: "pro",
+      terms: "token bucket: 200 per 60 min, bursts of 200",
+      note: "",
+      set: "09:00:00 UTC",
+      blocking: false,
+    });
+    const global = overrideCells({ ...block, target: {} }, T0);
+    expect(global).toMatchObject({ id: "key:", target: "(global)" });
+    expect(overrideCells({ ...block, target: { key: "(global)" } }, T0).id).not.toBe(global.id);
+  });
+});
+
+describe("blockRequest", () => {
+  it("blocks the key, trimmed, for the minutes asked from now, with the note if any", () => {
+    expect(blockRequest("apiKeyRequests", { key: " key-b ", minutes: "1.5", note: " abuse " }, T0)).toEqual({
+      ok: true,
+      args: { name: "apiKeyRequests", target: { key: "key-b" }, override: { blockedUntil: T0 + 90_000 }, note: "abuse" },
+    });
+    // A blank note is no note.
+    expect(blockRequest("apiKeyRequests", { key: "key-b", minutes: "5", note: "  " }, T0)).toEqual({
+      ok: true,
+      args: { name: "apiKeyRequests", target: { key: "key-b" }, override: { blockedUntil: T0 + 5 * MINUTE } },
+    });
+  });
+
+  it.each([
+    [{ key: "  ", minutes: "5", note: "" }, "Name the key to block."],
+    // Blank is not 0 minutes; 0, negative and unbounded blocks are refused.
+    [{ key: "key-b", minutes: "", note: "" }, 'Block for a positive number of minutes, not "".'],
+    [{ key: "key-b", minutes: "0", note: "" }, 'Block for a positive number of minutes, not "0".'],
+    [{ key: "key-b", minutes: "-1", note: "" }, 'Block for a positive number of minutes, not "-1".'],
+    [{ key: "key-b", minutes: "Infinity", note: "" }, 'Block for a positive number of minutes, not "Infinity".'],
+  ])("refuses %j", (form, reason) => {
+    expect(blockRequest("apiKeyRequests", form, T0)).toEqual({ ok: false, reason });
   });
 });

@@ -1,6 +1,15 @@
 // The admin view's model: the minutes its metrics chart shows, filled in where a minute saw no
-// requests, and how a key's state reads in its table. Pure: instants come in as ms.
-import { METRICS_BUCKET_MS, type KeyStatus, type LimitConfig, type MetricsResult } from "convex-rate-limiter";
+// requests, how a key's state and an override read in their tables, and the override a "block
+// this key for N minutes" form sets. Pure: instants come in as ms.
+import {
+  MINUTE,
+  METRICS_BUCKET_MS,
+  type KeyStatus,
+  type LimitConfig,
+  type MetricsResult,
+  type OverrideRecord,
+  type RateLimitConfig,
+} from "convex-rate-limiter";
 import { formatDuration, formatTokens } from "./format.js";
 
 /**
@@ -65,5 +74,101 @@ export function keyCells(k: KeyStatus): { key: string; tokens: string; full: str
     key: k.key ?? "(global)",
     tokens: `${formatTokens(k.value)} of ${formatTokens(k.capacity)}`,
     full: k.fullIn <= 0 ? "full" : `in ${formatDuration(k.fullIn)}`,
+  };
+}
+
+/**
+ * utcLabel writes an instant (ms) as its UTC clock time, "09:05:00 UTC", with its date in front,
+ * "2025-01-02 09:05 UTC", when it falls on another UTC day than `now`.
+ */
+export function utcLabel(at: number, now: number): string {
+  const iso = new Date(at).toISOString();
+  if (iso.slice(0, 10) === new Date(now).toISOString().slice(0, 10)) return `${iso.slice(11, 19)} UTC`;
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/**
+ * describeTerms says in a few words what an override's config allows: "token bucket: 200 per 1 h,
+ * bursts of 200", "fixed window: 5 per 60 s, up to 5 saved", "sliding window: 10 in any 60 s",
+ * then any limit on reservations and any lockout.
+ */
+export function describeTerms(config: RateLimitConfig): string {
+  const rate = formatTokens(config.rate);
+  const period = formatDuration(config.period);
+  const capacity = formatTokens(config.capacity ?? config.rate);
+  let head: string;
+  switch (config.kind) {
+    case "token bucket":
+      head = `token bucket: ${rate} per ${period}, bursts of ${capacity}`;
+      break;
+    case "fixed window":
+      head = `fixed window: ${rate} per ${period}, up to ${capacity} saved`;
+      break;
+    case "sliding window":
+      head = `${config.exact === false ? "approximate sliding window" : "sliding window"}: ${rate} in any ${period}`;
+      break;
+    default: {
+      const never: never = config;
+      throw new Error(`unknown kind in ${JSON.stringify(never)}`);
+    }
+  }
+  const reserved =
+    config.maxReserved === undefined ? "" : config.maxReserved === 0 ? ", no reservations" : `, up to ${formatTokens(config.maxReserved)} reserved`;
+  const lockout = config.lockout === undefined ? "" : `, locked out ${formatDuration(config.lockout)} after a refusal`;
+  return head + reserved + lockout;
+}
+
+/** What an override's row in the admin table says; `blocking` is whether a block is in force at `now`. */
+export type OverrideCells = {
+  id: string;
+  scope: "key" | "tier";
+  target: string;
+  terms: string;
+  note: string;
+  set: string;
+  blocking: boolean;
+};
+
+/**
+ * overrideCells writes an override's row: its target (a key, "(global)" for the limit without a
+ * key, or a tier), its terms or "blocked until <time>" ("(lifted)" once `now` is past it), its
+ * note and when it was set. `id` tells rows apart: a key and a tier may share a name.
+ */
+export function overrideCells(r: OverrideRecord, now: number): OverrideCells {
+  const [scope, target] = "tier" in r.target ? (["tier", r.target.tier] as const) : (["key", r.target.key ?? "(global)"] as const);
+  const blocking = "blockedUntil" in r.override && now < r.override.blockedUntil;
+  const terms =
+    "config" in r.override
+      ? describeTerms(r.override.config)
+      : `blocked until ${utcLabel(r.override.blockedUntil, now)}${blocking ? "" : " (lifted)"}`;
+  // The global key's id is "key:", apart from a key named "(global)".
+  const id = `${scope}:${"tier" in r.target ? r.target.tier : (r.target.key ?? "")}`;
+  return { id, scope, target, terms, note: r.note ?? "", set: utcLabel(r.updatedAt, now), blocking };
+}
+
+/** What the admin's "block a key" form holds: the key, how many minutes, and a note (blank: none). */
+export type BlockForm = { key: string; minutes: string; note: string };
+
+/** The arguments of `admin.setRateLimitOverride` a block puts in force, or why the form can't be sent. */
+export type BlockRequest =
+  | { ok: true; args: { name: string; target: { key: string }; override: { blockedUntil: number }; note?: string } }
+  | { ok: false; reason: string };
+
+/**
+ * blockRequest turns the form into a block of limit `name`'s key for the minutes asked, from
+ * `now` (ms, the caller's clock): the key trimmed and required (a block of the global key would
+ * stop everyone), minutes a positive number, the note trimmed and left out when blank.
+ */
+export function blockRequest(name: string, form: BlockForm, now: number): BlockRequest {
+  const key = form.key.trim();
+  if (key === "") return { ok: false, reason: "Name the key to block." };
+  const minutes = form.minutes.trim() === "" ? NaN : Number(form.minutes);
+  if (!Number.isFinite(minutes) || minutes <= 0) {
+    return { ok: false, reason: `Block for a positive number of minutes, not "${form.minutes}".` };
+  }
+  const note = form.note.trim();
+  return {
+    ok: true,
+    args: { name, target: { key }, override: { blockedUntil: now + minutes * MINUTE }, ...(note === "" ? {} : { note }) },
   };
 }
