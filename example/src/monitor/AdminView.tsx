@@ -1,18 +1,32 @@
 // The Monitor's admin view: one of the app's limits at a time, its keys a page at a time (each with
-// its tokens now and when it is full again) and, for limits with metrics, a chart of the requests
-// admitted, reserved and refused per minute with the keys refused most. It shows what the app's
-// admin queries (example/convex/admin.ts) return; LiveAdmin and OfflineAdmin fetch it.
-import type { KeyStatus, MetricsResult } from "convex-rate-limiter";
-import type { ReactNode } from "react";
-import { keyCells, minuteSeries } from "./admin.js";
+// its tokens now and when it is full again), its overrides a page at a time (a key's or a tier's
+// terms, or a block until an instant) with a form to block a key for some minutes and a button to
+// remove each, and, for limits with metrics, a chart of the requests admitted, reserved and
+// refused per minute with the keys refused most. It shows what the app's admin queries
+// (example/convex/admin.ts) return and calls its admin mutations through `onBlock`/`onRemove`;
+// LiveAdmin and OfflineAdmin fetch it and run them.
+import type { KeyStatus, MetricsResult, OverrideRecord, OverrideTarget } from "convex-rate-limiter";
+import { isInvalidRateLimitError } from "convex-rate-limiter";
+import { ConvexError } from "convex/values";
+import { useState, type FormEvent, type ReactNode } from "react";
+import { blockRequest, keyCells, minuteSeries, overrideCells, utcLabel, type BlockForm, type BlockRequest } from "./admin.js";
 import { MetricsChart } from "./MetricsChart.js";
 import "./admin.css";
 
 /** Where a paginated listing stands, as `usePaginatedQuery` reports it. */
 export type PageStatus = "LoadingFirstPage" | "CanLoadMore" | "LoadingMore" | "Exhausted";
 
-/** A paginated listing of keys: what `usePaginatedQuery` returns, or an offline stand-in. */
-export type KeyPages = { results: readonly KeyStatus[]; status: PageStatus; loadMore: (numItems: number) => void };
+/** A paginated listing: what `usePaginatedQuery` returns, or an offline stand-in. */
+export type Pages<T> = { results: readonly T[]; status: PageStatus; loadMore: (numItems: number) => void };
+
+/** A paginated listing of keys. */
+export type KeyPages = Pages<KeyStatus>;
+
+/** A paginated listing of overrides. */
+export type OverridePages = Pages<OverrideRecord>;
+
+/** The arguments of `admin.setRateLimitOverride` for a block the form asks for. */
+export type BlockArgs = Extract<BlockRequest, { ok: true }>["args"];
 
 /** How many rows each further page asks for. */
 export const PAGE_SIZE = 3;
@@ -23,6 +37,14 @@ export type AdminViewProps = {
   name: string;
   onName: (name: string) => void;
   keys: KeyPages;
+  /** The limit's overrides and blocks: keys' first, then tiers'. */
+  overrides: OverridePages;
+  /** The instant (ms) blocks are measured from: whether one is in force, and where a new one ends. */
+  now: number;
+  /** Puts a block in force (`admin.setRateLimitOverride`); rejects with the server's error. */
+  onBlock: (args: BlockArgs) => Promise<void>;
+  /** Removes an override (`admin.removeRateLimitOverride`); rejects with the server's error. */
+  onRemove: (args: { name: string; target: OverrideTarget }) => Promise<void>;
   /** The limit's metrics over the chart's span; undefined while loading or without metrics. */
   metrics: MetricsResult | undefined;
   /** Shown under the heading: where the data comes from, and any controls. */
@@ -30,7 +52,7 @@ export type AdminViewProps = {
 };
 
 /** AdminView renders the admin panel for the limit `name`. */
-export function AdminView({ limits, name, onName, keys, metrics, children }: AdminViewProps) {
+export function AdminView({ limits, name, onName, keys, overrides, now, onBlock, onRemove, metrics, children }: AdminViewProps) {
   const withMetrics = limits.find((l) => l.name === name)?.metrics ?? false;
   return (
     <section className="panel admin" aria-labelledby="admin-heading" data-testid="admin-view">
@@ -65,7 +87,19 @@ export function AdminView({ limits, name, onName, keys, metrics, children }: Adm
           )}
         </div>
       </div>
+      <h3>Overrides</h3>
+      <Overrides key={name} name={name} overrides={overrides} now={now} onBlock={onBlock} onRemove={onRemove} />
     </section>
+  );
+}
+
+/** Loads the next page of a listing, as long as there is one. */
+function LoadMore({ pages, what }: { pages: Pages<unknown>; what: string }) {
+  if (pages.status !== "CanLoadMore" && pages.status !== "LoadingMore") return null;
+  return (
+    <button type="button" className="secondary" onClick={() => pages.loadMore(PAGE_SIZE)} disabled={pages.status === "LoadingMore"}>
+      {pages.status === "LoadingMore" ? "Loading…" : `Load more ${what}`}
+    </button>
   );
 }
 
@@ -102,10 +136,151 @@ function KeyTable({ keys }: { keys: KeyPages }) {
           </tbody>
         </table>
       )}
-      {(keys.status === "CanLoadMore" || keys.status === "LoadingMore") && (
-        <button type="button" className="secondary" onClick={() => keys.loadMore(PAGE_SIZE)} disabled={keys.status === "LoadingMore"}>
-          {keys.status === "LoadingMore" ? "Loading…" : "Load more keys"}
+      <LoadMore pages={keys} what="keys" />
+    </>
+  );
+}
+
+/** What the admin view says when a mutation failed: the server's reason, as readable as it comes. */
+export function failure(error: unknown): string {
+  if (isInvalidRateLimitError(error)) return error.data.message;
+  if (error instanceof ConvexError && typeof error.data === "string") return error.data;
+  return error instanceof Error ? error.message : String(error);
+}
+
+const EMPTY_BLOCK: BlockForm = { key: "", minutes: "5", note: "" };
+
+type OverridesProps = Pick<AdminViewProps, "name" | "overrides" | "now" | "onBlock" | "onRemove">;
+
+function Overrides({ name, overrides, now, onBlock, onRemove }: OverridesProps) {
+  const [form, setForm] = useState<BlockForm>(EMPTY_BLOCK);
+  /** What the last change said: done, or why not. */
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | undefined>(undefined);
+  const [sending, setSending] = useState(false);
+
+  const change = async (work: () => Promise<void>, done: string) => {
+    setSending(true);
+    try {
+      await work();
+      setOutcome({ ok: true, text: done });
+      return true;
+    } catch (error) {
+      setOutcome({ ok: false, text: failure(error) });
+      return false;
+    } finally {
+      setSending(false);
+    }
+  };
+  const block = async (e: FormEvent) => {
+    e.preventDefault();
+    const request = blockRequest(name, form, now);
+    if (!request.ok) {
+      setOutcome({ ok: false, text: request.reason });
+      return;
+    }
+    const { target, override } = request.args;
+    const done = `Blocked ${target.key} until ${utcLabel(override.blockedUntil, now)}.`;
+    if (await change(() => onBlock(request.args), done)) setForm(EMPTY_BLOCK);
+  };
+  const remove = (target: OverrideTarget, label: string) => void change(() => onRemove({ name, target }), `Removed the override of ${label}.`);
+
+  return (
+    <>
+      {overrides.status === "LoadingFirstPage" ? (
+        <p className="muted">Loading…</p>
+      ) : overrides.results.length === 0 ? (
+        <p className="muted" data-testid="admin-no-overrides">
+          No overrides: every key and tier of <code>{name}</code> is under its named config.
+        </p>
+      ) : (
+        // Five columns: on a phone the table scrolls sideways, not the page.
+        <div className="admin-scroll">
+          <table className="admin-keys admin-overrides" data-testid="admin-overrides">
+            <thead>
+              <tr>
+                <th scope="col">target</th>
+                <th scope="col">override</th>
+                <th scope="col">note</th>
+                <th scope="col">set at</th>
+                <th scope="col">
+                  <span className="visually-hidden">remove</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {overrides.results.map((r) => {
+                const cells = overrideCells(r, now);
+                const label = `${cells.scope} ${cells.target}`;
+                return (
+                  <tr key={cells.id} data-blocking={cells.blocking}>
+                    <td>
+                      <span className="muted">{cells.scope}</span> <code>{cells.target}</code>
+                    </td>
+                    <td>{cells.terms}</td>
+                    <td>{cells.note}</td>
+                    <td>{cells.set}</td>
+                    <td>
+                      <button
+                        type="button"
+                        className="secondary"
+                        onClick={() => remove(r.target, label)}
+                        disabled={sending}
+                        aria-label={`Remove the override of ${label}`}
+                      >
+                        Remove
+                      </button>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <LoadMore pages={overrides} what="overrides" />
+      <form className="actions admin-block" aria-label="Block a key" onSubmit={(e) => void block(e)}>
+        <label className="inline-field">
+          <span>Block key</span>
+          <input
+            className="admin-block-key"
+            value={form.key}
+            placeholder="key-a"
+            autoComplete="off"
+            onChange={(e) => setForm({ ...form, key: e.target.value })}
+            data-testid="admin-block-key"
+          />
+        </label>
+        <label className="inline-field">
+          <span>for</span>
+          <input
+            type="number"
+            min="0"
+            step="any"
+            value={form.minutes}
+            aria-label="Block for (minutes)"
+            onChange={(e) => setForm({ ...form, minutes: e.target.value })}
+            data-testid="admin-block-minutes"
+          />
+          <span>min</span>
+        </label>
+        <label className="inline-field">
+          <span>Note</span>
+          <input
+            className="admin-block-note"
+            value={form.note}
+            autoComplete="off"
+            onChange={(e) => setForm({ ...form, note: e.target.value })}
+            data-testid="admin-block-note"
+          />
+        </label>
+        <button type="submit" disabled={sending}>
+          Block
         </button>
+      </form>
+      {outcome !== undefined && (
+        <p role="status" className={outcome.ok ? "muted" : "form-error"} data-testid="admin-override-status">
+          {outcome.text}
+        </p>
       )}
     </>
   );
@@ -118,7 +293,8 @@ function Metrics({ metrics }: { metrics: MetricsResult }) {
       <p className="readout" data-testid="admin-totals">
         <strong>{total.admitted}</strong> admitted, <strong>{total.reserved}</strong> reserved,{" "}
         <strong>{total.refused}</strong> refused in the last {minuteSeries(metrics).length} minutes
-        {metrics.unfolded > 0 ? ` (${metrics.unfolded} not folded yet)` : ""}.
+        {metrics.unfolded > 0 ? ` (${metrics.unfolded} not folded yet)` : ""}; <strong>{total.overridden}</strong> decided
+        under an override, <strong>{total.blocked}</strong> refused by a block or lockout.
       </p>
       <MetricsChart series={minuteSeries(metrics)} />
       {metrics.top.length > 0 && (

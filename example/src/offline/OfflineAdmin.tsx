@@ -1,18 +1,20 @@
 // The Monitor's admin view without a deployment: the example app's own admin queries
-// (admin.listRateLimitKeys, admin.rateLimitMetrics) run in the page on convex-test, signed in as
-// the offline admin (deployment.ts), on a simulated clock that moves only when asked to. Traffic
+// (admin.listRateLimitKeys, admin.listRateLimitOverrides, admin.rateLimitMetrics) and mutations
+// (admin.setRateLimitOverride, admin.removeRateLimitOverride) run in the page on convex-test,
+// signed in as the offline admin (deployment.ts), on a simulated clock that moves only when asked
+// to; a block's minutes run on that clock. Traffic
 // takes from the app's own limits, one transaction per request: `apiKeyRequests` per API key, as
 // its HTTP API does (http.ts; `t.fetch` would let the page run mid-call while reading the body),
 // and `llmTokens` reservations, as llm.request does; waiting runs the cron's metrics fold.
 // First: deployment.ts prepares the page (runtime.ts) before any module defining functions loads.
 import { Deployment, OFFLINE_ADMIN, type Test } from "./deployment.js";
-import type { KeyStatus, MetricsResult } from "convex-rate-limiter";
+import type { MetricsResult } from "convex-rate-limiter";
 import type { PaginationResult } from "convex/server";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { api, internal } from "../../convex/_generated/api.js";
 import { rateLimiter } from "../../convex/limits.js";
 import { adminLimits, chartSpan } from "../monitor/admin.js";
-import { AdminView, PAGE_SIZE, type KeyPages } from "../monitor/AdminView.js";
+import { AdminView, PAGE_SIZE, type Pages } from "../monitor/AdminView.js";
 import { formatDuration } from "../monitor/format.js";
 
 /** The simulated clock's start: 2025-01-01 09:00 UTC. */
@@ -29,11 +31,9 @@ const MINUTES = 10;
  * `PAGE_SIZE`, one more per `loadMore`, every page loaded asked again whenever `fetchPage` changes
  * (new traffic, or the clock moved), so the results stay current.
  */
-function useOfflinePages(
-  fetchPage: ((cursor: string | null, numItems: number) => Promise<PaginationResult<KeyStatus>>) | undefined,
-): KeyPages {
+function useOfflinePages<T>(fetchPage: ((cursor: string | null, numItems: number) => Promise<PaginationResult<T>>) | undefined): Pages<T> {
   const [pages, setPages] = useState(1);
-  const [state, setState] = useState<{ results: KeyStatus[]; done: boolean } | undefined>(undefined);
+  const [state, setState] = useState<{ results: T[]; done: boolean } | undefined>(undefined);
   const [loading, setLoading] = useState(false);
   useEffect(() => setPages(1), [fetchPage === undefined]);
   useEffect(() => {
@@ -41,11 +41,11 @@ function useOfflinePages(
     let current = true;
     setLoading(true);
     void (async () => {
-      const results: KeyStatus[] = [];
+      const results: T[] = [];
       let cursor: string | null = null;
       let done = false;
       for (let i = 0; i < pages && !done; i++) {
-        const page: PaginationResult<KeyStatus> = await fetchPage(cursor, PAGE_SIZE);
+        const page: PaginationResult<T> = await fetchPage(cursor, PAGE_SIZE);
         results.push(...page.page);
         done = page.isDone;
         cursor = page.continueCursor;
@@ -98,6 +98,15 @@ export function OfflineAdmin() {
     [app, clock, name, version],
   );
   const keys = useOfflinePages(fetchPage);
+  const fetchOverrides = useMemo(
+    () =>
+      app === undefined
+        ? undefined
+        : (cursor: string | null, numItems: number) =>
+            app.call(clock, (t) => asAdmin(t).query(api.admin.listRateLimitOverrides, { name, paginationOpts: { numItems, cursor } })),
+    [app, clock, name, version],
+  );
+  const overrides = useOfflinePages(fetchOverrides);
 
   useEffect(() => {
     if (app === undefined || !withMetrics) return;
@@ -128,6 +137,17 @@ export function OfflineAdmin() {
     },
     [app, clock],
   );
+  /** Runs an admin mutation at the simulated instant; rejects with its error, for the view to show. */
+  const change = async (work: (t: Test) => Promise<unknown>) => {
+    if (app === undefined) throw new Error("the in-browser deployment is still starting");
+    setBusy((n) => n + 1);
+    try {
+      await app.call(clock, work);
+    } finally {
+      setBusy((n) => n - 1);
+      setVersion((v) => v + 1);
+    }
+  };
   const callApi = (n: number) =>
     run(async (t) => {
       for (let i = 0; i < n; i++) await t.mutation((ctx) => rateLimiter.limit(ctx, "apiKeyRequests", { key: apiKey }));
@@ -157,13 +177,17 @@ export function OfflineAdmin() {
         setMetrics(undefined);
       }}
       keys={keys}
+      overrides={overrides}
+      now={clock}
+      onBlock={(args) => change((t) => asAdmin(t).mutation(api.admin.setRateLimitOverride, args))}
+      onRemove={(args) => change((t) => asAdmin(t).mutation(api.admin.removeRateLimitOverride, args))}
       metrics={withMetrics ? metrics : undefined}
     >
       <p className="panel-note">
         The app&apos;s admin queries in <code>admin.ts</code>, run in your browser and signed in as{" "}
         <code>{OFFLINE_ADMIN.email}</code>, on a simulated clock. Traffic takes from the app&apos;s own limits: its
         HTTP API&apos;s <code>apiKeyRequests</code> (5 a minute per key) and its <code>llmTokens</code> budget; waiting
-        runs the cron&apos;s metrics fold.
+        runs the cron&apos;s metrics fold. A block lasts its minutes on the simulated clock.
       </p>
       <div className="actions" role="group" aria-label="Admin traffic">
         <label className="inline-field">
