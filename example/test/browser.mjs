@@ -5,7 +5,8 @@
 // (the banner; Playground decisions, shards and form errors as the component gives them; config
 // changes, replays and long waits on the chart; a sliding window's form, decisions and chart (exact:
 // steps; approximate: straight lines); the chat's Send countdown and its contrast; the
-// Monitor's admin view: keys a page at a time and the metrics chart, from the app's admin queries;
+// Monitor's admin view: keys a page at a time and the metrics chart, from the app's admin queries,
+// and a key blocked from its form (listed, its calls refused and counted, removed again);
 // the form naming a blank or too-large number and saying what a peek or a fraction does), the
 // Monitor's and the admin chart's labels at phone width (390 px: 11 px or more, inside, apart), the
 // demo's HTML report at phone width (the same, and no note over the plot), and that the live build
@@ -737,7 +738,9 @@ async function main() {
   // A minute later the cron's fold has run: the same counts, now from summaries.
   await admin.getByRole("button", { name: "Wait 1 min" }).click();
   await adminSettled();
-  await totals.filter({ hasText: /^8 admitted, 0 reserved, 1 refused in the last 10 minutes\.$/ }).waitFor();
+  await totals
+    .filter({ hasText: /^8 admitted, 0 reserved, 1 refused in the last 10 minutes; 0 decided under an override, 0 refused by a block or lockout\.$/ })
+    .waitFor();
   log("ok: after the fold the totals stand, with nothing left unfolded");
   for (const scheme of /** @type {const} */ (["light", "dark"])) {
     await page.emulateMedia({ colorScheme: scheme });
@@ -745,6 +748,39 @@ async function main() {
     check(ratio >= 4.5, `the key table's text has contrast ${ratio.toFixed(2)}:1 (WCAG AA ≥ 4.5) in the ${scheme} scheme`);
   }
   await page.emulateMedia({ colorScheme: "light" });
+
+  // Overrides: block key-b from the form (admin.setRateLimitOverride) for 5 minutes of the
+  // simulated clock; it is listed, its next call is refused by the block and counted as such, and
+  // Remove (admin.removeRateLimitOverride) lets it through again.
+  await admin.getByTestId("admin-no-overrides").waitFor();
+  await admin.getByTestId("admin-block-key").fill("key-b");
+  await admin.getByTestId("admin-block-note").fill("browser test");
+  await admin.getByRole("button", { name: "Block", exact: true }).click();
+  await adminSettled();
+  const overrideRows = admin.locator('[data-testid="admin-overrides"] tbody tr');
+  await overrideRows.first().waitFor();
+  check(
+    (await overrideRows.count()) === 1 &&
+      (await overrideRows.first().textContent()) === "key key-bblocked until 09:06:00 UTCbrowser test09:01:00 UTCRemove",
+    `the block is listed with its end, note and when it was set (${await overrideRows.first().textContent()})`,
+  );
+  check(
+    (await admin.getByTestId("admin-override-status").textContent()) === "Blocked key-b until 09:06:00 UTC.",
+    "the form says until when key-b is blocked",
+  );
+  await apiKey.selectOption("key-b");
+  const callOnce = admin.getByRole("button", { name: "Call the API", exact: true });
+  await callOnce.click();
+  await adminSettled();
+  await totals.filter({ hasText: "8 admitted, 0 reserved, 2 refused" }).waitFor();
+  check(/1 refused by a block or lockout\.$/.test((await totals.textContent()) ?? ""), "key-b's call is refused by the block, and counted as blocked");
+  await admin.getByRole("button", { name: "Remove the override of key key-b" }).click();
+  await adminSettled();
+  await admin.getByTestId("admin-no-overrides").waitFor();
+  await callOnce.click();
+  await adminSettled();
+  await totals.filter({ hasText: "9 admitted, 0 reserved, 2 refused" }).waitFor();
+  log("ok: once the block is removed, key-b's next call is admitted");
 
   await mkdir(artifacts, { recursive: true });
   await page.screenshot({ path: screenshot, fullPage: true });
