@@ -576,7 +576,7 @@ describe("an override set and removed within a fixed window (explicit instants)"
   // until 13:00, its promise's end, and a refused request writes it so: a bucket row stamped
   // 13:00, in the future. The override removed, the hourly window carried that row over evaluated
   // at its stamp, where a window starts, so 13:00's 10 tokens were admitted at 12:20. `relayout`
-  // now evaluates a fixed window at the latest of the carried states' window starts (12:00).
+  // now counts a fixed window's row no later than its carried state's window start (12:00).
   test("the next window's tokens aren't admitted before it starts", () => {
     const store = new MemoryStore();
     expect(store.limit({ ...at, config: hourly, count: 10 }, T + 10 * MINUTE, never)).toEqual({ ok: true });

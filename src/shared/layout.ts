@@ -313,9 +313,9 @@ function byRate(total: number, params: readonly Params[]): number[] {
  * shard repays its part at the instant the whole debt would have been repaid. Changing the config
  * never gains tokens and loses only what no longer fits.
  *
- * The total is taken at the latest instant a row was written at (for a fixed window, the latest
- * window start of the rows' states, a carried-over row's being the start of the window its promise
- * ends in, so no window opens before a reader reaches it), not at the reader's `now`, and the new shards are stamped there or where a promise
+ * The total is taken at the latest instant a row was written at (for a fixed window, no later than
+ * the start of the window a carried-over row's promise ends in, so no window opens before a reader
+ * reaches it), not at the reader's `now`, and the new shards are stamped there or where a promise
  * ends, whichever is later: the result is a function of the stored rows alone, so readers at
  * different instants see one state evaluated to their own instants, exactly as if it had been
  * written, and a `retryAfter` from a call that wrote nothing holds at the retry. A shard whose
@@ -334,12 +334,11 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
     const p = shardParams(oldConfig, phase, i);
     return { row, p, state: row ? (sameClock(row, p) ? stateOf(row) : carriedOver(row, p)) : null };
   });
-  // A fixed window is evaluated to the latest of the states' own instants (each a window start:
-  // carried over, the start of the window its promise ends in), not of the rows': a row may be
-  // stamped where a promise ends, and a window that starts there hasn't opened before it (a
-  // reader before it would be handed its tokens, the clock-skew rule reading a state stamped
-  // later as now).
-  const written = olds.flatMap((o) => (o.row ? [config.kind === "fixed window" ? o.state!.ts : o.row.ts] : []));
+  // A fixed window counts a row at the earlier of its stamp and its carried-over state's window
+  // start: a row may be stamped where a promise ends, after now, and evaluating there would open a
+  // window that starts there for a reader before it (the clock-skew rule reads a state stamped
+  // later as now). Never later than the row's stamp, so no other row is evaluated further.
+  const written = olds.flatMap((o) => (o.row ? [config.kind === "fixed window" ? math.min(o.row.ts, o.state!.ts) : o.row.ts] : []));
   const at = written.length > 0 ? math.max(...written) : now;
   let total = 0;
   let prev = 0;
