@@ -81,6 +81,8 @@ export function mergeOverride(named: RateLimitConfig, config: RateLimitConfig): 
  * key's lifts, the tier's decides), so a refusal's `retryAfter` runs to when the request can pass.
  */
 export function resolveOverride(named: RateLimitConfig, tier: Override | undefined, key: Override | undefined, now: number): InForce {
+  // The hot path: no override at either level.
+  if (tier === undefined && key === undefined) return { config: named, by: "config" };
   const levels: [Exclude<DecidedBy, "config">, Override | undefined][] = [
     ["key", key],
     ["tier", tier],
