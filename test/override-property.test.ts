@@ -18,6 +18,7 @@ import { resolveOverride, type Override } from "../src/shared/overrides.js";
 import { validateCount } from "../src/shared/validate.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
 import { MemoryStore } from "../tools/memory-store.js";
+import { grant } from "../tools/bounds.js";
 import { RUN_SHARE, runs, TIMEOUT } from "../tools/fast-check.js";
 
 const TB = "token bucket" as const;
@@ -112,31 +113,6 @@ function msOf(delay: Delay, config: RateLimitConfig): number {
 // ---------------------------------------------------------------------------------------------
 // The bound (as test/config-change-property.test.ts states it, for one shard)
 
-/** The number of window starts `phase + k * period` (whole k) in [from, to], or (from, to]. */
-function windowStarts(phase: number, period: number, from: number, to: number, inclusive: boolean): number {
-  if (!(to >= from)) return 0;
-  const after = (t: number) => (inclusive ? t >= from : t > from);
-  let first = Math.ceil((from - phase) / period) - 1;
-  while (!after(phase + first * period)) first++;
-  while (after(phase + (first - 1) * period)) first--;
-  let last = Math.floor((to - phase) / period) + 1;
-  while (phase + last * period > to) last--;
-  while (phase + (last + 1) * period <= to) last++;
-  return Math.max(0, last - first + 1);
-}
-
-/**
- * G: the most tokens a config grants from `from` to `to` (ms), in closed form: a token bucket
- * `rate * (to - from) / period`; a fixed window `rate` per window start of its phase in [from, to]
- * (`inclusive`) or (from, to]; an exact sliding window `rate` per window of `period` ms it takes
- * to cover [from, to].
- */
-function grant(config: RateLimitConfig, phase: number, from: number, to: number, inclusive: boolean): number {
-  if (config.kind === TB) return to > from ? (config.rate * (to - from)) / config.period : 0;
-  if (config.kind === SW) return to >= from ? config.rate * (Math.floor((to - from) / config.period) + 1) : 0;
-  return config.rate * windowStarts(phase, config.period, from, to, inclusive);
-}
-
 /**
  * What a key held when the config in force changed to `config`: no rows (a new key, full under
  * it from the first instant used), or its row's value until the instant the row's promise ends
@@ -160,8 +136,8 @@ function heldAt(read: KeyInMemory<number>, config: RateLimitConfig): Held {
 
 /** H + G(e, b) for a key held as `held` since the change to `config` (a new key: from `first`). */
 function boundAt(held: Held, config: RateLimitConfig, phase: number, first: number, b: number): number {
-  if (held.fresh) return held.capacity + grant(config, phase, first, b, false);
-  return held.value + grant(config, phase, held.ends, b, true);
+  if (held.fresh) return held.capacity + grant(config, phase, config.rate, first, b, false);
+  return held.value + grant(config, phase, config.rate, held.ends, b, true);
 }
 
 // ---------------------------------------------------------------------------------------------

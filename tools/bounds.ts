@@ -85,3 +85,39 @@ export function maxInWindow(times: readonly number[], width: number): number {
   }
   return best;
 }
+
+// ---------------------------------------------------------------------------------------------
+// G, the most a config grants over a span: the config-change rule's bound (test/config-change-
+// property.test.ts, test/override-property.test.ts).
+
+/** The fields of a config {@link grant} reads. */
+export type GrantConfig = { kind: "token bucket" | "fixed window" | "sliding window"; period: number; exact?: boolean | undefined };
+
+/** The number of window starts `phase + k * period` (whole k) in [from, to], or (from, to]. */
+export function windowStarts(phase: number, period: number, from: number, to: number, inclusive: boolean): number {
+  if (!(to >= from)) return 0;
+  const after = (t: number) => (inclusive ? t >= from : t > from);
+  let first = Math.ceil((from - phase) / period) - 1;
+  while (!after(phase + first * period)) first++;
+  while (after(phase + (first - 1) * period)) first--;
+  let last = Math.floor((to - phase) / period) + 1;
+  while (phase + last * period > to) last--;
+  while (phase + (last + 1) * period <= to) last++;
+  return Math.max(0, last - first + 1);
+}
+
+/**
+ * G: the most `rate` of tokens a config grants from `from` to `to` (ms): a token bucket
+ * `rate * (to - from) / period`; a fixed window `rate` per window start of its phase in
+ * [from, to] (`inclusive`: a window starting exactly at `from` opens) or in (from, to]. Closed
+ * form, independent of the library's algebra.
+ */
+export function grant(config: GrantConfig, phase: number, rate: number, from: number, to: number, inclusive: boolean): number {
+  if (config.kind === "token bucket") return to > from ? (rate * (to - from)) / config.period : 0;
+  // An exact sliding window admits at most `rate` in any window of `period` ms, and
+  // floor((to - from) / period) + 1 such windows cover [from, to].
+  if (config.kind === "sliding window" && config.exact !== false) return to >= from ? rate * (Math.floor((to - from) / config.period) + 1) : 0;
+  // A sliding window admits at most `rate` in an aligned window: what the window already open
+  // still gives back is in the row's value and `prev`, and each window starting after adds `rate`.
+  return rate * windowStarts(phase, config.period, from, to, inclusive);
+}
