@@ -90,6 +90,15 @@ describe("overrides through the client", () => {
     expect(error).toMatchObject({ kind: "InvalidRateLimit", field: "override.config.rate" });
     const shards = await convexErrorData(t.mutation(api.overrides.set, { name: "llm", target: { key: "a" }, override: { config: { kind: "token bucket", rate: 1, period: HOUR, shards: 2 } } }));
     expect(shards).toMatchObject({ field: "override.config.shards" });
+    // A misspelled field, which Convex's validator would refuse naming nothing, is named by the client.
+    const typo = await convexErrorData(t.mutation(api.overrides.set, { name: "llm", target: { key: "a" }, override: { config: { kind: "token bucket", rate: 10, period: HOUR, capasity: 5 } } }));
+    expect(typo).toMatchObject({ kind: "InvalidRateLimit", field: "override.config.capasity" });
+    expect((typo as { message: string }).message).toMatch(/did you mean capacity\?/);
+    // Both a config and a block, or a target with both a key and a tier.
+    const both = await convexErrorData(t.mutation(api.overrides.set, { name: "llm", target: { key: "a" }, override: { config: { kind: "token bucket", rate: 10, period: HOUR }, blockedUntil: T0 + 1 } }));
+    expect(both).toMatchObject({ kind: "InvalidRateLimit", field: "override" });
+    const target = await convexErrorData(t.mutation(api.overrides.set, { name: "llm", target: { key: "a", tier: "pro" }, override: { blockedUntil: T0 + 1 } }));
+    expect(target).toMatchObject({ kind: "InvalidRateLimit", field: "target" });
     expect(await t.query(api.overrides.get, { name: "llm", target: { key: "a" } })).toBeNull();
   });
 

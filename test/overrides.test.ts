@@ -609,3 +609,16 @@ describe("instants before 1970 (a clock that ran backwards past 0)", () => {
   });
 });
 
+
+describe("a blocked request of an asynchronous limit with metrics, while others' takes are pending", () => {
+  // Found by review: the refusal a stale decision sheds instead carried no `blocked` in its event.
+  test("both the decision's event and the refusal it may shed say blocked", () => {
+    const hot: RateLimitConfig = { ...named, applyUpdates: "asynchronously", metrics: true };
+    const block: Override = { blockedUntil: T0 + 1000 };
+    const key: KeyInMemory<string> = { rows: [stored(0, 5, T0 - 10, hot, { o: block })], pending: [{ shard: 0, count: 1, ts: T0 - 5, config: hot }] };
+    const out = runPlan(requestFlow<string>({ name: "llm", key: "a", config: hot }, T0, () => 0), reader(key).answer);
+    expect(out.result).toEqual({ ok: false, retryAfter: 1000 });
+    expect(out.event).toEqual({ outcome: "refused", count: 1, blocked: true });
+    expect(out.shed?.event).toEqual({ outcome: "refused", count: 1, blocked: true });
+  });
+});

@@ -4,7 +4,8 @@ import type { PaginationOptions, PaginationResult } from "convex/server";
 import type { FunctionReturnType } from "convex/server";
 import type { ComponentApi } from "../component/_generated/component.js";
 import type { LimitConfig } from "../shared/concurrency-validators.js";
-import type { OverrideTarget } from "../shared/overrides.js";
+import type { Override as StoredOverride, OverrideTarget } from "../shared/overrides.js";
+import { validateOverride } from "../shared/override-writes.js";
 import { validateOptionTypes } from "../shared/validate-config.js";
 import type { RateLimitConfig } from "../shared/validators.js";
 import type { NamesOf, RateLimits } from "./names.js";
@@ -70,11 +71,14 @@ export class OverrideMethods<Limits extends Record<string, LimitConfig>> {
     options: { note?: string } = {},
   ): Promise<void> {
     validateOptionTypes(options);
+    const config = configFor(this.limits, name, undefined);
+    // Checked here first, so a field Convex's validator would reject unnamed is named (`override.config.capasity`).
+    validateOverride(name, target, override as StoredOverride, config, options.note);
     await ctx.runMutation(generated(this.component.overrides).set, {
       name,
       target,
       override: override as never,
-      config: configFor(this.limits, name, undefined),
+      config,
       ...(options.note === undefined ? {} : { note: options.note }),
     });
   }

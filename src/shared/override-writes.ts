@@ -24,6 +24,10 @@ export const MAX_NOTE_LENGTH = 1000;
 export function validateOverride(name: string, target: OverrideTarget, override: Override, named: RateLimitConfig, note?: string): void {
   validateTarget(name, target);
   checkConfig(named);
+  const given = typeof override === "object" && override !== null ? Object.keys(override).filter((k) => (override as Record<string, unknown>)[k] !== undefined) : [];
+  if (!(given.length === 1 && (given[0] === "config" || given[0] === "blockedUntil"))) {
+    throw invalid("override", JSON.stringify(override), "must be { config } (the config in force for the target) or { blockedUntil } (an instant, UTC ms)");
+  }
   if ("config" in override) {
     under("override.", () => validateConfigShape(override.config));
     for (const field of LAYOUT_FIELDS) {
@@ -41,6 +45,10 @@ export function validateOverride(name: string, target: OverrideTarget, override:
 
 /** Checks an override's target: a key as `limit` takes it, or a non-empty tier. */
 export function validateTarget(name: string, target: OverrideTarget): void {
+  const fields = typeof target === "object" && target !== null ? Object.keys(target).filter((k) => (target as Record<string, unknown>)[k] !== undefined) : ["?"];
+  if (!(fields.length === 0 || (fields.length === 1 && (fields[0] === "key" || fields[0] === "tier")))) {
+    throw invalid("target", JSON.stringify(target), "must be { key } (one key; {} for the limit without a key) or { tier }");
+  }
   if ("tier" in target) {
     validateNameAndKey(name, undefined);
     under("target.", () => validateTier(target.tier));

@@ -158,9 +158,9 @@ export function eventOf(
 }
 
 /** The result, metric event and error of a shed refusal (a plan that writes nothing). */
-function executedOf<Id>(args: RateLimitArgs, config: RateLimitConfig, plan: Plan, count: number, view: View<Id>, by: DecidedBy): Executed {
+function executedOf<Id>(args: RateLimitArgs, config: RateLimitConfig, plan: Plan, count: number, view: View<Id>, by: DecidedBy, blocked: boolean): Executed {
   const result: RateLimitResult = { ...resultOf(plan), ...(args.details ? { details: detailsOf(view, plan) } : {}) };
-  const event = eventOf(config, count, plan, by);
+  const event = eventOf(config, count, plan, by, blocked);
   const raise = raiseOf(args, result, false, event !== undefined);
   return { result, ...(event ? { event } : {}), ...(raise ? { raise } : {}) };
 }
@@ -225,7 +225,7 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
       shards: view.n,
       margin: ASYNC_MARGIN,
     });
-    if (shed) outcome.shed = executedOf(args, config, shed, count, view, resolved.by);
+    if (shed) outcome.shed = executedOf(args, config, shed, count, view, resolved.by, blocked);
   }
   if (shadow) outcome.wouldRefuse = { retryAfter: plan.retryAfter! };
   return outcome;

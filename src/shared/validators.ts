@@ -45,12 +45,12 @@ const commonConfigFields = {
    */
   metrics: v.optional(v.boolean()),
   /**
-   * Locks a key out after a refusal: once a request of a key is refused, every request of that
-   * key is refused for `lockout` ms from then, whatever tokens come back meanwhile (a refusal
-   * during the lockout doesn't extend it). Default: no lockout. For brute-force defence, e.g. 10
-   * failed sign-ins an hour (`rate: 10, period: HOUR`), then locked for a day (`lockout: DAY`).
-   * A refusal then writes the key's row (the lock), so it can conflict like an admission; a
-   * lockout needs one shard, written transactionally.
+   * Locks a key out once it runs dry: the admitted take that leaves the key with less than one
+   * token locks it for `lockout` ms, and every request until then is refused, `retryAfter` running
+   * to the lock's end (a refusal during the lock doesn't extend it). Default: no lockout. For
+   * brute-force defence, e.g. 10 failed sign-ins an hour (`rate: 10, period: HOUR`), then locked
+   * for a day (`lockout: DAY`). The lock is written with that take, so it commits with it (a
+   * refusal writes nothing). It needs one shard, written transactionally.
    */
   lockout: v.optional(v.number()),
 };
