@@ -318,3 +318,28 @@ describe("setting, listing and removing", () => {
     expect(await t.query(api.overrides.get, { name: "llmAsync", target: { key: "a" } })).toMatchObject({ override: pro });
   });
 });
+
+describe("clearAll keeps a key's override and its rows together", () => {
+  // Found by review: rows created before `before` went, carrying the key's override, while its
+  // document (set later) stayed listed but no longer applied.
+  test("rows older than `before` take the key's override with them; an override removed leaves no row carrying it", async () => {
+    const t = makeTest();
+    await t.mutation(api.overrides.take, { name: "llm", key: "k" });
+    vi.setSystemTime(T0 + 10_000);
+    await t.mutation(api.overrides.set, { name: "llm", target: { key: "k" }, override: pro });
+    vi.setSystemTime(T0 + 20_000);
+    await t.run((ctx) => ctx.runMutation(components.rateLimiter.lib.clearAll, { before: T0 + 5_000 }));
+    expect(await t.query(api.overrides.get, { name: "llm", target: { key: "k" } })).toBeNull();
+    const after = await t.query(api.overrides.value, { name: "llm", key: "k" });
+    expect(after).not.toHaveProperty("by");
+    expect(after).toMatchObject({ value: 10 });
+
+    // The other way round: the override's document older than `before`, the key's rows newer.
+    await t.mutation(api.overrides.set, { name: "llm", target: { key: "m" }, override: pro });
+    vi.setSystemTime(T0 + 30_000);
+    await t.mutation(api.overrides.reset, { name: "llm", key: "m" });
+    await t.run((ctx) => ctx.runMutation(components.rateLimiter.lib.clearAll, { before: T0 + 25_000 }));
+    expect(await t.query(api.overrides.get, { name: "llm", target: { key: "m" } })).toBeNull();
+    expect(await t.query(api.overrides.value, { name: "llm", key: "m" })).not.toHaveProperty("by");
+  });
+});

@@ -21,7 +21,7 @@ import { api, internal } from "./_generated/api.js";
 import type { Id } from "./_generated/dataModel.js";
 import { internalQuery, mutation, query, type DatabaseReader, type DatabaseWriter } from "./_generated/server.js";
 import { recordMetric } from "./metrics.js";
-import { readKey, resetKey, writeKey, type KeyAddress } from "./store.js";
+import { keyRows, overrideQuery, readKey, resetKey, writeKey, type KeyAddress } from "./store.js";
 
 /** How many rows `clearAll` deletes per transaction before rescheduling itself. */
 const CLEAR_BATCH = 500;
@@ -235,6 +235,8 @@ export const resetRateLimit = mutation({
 /**
  * Removes every row, every take not yet applied and every override, created at or before `before`
  * (ms, default: now), in batches of 500 per transaction, rescheduling itself until none are left.
+ * A key's own override goes with its rows either way: a row carrying one takes the key's override
+ * with it, and a key's override removed takes itself off the key's remaining rows.
  */
 export const clearAll = mutation({
   args: { before: v.optional(v.number()) },
@@ -245,7 +247,12 @@ export const clearAll = mutation({
       .query("rateLimits")
       .withIndex("by_creation_time", (q) => q.lte("_creationTime", before))
       .take(CLEAR_BATCH);
-    for (const row of rows) await ctx.db.delete(row._id);
+    for (const row of rows) {
+      await ctx.db.delete(row._id);
+      // A key's own override lives on its rows and in `rateLimitOverrides`: both go, or neither.
+      const own = row.o === undefined ? null : await overrideQuery(ctx.db, row.name, { key: row.key }).first();
+      if (own) await ctx.db.delete(own._id);
+    }
     const takes = await ctx.db
       .query("pendingTakes")
       .withIndex("by_creation_time", (q) => q.lte("_creationTime", before))
@@ -255,7 +262,13 @@ export const clearAll = mutation({
       .query("rateLimitOverrides")
       .withIndex("by_creation_time", (q) => q.lte("_creationTime", before))
       .take(CLEAR_BATCH - rows.length - takes.length);
-    for (const override of overrides) await ctx.db.delete(override._id);
+    for (const override of overrides) {
+      await ctx.db.delete(override._id);
+      if (override.scope !== "key") continue;
+      for (const row of await keyRows(ctx.db, { name: override.name, key: override.target })) {
+        if (row.o !== undefined) await ctx.db.patch(row._id, { o: undefined });
+      }
+    }
     if (rows.length + takes.length + overrides.length === CLEAR_BATCH) {
       await ctx.scheduler.runAfter(0, api.lib.clearAll, { before });
     }
