@@ -3,7 +3,7 @@
 import { ConvexError } from "convex/values";
 import { describe, expect, test } from "vitest";
 import { cleanupFlow, type AddressedRow, type CleanupCursor, type CleanupPlan, type CleanupQuery, type CleanupRead } from "../src/shared/cleanup.js";
-import { resolvePhase, shardParams } from "../src/shared/layout.js";
+import { configHash, resolvePhase, shardParams } from "../src/shared/layout.js";
 import { runPlan } from "../src/shared/rows.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 
@@ -51,7 +51,7 @@ function compareKeys(a: string | undefined, b: string | undefined): number {
  * Answers the clean-up's reads as admin.cleanup does from the `name` index and `pendingTakes`,
  * from `docs` and the keys in `waiting` (each with one take recorded), and records the reads.
  */
-function store(docs: Doc[], waiting: { name: string; key?: string }[] = []) {
+function store(docs: Doc[], waiting: { name: string; key?: string }[] = [], tiers = new Map<string, RateLimitConfig[]>()) {
   const sorted = [...docs].sort((a, b) => a.name.localeCompare(b.name) || compareKeys(a.key, b.key) || a.shard - b.shard);
   const strip = ({ name: _name, ...row }: Doc): AddressedRow<string> => row;
   const reads: CleanupQuery[] = [];
@@ -68,6 +68,8 @@ function store(docs: Doc[], waiting: { name: string; key?: string }[] = []) {
         const rows = q.rows ? sorted.filter(same).map(strip) : [];
         return { rows, pending: waiting.filter(same).slice(0, 1).map(() => ({ shard: 0, count: 1, ts: NOW })) };
       }
+      case "tiers":
+        return { rows: [], pending: [], tiers: tiers.get(q.name) ?? [] };
       default: {
         const never: never = q;
         throw new Error(`unknown read ${JSON.stringify(never)}`);
@@ -334,5 +336,32 @@ describe("cleanupFlow: bad arguments fail before any read", () => {
     const { data, reads } = failure(limits, undefined);
     expect(data).toMatchObject({ kind: "InvalidRateLimit", field });
     expect(reads).toEqual([]);
+  });
+});
+
+describe("keys written under a tier's override", () => {
+  const pro: RateLimitConfig = { kind: "token bucket", rate: 100, period: 1000 };
+  /** One compact row of key `key` (as requests write them: a fingerprint) under `config`: full a second ago, or one short now. */
+  const compact = (key: string, config: RateLimitConfig, full = true): Doc => {
+    const p = shardParams(config, resolvePhase(config, "m", key), 0);
+    return { id: `m/${key}/0`, name: "m", key, shard: 0, value: full ? p.capacity : p.capacity - 1, ts: full ? NOW - 1000 : NOW, h: configHash(config) };
+  };
+
+  test("a key full under its tier's config is idle; one short of it, or under terms of no tier, is kept; the tiers are read once, only when needed", () => {
+    const { reads, answer } = store(
+      [compact("a", one), compact("b", pro), compact("c", pro, false), compact("d", { ...pro, rate: 7 }), compact("e", pro)],
+      [],
+      new Map([["m", [pro]]]),
+    );
+    const plan = runPlan(cleanupFlow<string>([m], undefined, undefined, NOW), answer);
+    expect(plan.deletes).toEqual(["m/a/0", "m/b/0", "m/e/0"]);
+    expect(reads.filter((q) => q.read === "tiers")).toEqual([{ read: "tiers", name: "m" }]);
+    // Key a (the named config's) was judged before any tier was read.
+    expect(reads.findIndex((q) => q.read === "tiers")).toBeGreaterThan(reads.findIndex((q) => q.read === "key" && q.key === "a"));
+  });
+
+  test("with no tier overrides, a key under other terms is kept, as before", () => {
+    const { answer } = store([compact("b", pro)]);
+    expect(runPlan(cleanupFlow<string>([m], undefined, undefined, NOW), answer).deletes).toEqual([]);
   });
 });

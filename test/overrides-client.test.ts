@@ -343,3 +343,22 @@ describe("clearAll keeps a key's override and its rows together", () => {
     expect(await t.query(api.overrides.value, { name: "llm", key: "m" })).not.toHaveProperty("by");
   });
 });
+
+describe("the clean-up and tiers", () => {
+  // Found by review: the clean-up judged every key under the named config, so a key written under
+  // a tier's override was never idle and kept its rows forever.
+  test("a tier user's key, full again under the tier's config, is deleted; a free user's too; a key's own override stays", async () => {
+    const t = makeTest();
+    await t.mutation(api.overrides.set, { name: "llm", target: { tier: "pro" }, override: pro });
+    await t.mutation(api.overrides.set, { name: "llm", target: { key: "own" }, override: pro });
+    await t.mutation(api.overrides.take, { name: "llm", key: "p", tier: "pro" });
+    await t.mutation(api.overrides.take, { name: "llm", key: "f" });
+    await t.mutation(api.overrides.take, { name: "llm", key: "own" });
+    vi.setSystemTime(T0 + 10 * HOUR);
+    const result = await t.mutation(api.overrides.cleanup, {});
+    expect(result).toMatchObject({ keysDeleted: 2 });
+    // The pro user comes back full under the tier, as the kept row would have been.
+    expect(await t.query(api.overrides.value, { name: "llm", key: "p", tier: "pro" })).toMatchObject({ by: "tier", value: 100 });
+    expect(await t.query(api.overrides.value, { name: "llm", key: "own" })).toMatchObject({ by: "key", value: 100 });
+  });
+});

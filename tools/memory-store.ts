@@ -8,7 +8,7 @@ import { answerRead, keyIdOf, type KeyInMemory } from "../src/shared/rows.js";
 import { ConvexError } from "convex/values";
 import { isIdleKey } from "../src/shared/idle.js";
 import { resolvePhase } from "../src/shared/layout.js";
-import { scopeOf, type Override, type OverrideTarget } from "../src/shared/overrides.js";
+import { mergeOverride, scopeOf, type Override, type OverrideTarget } from "../src/shared/overrides.js";
 import { keyOverrideOps, resetOps, validateOverride, validateTarget } from "../src/shared/override-writes.js";
 import type { CreditArgs } from "../src/shared/validators.js";
 import { runPlan } from "../src/shared/rows.js";
@@ -196,7 +196,8 @@ export class MemoryStore {
 
   /**
    * Runs the clean-up at `now` over the keys of `limits` (each name with its config), as
-   * `admin.cleanup` does: every key that `isIdleKey` finds idle loses all its rows.
+   * `admin.cleanup` does: every key that `isIdleKey` finds idle, under the named config or one of
+   * the name's tier overrides' (as `cleanupFlow` judges it), loses all its rows.
    */
   cleanup(limits: readonly { name: string; config: RateLimitConfig }[], now: number): CleanupTally {
     const tally: CleanupTally = { rowsRead: 0, keysRead: 0, keysDeleted: 0, rowsDeleted: 0 };
@@ -206,7 +207,8 @@ export class MemoryStore {
         const read = this.read(at);
         tally.rowsRead += read.rows.length;
         tally.keysRead += 1;
-        if (!isIdleKey(read, config, resolvePhase(config, name, at.key), now)) continue;
+        const tiers = [...(this.tiers.get(name)?.values() ?? [])].flatMap((o) => ("config" in o ? [mergeOverride(config, o.config)] : []));
+        if (![config, ...tiers].some((c) => isIdleKey(read, c, resolvePhase(c, name, at.key), now))) continue;
         tally.keysDeleted += 1;
         tally.rowsDeleted += read.rows.length;
         this.rows.set(id, []);

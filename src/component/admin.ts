@@ -3,13 +3,13 @@
 // src/shared/idle.ts.
 import { paginationOptsValidator, paginationResultValidator, type PaginationResult } from "convex/server";
 import { v } from "convex/values";
-import { cleanupCursor, cleanupFlow, cleanupLimit, cleanupResult, type CleanupQuery, type CleanupRead, type CleanupResult } from "../shared/cleanup.js";
+import { cleanupCursor, cleanupFlow, cleanupLimit, cleanupResult, MAX_CLEANUP_TIERS, type CleanupQuery, type CleanupRead, type CleanupResult } from "../shared/cleanup.js";
 import { keyStatus, keyStatusValidator, type KeyStatus } from "../shared/idle.js";
 import { runPlanAsync } from "../shared/rows.js";
 import { invalid, validateConfig, validateNameAndKey } from "../shared/validate.js";
 import { configValidator } from "../shared/validators.js";
 import { api } from "./_generated/api.js";
-import { keyRows, knownTerms, pendingQuery, rowOf, takeOf } from "./store.js";
+import { keyRows, knownTerms, overridesQuery, pendingQuery, rowOf, takeOf } from "./store.js";
 import type { Doc, Id } from "./_generated/dataModel.js";
 import { mutation, query, type DatabaseReader } from "./_generated/server.js";
 
@@ -43,6 +43,10 @@ async function cleanupRead(db: DatabaseReader, q: CleanupQuery): Promise<Cleanup
       const rows = q.rows ? (await keyRows(db, q)).map(rowOf) : [];
       const waiting = await pendingQuery(db, q).first();
       return { rows, pending: waiting ? [takeOf(waiting)] : [] };
+    }
+    case "tiers": {
+      const docs = await overridesQuery(db, q.name, "tier").take(MAX_CLEANUP_TIERS);
+      return { rows: [], pending: [], tiers: docs.flatMap((d) => ("config" in d.override ? [d.override.config] : [])) };
     }
     default: {
       const never: never = q;

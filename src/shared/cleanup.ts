@@ -3,7 +3,8 @@
 // (admin.cleanup) answers its reads from the `name` index and executes the deletes it returns.
 import { v, type Infer } from "convex/values";
 import { isIdleKey } from "./idle.js";
-import { resolvePhase } from "./layout.js";
+import { configHash, resolvePhase } from "./layout.js";
+import { mergeOverride } from "./overrides.js";
 import type { KeyRow } from "./rows.js";
 import { invalid, validateConfig, validateNameAndKey } from "./validate.js";
 import { configValidator, type RateLimitConfig } from "./validators.js";
@@ -45,14 +46,23 @@ export type AddressedRow<Id> = KeyRow<Id> & { key?: string | undefined };
 /**
  * A read the clean-up asks for: `page`, up to `take` rows of limit `name` in index order, after
  * key `after.key` when given; `key`, every row of one key (when `rows`) and whether it has a take
- * waiting for the applier (at most one is read).
+ * waiting for the applier (at most one is read); `tiers`, the configs of limit `name`'s tier
+ * overrides (at most {@link MAX_CLEANUP_TIERS}), read once per name and only when a key written
+ * under other terms than the named config's turns up.
  */
 export type CleanupQuery =
   | { read: "page"; name: string; after?: { key?: string | undefined }; take: number }
-  | { read: "key"; name: string; key?: string | undefined; rows: boolean };
+  | { read: "key"; name: string; key?: string | undefined; rows: boolean }
+  | { read: "tiers"; name: string };
 
-/** The answer to a {@link CleanupQuery}: rows in index order, and the takes found (at most one). */
-export type CleanupRead<Id> = { rows: AddressedRow<Id>[]; pending: Take[] };
+/** MAX_CLEANUP_TIERS is how many of a name's tier overrides the clean-up reads to judge keys under (100). */
+export const MAX_CLEANUP_TIERS = 100;
+
+/**
+ * The answer to a {@link CleanupQuery}: rows in index order, the takes found (at most one), and
+ * for `tiers`, the tier overrides' configs.
+ */
+export type CleanupRead<Id> = { rows: AddressedRow<Id>[]; pending: Take[]; tiers?: RateLimitConfig[] };
 
 /** What a transaction of the clean-up does: the rows to delete, what it did, and where to go on. */
 export type CleanupPlan<Id> = { deletes: Id[]; result: CleanupResult; next?: CleanupCursor };
@@ -72,7 +82,9 @@ function byKey<Id>(rows: readonly AddressedRow<Id>[]): { key: string | undefined
  * cleanupFlow plans one transaction of the clean-up at `now` (ms): validates its arguments (an
  * `InvalidRateLimit` error naming the field, before any read), then walks the limits from `cursor`
  * a key at a time, reading up to `batchSize` rows (plus the rest of the last key it reaches, which
- * it judges on all its rows), and deletes every key `isIdleKey` finds idle, whole. When the budget
+ * it judges on all its rows), and deletes every key `isIdleKey` finds idle, whole: under the named
+ * config, or, for a key written under other terms, under one of the name's tier overrides (a tier
+ * user's key, full again under its tier's config). When the budget
  * runs out first, `next` is where the next transaction goes on.
  */
 export function* cleanupFlow<Id>(
@@ -96,6 +108,11 @@ export function* cleanupFlow<Id>(
     const budget = budgetRows - out.rowsRead;
     if (budget <= 0) return { deletes, result: { ...out, done: false }, next: at };
     const { name, config } = limits[at.limit]!;
+    // The configs a key of this name may be written under: the named one, then its tiers' (read
+    // when first needed). A key full under the one its rows record is idle: its next request
+    // under that config starts full, as the kept rows would.
+    let tiers: RateLimitConfig[] | undefined;
+    const named = configHash(config);
     const page = (yield { read: "page", name, ...(at.after ? { after: at.after } : {}), take: budget }).rows;
     const keys = byKey(page);
     const more = page.length === budget;
@@ -107,7 +124,13 @@ export function* cleanupFlow<Id>(
       const rows = whole ? read.rows : group.rows;
       out.rowsRead += rows.length;
       out.keysRead += 1;
-      if (!isIdleKey({ rows, pending: read.pending }, config, resolvePhase(config, name, group.key), now)) continue;
+      const idleUnder = (c: RateLimitConfig) => isIdleKey({ rows, pending: read.pending }, c, resolvePhase(c, name, group.key), now);
+      let idle = idleUnder(config);
+      if (!idle && rows.some((r) => r.h !== undefined && r.h !== named)) {
+        tiers ??= ((yield { read: "tiers", name }).tiers ?? []).map((c) => mergeOverride(config, c));
+        idle = tiers.some(idleUnder);
+      }
+      if (!idle) continue;
       deletes.push(...rows.map((r) => r.id));
       out.keysDeleted += 1;
       out.rowsDeleted += rows.length;
