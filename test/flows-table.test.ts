@@ -2,8 +2,8 @@
 // credit (which shards, in what order, what it refuses and why), getValue (which shard it reports,
 // what it leaves out), the applier (when it rewrites every shard and records the terms),
 // keyStatus (the key it peeks under) and withJitter (its default draw and its error messages).
-import { ConvexError } from "convex/values";
 import { afterEach, describe, expect, test, vi } from "vitest";
+import { errorData } from "./error-data.js";
 import { applyFlow, creditFlow, getValueFlow, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow.js";
 import { keyStatus } from "../src/shared/idle.js";
 import { withJitter } from "../src/shared/jitter.js";
@@ -42,16 +42,6 @@ function draws(...values: number[]): () => number {
   };
 }
 
-/** The data of the `ConvexError` that `call` throws. */
-function errorData(call: () => unknown): unknown {
-  try {
-    call();
-  } catch (error) {
-    if (error instanceof ConvexError) return error.data;
-    throw error;
-  }
-  throw new Error("did not throw");
-}
 
 // Two shards of 5 (rate 10) and, for shares by capacity, of 7 and 6 (rate 13).
 const even: RateLimitConfig = { kind: TB, rate: 10, period: 1000, shards: 2 };

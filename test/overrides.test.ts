@@ -3,8 +3,8 @@
 // a lockout's config), what setting, removing and resetting write (keyOverrideOps, resetOps), and
 // requestFlow over rows carrying a key's override (`o`) or a lockout (`u`), driven by runPlan and
 // answerRead with every read counted.
-import { ConvexError } from "convex/values";
 import { describe, expect, test } from "vitest";
+import { errorData } from "./error-data.js";
 import { getValueFlow, requestFlow, type KeyRow, type RowQuery } from "../src/shared/flow.js";
 import { configHash, configTerms } from "../src/shared/layout.js";
 import { mergeOverride, resolveOverride, sameOverride, type InForce, type Override, type OverrideTarget } from "../src/shared/overrides.js";
@@ -19,16 +19,6 @@ const SW = "sliding window" as const;
 const T0 = 1_000_000;
 const SECOND = 1000;
 
-/** The data of the `ConvexError` that `call` throws. */
-function errorData(call: () => unknown): unknown {
-  try {
-    call();
-  } catch (error) {
-    if (error instanceof ConvexError) return error.data;
-    throw error;
-  }
-  throw new Error("did not throw");
-}
 
 /** The fingerprint a row written under `config` carries, and the write that records its terms. */
 const hashOf = (config: RateLimitConfig) => configHash(config);
