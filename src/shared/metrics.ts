@@ -47,6 +47,8 @@ export const decisionEvent = v.object({
   by: metricEventFields.by,
   blocked: metricEventFields.blocked,
 });
+/** A decision's metric event before it is recorded (see {@link decisionEvent}). */
+export type DecisionEvent = Infer<typeof decisionEvent>;
 export type MetricEvent = Infer<typeof metricEventObject>;
 
 /** The counters of a summary: requests and tokens per outcome. */

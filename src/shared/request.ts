@@ -6,16 +6,17 @@ import type { KeyFlow, RowOp } from "./rows.js";
 import { inForce, type InForce, type Override } from "./overrides.js";
 import { validateCount, validateCountValue, validateNameAndKey, validateTier } from "./validate.js";
 import { checkConfig } from "./validate-config.js";
-import { outcomeOf, recordsMetrics, type MetricOutcome } from "./metrics.js";
+import { outcomeOf, recordsMetrics, type DecisionEvent } from "./metrics.js";
 import type { DecidedBy, RateLimitArgs, RateLimitConfig, RateLimitDetails, RateLimitError, RateLimitResult, RateLimitReturns } from "./validators.js";
 import { fullAfter, isAsync, migrated, newView, opsOf, readOf, scaledTotal, shardOf, type View } from "./view.js";
 import { math } from "./math.js";
 
 /**
  * A metric event to record (a limit with `metrics: true`): what the limit decided, or for a dry
- * run what it would have decided, and the tokens asked for.
+ * run what it would have decided, the tokens asked for, the override that decided and whether a
+ * block refused it. Declared once, as `decisionEvent` (metrics.ts).
  */
-export type MetricEventOf = { outcome: MetricOutcome; count: number; by?: "key" | "tier"; blocked?: boolean };
+export type MetricEventOf = DecisionEvent;
 
 /**
  * How a call that is rate limited throws (`throws: true`, and the work can't run now): the
