@@ -11,6 +11,17 @@ import type { Doc, Id } from "./_generated/dataModel.js";
 import type { DatabaseReader, DatabaseWriter, MutationCtx } from "./_generated/server.js";
 import { wakeApplier } from "./wake.js";
 
+/**
+ * firstOf returns a query's first document, or null. It stops at the first document, where
+ * `.first()` (`take(1)`) asks the stream once more to learn that it is done: one syscall fewer for
+ * each read that finds its document, which is every read on the hot path. It reads the same range
+ * up to that document, so the read set is the same.
+ */
+export async function firstOf<T>(query: AsyncIterable<T>): Promise<T | null> {
+  for await (const doc of query) return doc;
+  return null;
+}
+
 /** A limit's name and key: the prefix of every read and write here. */
 export type KeyAddress = { name: string; key?: string | undefined };
 /** A stored row as the flows see it, with its document id. */
@@ -78,7 +89,7 @@ export function overridesQuery(db: DatabaseReader, name: string, scope?: Overrid
 export async function knownTerms(db: DatabaseReader, name: string, hashes: Iterable<number>): Promise<Map<number, string>> {
   const known = new Map<number, string>();
   for (const hash of new Set(hashes)) {
-    const doc = await termsQuery(db, name, hash).first();
+    const doc = await firstOf(termsQuery(db, name, hash));
     if (doc) known.set(hash, doc.terms);
   }
   return known;
@@ -97,12 +108,12 @@ export function keyRows(db: DatabaseReader, at: KeyAddress): Promise<Doc<"rateLi
 export async function readKey(db: DatabaseReader, at: KeyAddress, q: RowQuery): Promise<KeyRead<Id<"rateLimits">>> {
   switch (q.read) {
     case "shard": {
-      const doc = await rowsQuery(db, at, q.shard).first();
+      const doc = await firstOf(rowsQuery(db, at, q.shard));
       const takes = q.pending ? await pendingQuery(db, at, q.shard).collect() : [];
       return { rows: doc ? [rowOf(doc)] : [], pending: takes.map(takeOf) };
     }
     case "any": {
-      const doc = await rowsQuery(db, at).first();
+      const doc = await firstOf(rowsQuery(db, at));
       return { rows: doc ? [rowOf(doc)] : [], pending: [] };
     }
     case "all": {
@@ -111,11 +122,11 @@ export async function readKey(db: DatabaseReader, at: KeyAddress, q: RowQuery): 
       return { rows: docs.map(rowOf), pending: takes.map(takeOf) };
     }
     case "terms": {
-      const doc = await termsQuery(db, at.name, q.hash).first();
+      const doc = await firstOf(termsQuery(db, at.name, q.hash));
       return doc ? { rows: [], pending: [], terms: doc.terms } : { rows: [], pending: [] };
     }
     case "tier": {
-      const doc = await overrideQuery(db, at.name, { tier: q.tier }).first();
+      const doc = await firstOf(overrideQuery(db, at.name, { tier: q.tier }));
       return doc ? { rows: [], pending: [], override: doc.override } : { rows: [], pending: [] };
     }
     default: {
@@ -144,21 +155,21 @@ export async function writeKey(
       case "patch":
         // Replaced when the row was written under other terms or in full (by an earlier version,
         // or upstream): it loses the fields it no longer needs (the fingerprint stands for them).
-        if (op.replace) await ctx.db.replace(op.id, { name, ...keyField, shard: op.shard, ...op.fields });
-        else await ctx.db.patch(op.id, op.fields);
+        if (op.replace) await ctx.db.replace("rateLimits", op.id, { name, ...keyField, shard: op.shard, ...op.fields });
+        else await ctx.db.patch("rateLimits", op.id, op.fields);
         break;
       case "delete":
-        await ctx.db.delete(op.id);
+        await ctx.db.delete("rateLimits", op.id);
         break;
       case "record":
         await ctx.db.insert("pendingTakes", { name, ...keyField, ...op.take, config: op.take.config ?? config, committedAt: ctx.db.vars.commitTs });
         recorded = true;
         break;
       case "override":
-        await ctx.db.patch(op.id, { o: op.o });
+        await ctx.db.patch("rateLimits", op.id, { o: op.o });
         break;
       case "terms":
-        if ((await termsQuery(ctx.db, name, op.hash).first()) === null) {
+        if ((await firstOf(termsQuery(ctx.db, name, op.hash))) === null) {
           await ctx.db.insert("rateLimitTerms", { name, hash: op.hash, terms: op.terms });
         }
         break;
@@ -179,7 +190,7 @@ export async function writeKey(
 export async function resetKey(ctx: Parameters<typeof writeKey>[0], at: KeyAddress & { config?: RateLimitConfig | undefined }): Promise<void> {
   const rows = (await keyRows(ctx.db, at)).map(rowOf);
   const ops = resetOps(rows, at, Date.now());
-  for (const take of await pendingQuery(ctx.db, at).collect()) await ctx.db.delete(take._id);
+  for (const take of await pendingQuery(ctx.db, at).collect()) await ctx.db.delete("pendingTakes", take._id);
   // The ops record no take, so the config writeKey stores with takes is never used.
   if (ops.length > 0) await writeKey(ctx, { ...at, config: at.config! }, ops);
 }
