@@ -88,20 +88,3 @@ export async function timePerCall(
   const rounds = await timeRounds(clock, t0, contenders, options);
   return rounds.map((r) => r.reduce((sum, x) => sum + x.wall, 0) / r.length);
 }
-
-/** The median of `xs` (the mean of the middle two for an even count). */
-export function median(xs: readonly number[]): number {
-  return quantile(xs, 0.5);
-}
-
-/**
- * quantile returns the `q` quantile (0 to 1) of `xs`, interpolated linearly between the two
- * nearest values (the median for 0.5, the quartiles for 0.25 and 0.75).
- */
-export function quantile(xs: readonly number[], q: number): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const at = (sorted.length - 1) * q;
-  const lo = Math.floor(at);
-  const hi = Math.ceil(at);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo);
-}
