@@ -14,8 +14,10 @@ import { wakeApplier } from "./wake.js";
 /**
  * firstOf returns a query's first document, or null. It stops at the first document, where
  * `.first()` (`take(1)`) asks the stream once more to learn that it is done: one syscall fewer for
- * each read that finds its document, which is every read on the hot path. It reads the same range
- * up to that document, so the read set is the same.
+ * each read that finds its document, which is every read on the hot path. The read set is the
+ * same: Convex records an index range as read up to the last document the stream returned. Without
+ * `take`'s limit the backend may fetch a few more documents of the range ahead, unreturned and
+ * unbilled; the ranges read here hold one document, or a key's few shard rows.
  */
 export async function firstOf<T>(query: AsyncIterable<T>): Promise<T | null> {
   for await (const doc of query) return doc;
