@@ -147,59 +147,11 @@ export function validateConfigShape(config: unknown): asserts config is RateLimi
  * checkConfig checks a config a component function was given: its shape (each kind's own fields,
  * {@link validateConfigShape}; the functions' argument validator takes any kind's fields, see
  * `configArgValidator`), then its numbers (`validateConfig`). Throws an `InvalidRateLimit`
- * `ConvexError` naming the field. A config equal field by field to the last one that passed
- * passes without being checked again (see {@link passedLast}).
+ * `ConvexError` naming the field.
  */
 export function checkConfig(config: RateLimitConfig): void {
-  const plain = isPlain(config);
-  if (plain && passedLast(config)) return;
   validateConfigShape(config);
   validateConfig(config);
-  if (plain) lastPassed = entriesOf(config);
-}
-
-/**
- * The fields and values, in order, of the last plain config {@link checkConfig} passed. A hot
- * limit is checked with the same config on every call (a fresh object each time: Convex parses a
- * call's arguments anew), and comparing it with this one costs a fraction of checking it again.
- */
-let lastPassed: { fields: string[]; values: unknown[] } | undefined;
-
-/** A plain object's own enumerable fields and their values, in order. */
-function entriesOf(config: object): { fields: string[]; values: unknown[] } {
-  const fields: string[] = [];
-  const values: unknown[] = [];
-  for (const [field, value] of Object.entries(config)) {
-    fields.push(field);
-    values.push(value);
-  }
-  return { fields, values };
-}
-
-/**
- * Whether `config` is a plain object (its prototype `Object.prototype`, as a Convex value's is):
- * it inherits no field, so the fields the checks read are its own, the ones `Object.keys` lists.
- * A Convex value never has a getter or a non-enumerable field either.
- */
-function isPlain(config: unknown): config is object {
-  return typeof config === "object" && config !== null && Object.getPrototypeOf(config) === Object.prototype;
-}
-
-/**
- * Whether plain `config` has exactly the fields of the last plain config that passed, in the same
- * order, each with the same value (`Object.is`): then it passes too, since the checks are a
- * function of those fields alone (see {@link isPlain}).
- */
-function passedLast(config: object): boolean {
-  const last = lastPassed;
-  if (last === undefined) return false;
-  const fields = config as Record<string, unknown>;
-  let i = 0;
-  for (const field in fields) {
-    if (field !== last.fields[i] || !Object.is(fields[field], last.values[i])) return false;
-    i++;
-  }
-  return i === last.fields.length;
 }
 
 /**
