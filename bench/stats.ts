@@ -22,8 +22,9 @@ export function quantile(xs: readonly number[], q: number): number {
  * medianInterval returns a distribution-free confidence interval for the median of the
  * population `xs` were drawn from: the order statistics `[x(k), x(n+1-k)]`, `k` the largest
  * rank whose two tails together hold at most `1 - confidence` of Binomial(n, 1/2). It assumes
- * only that the draws are independent. With too few draws for that confidence (at 95 %, up to 6),
- * it is their whole range.
+ * only that the draws are independent. With too few draws for that confidence (at 95 %, up to 5),
+ * it is their whole range, which covers less. It is exact up to about a thousand draws: beyond,
+ * `2^-n` underflows to 0.
  */
 export function medianInterval(xs: readonly number[], confidence = 0.95): [number, number] {
   const sorted = [...xs].sort((a, b) => a - b);
