@@ -8,6 +8,7 @@ const APPLY_BATCH = 256;
 import { seededRandom } from "../tools/random.js";
 import { convexToJson, jsonToConvex } from "convex/values";
 import { convexErrorData, inspectable, makeInspectableTest } from "./setup.js";
+import { withSyscalls } from "./convex-global.js";
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 0);
 const api = inspectable.rateLimiter;
@@ -133,32 +134,18 @@ describe.each([1, 4, 10])("asynchronous, %i shard(s)", (shards) => {
  * answers the first of each pair `lagMs` earlier, at the syscall every `ctx.meta.getSnapshotTs` makes.
  */
 async function withLag<T>(lagMs: number, fn: () => Promise<T>): Promise<T> {
-  type Syscalls = { syscall: (op: string, json: string) => string; asyncSyscall: unknown; jsSyscall: unknown };
-  const global = globalThis as unknown as { Convex: Syscalls };
-  const original = global.Convex;
   let asked = 0;
-  global.Convex = {
-    get syscall() {
-      const inner = original.syscall;
-      return (op: string, json: string) => {
-        const out = inner(op, json);
+  return withSyscalls(
+    {
+      syscall: (op, json, next) => {
+        const out = next(op, json);
         if (op !== "1.0/getSnapshotTs" || asked++ % 2 === 1) return out;
         const ts = jsonToConvex(JSON.parse(out)) as bigint;
         return JSON.stringify(convexToJson(ts - BigInt(lagMs) * 1_000_000n));
-      };
+      },
     },
-    get asyncSyscall() {
-      return original.asyncSyscall;
-    },
-    get jsSyscall() {
-      return original.jsSyscall;
-    },
-  };
-  try {
-    return await fn();
-  } finally {
-    global.Convex = original;
-  }
+    fn,
+  );
 }
 
 describe("shedding: near its limit while others' takes are pending, an unsharded limit refuses on its stale snapshot", () => {

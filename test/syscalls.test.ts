@@ -1,9 +1,10 @@
 // What a steady call asks of the database, syscall by syscall (issue 22): each read of a row stops
 // at the document it finds (`firstOf`), where `.first()` asks the stream once more to learn it is
-// done. Counted by wrapping the `Convex` global convex-test installs, for one call at a time.
+// done. Counted by wrapping the `Convex` global convex-test installs (`withSyscalls`).
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { firstOf } from "../src/component/store.js";
 import type { RateLimitConfig } from "../src/client/index.js";
+import { withSyscalls } from "./convex-global.js";
 import { components, makeTest } from "./setup.js";
 
 /** An async iterable over `items` that counts the `next` and `return` calls made on it. */
@@ -41,24 +42,18 @@ describe("firstOf", () => {
   });
 });
 
-type Syscalls = Map<string, number>;
-
-/** Runs `body`, counting the syscalls (by op) made through the `Convex` global meanwhile. */
-async function countingSyscalls(body: () => Promise<unknown>): Promise<Syscalls> {
-  const g = globalThis as unknown as { Convex: Record<string, (op: string, args: unknown) => unknown> };
-  const inner = g.Convex;
-  const counts: Syscalls = new Map();
+/** Runs `body`, counting the syscalls (by op) it makes meanwhile. */
+async function countingSyscalls(body: () => Promise<unknown>): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
   const count = (op: string) => counts.set(op, (counts.get(op) ?? 0) + 1);
-  g.Convex = {
-    syscall: (op, args) => (count(op), inner.syscall!(op, args)),
-    asyncSyscall: (op, args) => (count(op), inner.asyncSyscall!(op, args)),
-    jsSyscall: (op, args) => (count(`js:${op}`), inner.jsSyscall!(op, args)),
-  };
-  try {
-    await body();
-  } finally {
-    g.Convex = inner;
-  }
+  await withSyscalls(
+    {
+      syscall: (op, json, next) => (count(op), next(op, json)),
+      asyncSyscall: (op, json, next) => (count(op), next(op, json)),
+      jsSyscall: (op, args, next) => (count(`js:${op}`), next(op, args)),
+    },
+    body,
+  );
   return counts;
 }
 
