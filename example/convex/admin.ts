@@ -45,6 +45,16 @@ function isLimitName(name: string): name is LimitName {
   const limits: Record<string, { kind: string }> | undefined = rateLimiter.limits;
   return limits !== undefined && Object.hasOwn(limits, name) && limits[name]?.kind !== "concurrency";
 }
+
+/**
+ * Throws a `ConvexError` unless the caller is an admin ({@link requireAdmin}) and `name` names one
+ * of those limits; returns the name, typed as one of them.
+ */
+async function adminLimit(ctx: QueryCtx, name: string): Promise<LimitName> {
+  await requireAdmin(ctx);
+  if (!isLimitName(name)) throw new ConvexError(`no rate limit is named ${name}`);
+  return name;
+}
 // #endregion adminAuth
 
 // #region cleanupRateLimits
@@ -71,9 +81,8 @@ export const listRateLimitKeys = query({
   args: { name: v.string(), paginationOpts: paginationOptsValidator },
   returns: paginationResultValidator(keyStatusValidator),
   handler: async (ctx, { name, paginationOpts }) => {
-    await requireAdmin(ctx);
-    if (!isLimitName(name)) throw new ConvexError(`no rate limit is named ${name}`);
-    return await rateLimiter.listKeys(ctx, name, { paginationOpts });
+    const limit = await adminLimit(ctx, name);
+    return await rateLimiter.listKeys(ctx, limit, { paginationOpts });
   },
 });
 // #endregion listRateLimitKeys
@@ -98,9 +107,8 @@ export const rateLimitMetrics = query({
   args: { name: v.string(), from: v.number(), to: v.number(), topKeys: v.optional(v.number()) },
   returns: metricsResult,
   handler: async (ctx, { name, from, to, topKeys }) => {
-    await requireAdmin(ctx);
-    if (!isLimitName(name)) throw new ConvexError(`no rate limit is named ${name}`);
-    return await rateLimiter.metrics(ctx, name, { from, to, ...(topKeys === undefined ? {} : { topKeys }) });
+    const limit = await adminLimit(ctx, name);
+    return await rateLimiter.metrics(ctx, limit, { from, to, ...(topKeys === undefined ? {} : { topKeys }) });
   },
 });
 // #endregion rateLimitMetrics
@@ -130,9 +138,8 @@ export const listRateLimitOverrides = query({
   args: { name: v.string(), scope: v.optional(v.union(v.literal("key"), v.literal("tier"))), paginationOpts: paginationOptsValidator },
   returns: paginationResultValidator(overrideRecord),
   handler: async (ctx, { name, scope, paginationOpts }) => {
-    await requireAdmin(ctx);
-    if (!isLimitName(name)) throw new ConvexError(`no rate limit is named ${name}`);
-    return await rateLimiter.listOverrides(ctx, name, { paginationOpts, ...(scope === undefined ? {} : { scope }) });
+    const limit = await adminLimit(ctx, name);
+    return await rateLimiter.listOverrides(ctx, limit, { paginationOpts, ...(scope === undefined ? {} : { scope }) });
   },
 });
 
@@ -147,9 +154,8 @@ export const setRateLimitOverride = mutation({
   args: { name: v.string(), target: overrideTarget, override: overrideValidator, note: v.optional(v.string()) },
   returns: v.null(),
   handler: async (ctx, { name, target, override, note }) => {
-    await requireAdmin(ctx);
-    if (!isLimitName(name)) throw new ConvexError(`no rate limit is named ${name}`);
-    await rateLimiter.setOverride(ctx, name, target, override, note === undefined ? {} : { note });
+    const limit = await adminLimit(ctx, name);
+    await rateLimiter.setOverride(ctx, limit, target, override, note === undefined ? {} : { note });
     return null;
   },
 });
@@ -159,9 +165,8 @@ export const removeRateLimitOverride = mutation({
   args: { name: v.string(), target: overrideTarget },
   returns: v.boolean(),
   handler: async (ctx, { name, target }) => {
-    await requireAdmin(ctx);
-    if (!isLimitName(name)) throw new ConvexError(`no rate limit is named ${name}`);
-    return await rateLimiter.removeOverride(ctx, name, target);
+    const limit = await adminLimit(ctx, name);
+    return await rateLimiter.removeOverride(ctx, limit, target);
   },
 });
 // #endregion adminOverrides
@@ -175,9 +180,8 @@ export const rateLimitValue = query({
   args: { name: v.string(), key: v.optional(v.string()), tier: v.optional(v.string()) },
   returns: getValueReturns,
   handler: async (ctx, { name, key, tier }) => {
-    await requireAdmin(ctx);
-    if (!isLimitName(name)) throw new ConvexError(`no rate limit is named ${name}`);
-    return await rateLimiter.getValue(ctx, name, { key, tier });
+    const limit = await adminLimit(ctx, name);
+    return await rateLimiter.getValue(ctx, limit, { key, tier });
   },
 });
 
