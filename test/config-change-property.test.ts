@@ -27,7 +27,7 @@ import type { RateLimitArgs, RateLimitConfig, RateLimitResult } from "../src/sha
 import { grant } from "../tools/bounds.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { seededRandom, streamSeed } from "../tools/random.js";
-import { RUN_SHARE, runs, TIMEOUT } from "../tools/fast-check.js";
+import { recordTally, RUN_SHARE, runs, TIMEOUT } from "../tools/fast-check.js";
 
 
 const TB = "token bucket" as const;
@@ -384,6 +384,7 @@ const tally = {
   retriedRolledBack: 0,
   agreed: 0,
 };
+recordTally("config change", tally);
 
 /** One interval between changes: the config in force from its start, and what it admitted. */
 type Interval = {
@@ -544,10 +545,11 @@ describe("the rule for config changes, over random histories with random changes
   );
 
   test("and the histories above reach the bound, retry refusals both ways and compare reads (not vacuous)", () => {
-    // Typically (300 runs): 600 intervals, 110 of them within a token of the bound after a change,
-    // 1000 refusals retried each way, 7000 calls compared with their check.
+    // Over 24 runs of the suite (npm run test:tallies), mean ± sd: 642 ± 17 intervals, 91 ± 10 of
+    // them within a token of the bound after a change, 1560 ± 90 refusals retried each way, 7430 ±
+    // 240 calls compared with their check. Each threshold is at least 5 sd below its mean.
     expect(tally.intervals).toBeGreaterThan(300 * RUN_SHARE);
-    expect(tally.tight).toBeGreaterThan(50 * RUN_SHARE);
+    expect(tally.tight).toBeGreaterThan(40 * RUN_SHARE);
     expect(tally.retriedKept).toBeGreaterThan(500 * RUN_SHARE);
     expect(tally.retriedRolledBack).toBeGreaterThan(500 * RUN_SHARE);
     expect(tally.agreed).toBeGreaterThan(4000 * RUN_SHARE);

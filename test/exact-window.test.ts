@@ -24,7 +24,7 @@ import {
 } from "../src/shared/window-log.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { seededRandom } from "../tools/random.js";
-import { runs, TIMEOUT } from "../tools/fast-check.js";
+import { recordTally, runs, TIMEOUT } from "../tools/fast-check.js";
 
 const SW = "sliding window" as const;
 const T0 = 1_700_000_000_000;
@@ -381,6 +381,7 @@ function worstWindow(admitted: readonly (readonly [number, number])[], period: n
 
 /** What the bound's histories exercised, so the property is seen not to be vacuous. */
 const tally = { runs: 0, refusals: 0, atBound: 0, sharded: 0, async: 0, resharded: 0 };
+recordTally("exact window", tally);
 
 describe("the window bound, through the whole request flow", () => {
   const configArb = fc.record({
@@ -396,7 +397,7 @@ describe("the window bound, through the whole request flow", () => {
     action: fc.constantFrom("limit", "limit", "limit", "limit", "apply", "reshard"),
   });
 
-  test.prop([configArb, fc.array(opArb, { minLength: 20, maxLength: 120, size: "max" }), fc.integer()], { ...runs(200, 3000), timeout: TIMEOUT })(
+  test.prop([configArb, fc.array(opArb, { minLength: 20, maxLength: 120, size: "max" }), fc.integer()], { ...runs(400, 3000), timeout: TIMEOUT })(
     "in any window of period ms, the limit admits at most rate tokens in all",
     ({ rate, period, shards, async }, ops, seed) => {
       const n = Math.min(shards, Math.floor(rate));
@@ -449,8 +450,9 @@ describe("the window bound, through the whole request flow", () => {
     expect(tally.runs).toBeGreaterThan(0);
     expect(tally.refusals).toBeGreaterThan(tally.runs);
     // Exactly at the rate in some window: rarer than near it, since a shard count change carries
-    // a key over conservatively; about one run in twelve.
-    expect(tally.atBound).toBeGreaterThan(tally.runs / 50);
+    // a key over conservatively; about one run in twelve (33 ± 5 of 400 over 24 runs of the suite,
+    // npm run test:tallies), which is why this property has 400 runs. At least 5 sd below.
+    expect(tally.atBound).toBeGreaterThan(tally.runs / 80);
     expect(tally.sharded).toBeGreaterThan(tally.runs / 10);
     expect(tally.async).toBeGreaterThan(tally.runs / 10);
     expect(tally.resharded).toBeGreaterThan(0);

@@ -12,7 +12,7 @@ import { resolvePhase } from "../src/shared/layout.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { seededRandom, streamSeed } from "../tools/random.js";
-import { RUN_SHARE, runs } from "../tools/fast-check.js";
+import { recordTally, RUN_SHARE, runs } from "../tools/fast-check.js";
 
 const TB = "token bucket" as const;
 const FW = "fixed window" as const;
@@ -253,6 +253,7 @@ function sameRows(a: KeyRead<number>, b: KeyRead<number>): boolean {
 }
 
 const totals: Tally = { compared: 0, deleted: 0 };
+recordTally("clean-up", totals);
 const add = (t: Tally) => {
   totals.compared += t.compared;
   totals.deleted += t.deleted;
