@@ -352,3 +352,38 @@ describe("several takes on one key in one transaction", () => {
     expect(admitted).toBe(10);
   });
 });
+
+describe("asynchronous mode keeps the transactional arithmetic (two bugs found by the whole-flow properties)", () => {
+  test("a request on a clock behind the row's takes from the row's window: a window of 2 admits 2, not 3", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, { fw: { kind: "fixed window", rate: 2, period: MINUTE, start: 0, applyUpdates: ASYNC } });
+    // T0 starts a window; the second request's clock is 2 s behind, in the window before.
+    vi.setSystemTime(T0 + SECOND);
+    expect(await t.run((ctx) => rl.limit(ctx, "fw"))).toEqual({ ok: true });
+    vi.setSystemTime(T0 - SECOND);
+    expect(await t.run((ctx) => rl.limit(ctx, "fw"))).toEqual({ ok: true });
+    // Recorded where a transactional write would have stamped the row: the row's window.
+    expect((await pending(t)).map((p) => p.ts)).toEqual([T0 + SECOND, T0]);
+    vi.setSystemTime(T0 + SECOND);
+    expect(await t.run((ctx) => rl.check(ctx, "fw"))).toEqual({ ok: false, retryAfter: MINUTE - SECOND });
+    await drain(t);
+    expect(await t.run((ctx) => rl.limit(ctx, "fw"))).toEqual({ ok: false, retryAfter: MINUTE - SECOND });
+    vi.setSystemTime(T0 + MINUTE);
+    expect(await t.run((ctx) => rl.limit(ctx, "fw"))).toEqual({ ok: true });
+  });
+
+  test("a fractional reservation's debt is repaid at exactly its retryAfter, applied or not", async () => {
+    const t = makeInspectableTest();
+    const config: RateLimitConfig = { kind: "fixed window", rate: 1.7, period: SECOND, capacity: 11, start: 0, applyUpdates: ASYNC };
+    const rl = new RateLimiter(api, { fw: config });
+    expect(await t.run((ctx) => rl.limit(ctx, "fw", { count: 16.1, reserve: true }))).toEqual({ ok: true, retryAfter: 3 * SECOND });
+    for (const applied of [false, true]) {
+      if (applied) await drain(t);
+      vi.setSystemTime(T0 + 3 * SECOND - 1);
+      expect(await t.run((ctx) => rl.check(ctx, "fw", { count: 0 })), `applied: ${applied}`).toMatchObject({ ok: false });
+      vi.setSystemTime(T0 + 3 * SECOND);
+      expect(await t.run((ctx) => rl.check(ctx, "fw", { count: 0 })), `applied: ${applied}`).toEqual({ ok: true });
+      vi.setSystemTime(T0);
+    }
+  });
+});

@@ -407,13 +407,13 @@ describe("the window bound, through the whole request flow", () => {
       const admitted: [number, number][] = [];
       let now = T0;
       for (const op of ops) {
-        // Asynchronous mode's clock only moves forward (see properties.test.ts's known bugs), and so
-        // does a sharded limit's: each shard logs a take at its own row's clock, which never runs
-        // back, and with a clock running back the shards' clocks differ, so no one instant stands
-        // for every take of the limit (a take counted at the latest instant before it can be logged
-        // earlier on its shard, and leave that shard's window before it would leave this count's).
-        // A clock running back is covered unsharded here, and per shard in properties.test.ts.
-        const monotone = async || (config.shards ?? 1) > 1;
+        // A sharded limit's clock only moves forward: each shard logs a take at its own row's
+        // clock, which never runs back, and with a clock running back the shards' clocks differ,
+        // so no one instant stands for every take of the limit (a take counted at the latest
+        // instant before it can be logged earlier on its shard, and leave that shard's window
+        // before it would leave this count's). A clock running back is covered unsharded here,
+        // transactional and asynchronous, and per shard in properties.test.ts.
+        const monotone = (config.shards ?? 1) > 1;
         now = monotone ? now + Math.max(0, op.gap * period * 0.01) : now + op.gap * period * 0.01;
         if (op.action === "apply") {
           store.apply(now);

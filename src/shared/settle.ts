@@ -10,21 +10,24 @@ import { isShardOf, relayout, sameClock, shardParams } from "./layout.js";
 import { kindOf, type RateLimitConfig } from "./validators.js";
 import type { StoredRow, Take } from "./stored.js";
 import { math } from "./math.js";
+import { minus } from "./split.js";
 
 /** The phase (ms) of a config's windows for the key being settled (see `resolvePhase`). */
 export type PhaseOf = (config: RateLimitConfig) => number;
 
 /**
  * fold applies takes recorded but not yet applied to a row's state, in order of time, as the
- * applier will: each at its own instant (no earlier than the row's `ts`), never above capacity.
- * Applying a take later than it happened can only leave fewer tokens, never more. Every take is
- * taken to be under the terms of `p` (see {@link settle} for takes under other terms).
+ * applier will: each at its own instant (no earlier than the row's `ts`), never above capacity,
+ * subtracted as the decision subtracted it (`minus`, so the state read back is the one decided,
+ * not one off by float noise). Applying a take later than it happened can only leave fewer tokens,
+ * never more. Every take is taken to be under the terms of `p` (see {@link settle} for takes
+ * under other terms).
  */
 export function fold(state: State | null, takes: readonly Take[], p: Params): State | null {
   let out = state;
   for (const take of [...takes].sort((a, b) => a.ts - b.ts)) {
     const cur = evaluate(out, p, take.ts);
-    out = withValue(cur, p, math.min(cur.value - take.count, p.capacity));
+    out = withValue(cur, p, math.min(minus(cur.value, take.count), p.capacity));
   }
   return out;
 }

@@ -292,14 +292,20 @@ export function readOf<Id>(view: View<Id>, shard: number): ShardRead {
  * Asynchronous mode: the takes to record for `plan`, one per shard it changed, each the tokens
  * the shard held at `now` less what it holds after the plan (negative when a balanced take over
  * two shards gave one of them tokens). Rows are written only by the applier.
+ *
+ * A take is recorded at `now`, or at the shard's own later clock when `now` is behind it (another
+ * server's clock, or a promise stamped ahead): the instant it was decided at, where a
+ * transactional write would have stamped the row. Recorded at `now`, the fold would apply it
+ * before the takes it was decided after, and refill in between (a fixed window: a whole window).
  */
 export function takesOf<Id>(view: View<Id>, plan: Plan): RowOp<Id>[] {
   return plan.writes.flatMap((w) => {
     const read = readOf(view, w.shard);
     const count = evaluate(read.state, read.p, view.now).value - w.state.value;
     if (count === 0) return [];
+    const ts = read.state !== null && read.state.ts > view.now ? read.state.ts : view.now;
     // A take under an override's config names it; one under the named config is stored with the request's.
-    const take: Take = view.overridden ? { shard: w.shard, count, ts: view.now, config: view.config } : { shard: w.shard, count, ts: view.now };
+    const take: Take = view.overridden ? { shard: w.shard, count, ts, config: view.config } : { shard: w.shard, count, ts };
     return [{ op: "record" as const, take }];
   });
 }
