@@ -170,6 +170,38 @@ describe("asynchronous mode across a change of shard count, and a known bug", ()
   });
 });
 
+describe("asynchronous mode decides as transactionally, on a clock running backwards across a change of shard count", () => {
+  // A take is recorded no earlier than the latest take the request saw, so the fold applies the
+  // takes in the order they were decided. Recorded at the request's own clock, the last take here
+  // (2 ms behind the first) was folded before the first, under the other layout, and the
+  // shards read back 1.5 and 1.5 in debt where the decision left 2 and 1 (found by the whole-flow
+  // properties with the clock running backwards).
+  test("each shard reads back what the decision left, as the transactional twin's rows hold", () => {
+    const one: RateLimitConfig = { kind: FW, rate: 2, period: SECOND, capacity: 0, maxReserved: 3, start: 0 };
+    const two: RateLimitConfig = { ...one, shards: 2 };
+    const store = new MemoryStore();
+    const twin = new MemoryStore();
+    const shards = (s: MemoryStore, now: number) => {
+      const config = s === store ? { ...two, applyUpdates: ASYNC } : two;
+      return [0, 1].map((i) => s.getValue({ name: NAME, config, sampleShards: 1 }, now, pick(i, 2)).value);
+    };
+    const steps: [config: RateLimitConfig, at: number, random: () => () => number][] = [
+      [one, T0 + 500, () => draws(0, 0)],
+      [two, T0 + 499, () => draws(0.25, 0.75)],
+      [two, T0 + 498, () => draws(0.75, 0.25)],
+    ];
+    for (const [config, at, random] of steps) {
+      const asynchronous = store.limit({ name: NAME, config: { ...config, applyUpdates: ASYNC }, count: 1, reserve: true }, at, random());
+      expect(asynchronous).toEqual(twin.limit({ name: NAME, config, count: 1, reserve: true }, at, random()));
+      expect(shards(store, at)).toEqual(shards(twin, at));
+    }
+    expect(shards(twin, T0 + 498)).toEqual([-2, -1]);
+    // And once applied, the rows hold the same.
+    store.apply(T0 + 498);
+    expect(shards(store, T0 + 498)).toEqual([-2, -1]);
+  });
+});
+
 /** A key holding rows written by @convex-dev/rate-limiter: `value` at `ts` per shard, no layout recorded. */
 function upstreamKey(rows: { shard: number; value: number; ts: number }[]): MemoryStore {
   const store = new MemoryStore();

@@ -132,7 +132,8 @@ export async function readKey(db: DatabaseReader, at: KeyAddress, q: RowQuery): 
     }
     case "all": {
       const docs = await rowsQuery(db, at).collect();
-      const takes = q.pending ? await pendingQuery(db, at).collect() : [];
+      // In index order the takes are by shard; the flows want them in the order they were recorded.
+      const takes = q.pending ? (await pendingQuery(db, at).collect()).sort((a, b) => a._creationTime - b._creationTime) : [];
       return { rows: docs.map(rowOf), pending: takes.map(takeOf) };
     }
     case "terms": {

@@ -13,7 +13,9 @@ export type KeyRow<Id> = StoredRow & { id: Id };
  * A read a flow asks for, always within the request's name and key. Each is answered with the
  * rows found, in shard order: `shard`, the row of one shard (none or one); `any`, the key's first
  * row (none or one); `all`, every row of the key. With `pending`, also the takes recorded but not
- * yet applied in the same range (a limit with `applyUpdates: "asynchronously"`). `terms`, the
+ * yet applied in the same range (a limit with `applyUpdates: "asynchronously"`), in the order they
+ * were recorded (a take recorded after another was seen has a later or equal instant, and `settle`
+ * keeps equal instants in this order). `terms`, the
  * limit name's terms with fingerprint `hash` (see `termsHash`), when a row carries a fingerprint
  * that isn't the current config's: answered in `terms` (absent when unknown), with no rows.
  * `tier`, the override set for the limit name's tier `tier`: answered in `override` (absent when

@@ -10,6 +10,8 @@ import { invalid } from "./validate.js";
 import { kindOf, type RateLimitConfig } from "./validators.js";
 import type { RowFields, StoredRow, Take } from "./stored.js";
 import type { Override } from "./overrides.js";
+import { math } from "./math.js";
+import { minus } from "./split.js";
 
 /**
  * The fields of a row holding `state`, written under `config`: the state (an approximate sliding
@@ -74,8 +76,10 @@ export type View<Id> = {
   phase: number;
   now: number;
   n: number;
-  rows: Map<number, { row: KeyRow<Id> | null; read: ShardRead }>;
-  migration?: { rows: KeyRow<Id>[]; states: State[] };
+  /** Each shard read: its row, its state, and the latest instant (ms) of a take pending on it (-Infinity: none). */
+  rows: Map<number, { row: KeyRow<Id> | null; read: ShardRead; taken: number }>;
+  /** The key carried over to the current layout: its rows, every shard's state, and each shard's `taken`. */
+  migration?: { rows: KeyRow<Id>[]; states: State[]; taken: number[] };
   /** Whether the key has no rows at all (learned when a missing shard made us look). */
   fresh: boolean;
   /** The limit's name and key. */
@@ -128,6 +132,13 @@ export function newView<Id>(
   if (own !== undefined) view.own = own;
   if (overridden) view.overridden = true;
   return view;
+}
+
+/** The latest instant (ms) of `takes`; -Infinity when none. */
+function latestOf(takes: readonly Take[]): number {
+  let latest = -Infinity;
+  for (const t of takes) if (t.ts > latest) latest = t.ts;
+  return latest;
 }
 
 /** Notes a lockout a row read records, so the request sees it and every write keeps it. */
@@ -230,11 +241,16 @@ export function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: 
     const states = pending
       ? settle(rows, all.pending, view.config, view.phaseOf, view.now)
       : relayout(rows, view.config, view.phase, view.now);
-    view.migration = { rows, states };
+    // A take of this request comes after every take under other terms (settle folds the key run
+    // by run of terms, in order of time) and after those on its own shard.
+    const under = all.pending.filter((t) => takenUnder(t, view.config, view.phaseOf));
+    const others = latestOf(all.pending.filter((t) => !takenUnder(t, view.config, view.phaseOf)));
+    const taken = Array.from({ length: view.n }, (_, k) => math.max(others, latestOf(under.filter((t) => t.shard === k))));
+    view.migration = { rows, states, taken };
     return migrated(view, shard);
   }
   const state = fold(row && stateOf(row), takes, p);
-  const found = { row, read: { shard, state, p } };
+  const found = { row, read: { shard, state, p }, taken: latestOf(takes) };
   view.rows.set(shard, found);
   return found;
 }
@@ -289,24 +305,31 @@ export function readOf<Id>(view: View<Id>, shard: number): ShardRead {
 }
 
 /**
- * Asynchronous mode: the takes to record for `plan`, one per shard it changed, each the tokens
+ * Asynchronous mode: the takes to record for `plan`, one per shard it writes, each the tokens
  * the shard held at `now` less what it holds after the plan (negative when a balanced take over
- * two shards gave one of them tokens). Rows are written only by the applier.
+ * two shards gave one of them tokens). Rows are written only by the applier. A shard the plan
+ * writes gets a take even when its value is unchanged (a count too small to change it, a balance
+ * that left it as it was): a transactional write would have stamped its row at this instant, and
+ * a later read must evaluate it from there, as it would the row, to the same float.
  *
- * A take is recorded at `now`, or at the shard's own later clock when `now` is behind it (another
- * server's clock, or a promise stamped ahead): the instant it was decided at, where a
- * transactional write would have stamped the row. Recorded at `now`, the fold would apply it
- * before the takes it was decided after, and refill in between (a fixed window: a whole window).
+ * A take is recorded at `now`, or at a later instant the request saw when `now` is behind it
+ * (another server's clock, or a promise stamped ahead): the shard's own clock, where a
+ * transactional write would have stamped the row, or the latest take it was decided after
+ * (`taken`: on its shard, and after a change of terms any under the other terms). So a shard's takes in order of time are in the order they were decided, which
+ * is the order the fold applies them in, and so are a key's across a change of terms. Recorded at
+ * `now`, the fold would apply a take before the takes it was decided after, refill in between (a
+ * fixed window: a whole window), and, across a change of terms, split it over the wrong layout.
  */
 export function takesOf<Id>(view: View<Id>, plan: Plan): RowOp<Id>[] {
-  return plan.writes.flatMap((w) => {
+  return plan.writes.map((w) => {
     const read = readOf(view, w.shard);
-    const count = evaluate(read.state, read.p, view.now).value - w.state.value;
-    if (count === 0) return [];
-    const ts = read.state !== null && read.state.ts > view.now ? read.state.ts : view.now;
+    // With `minus`, as the decision took it: the fold then subtracts it back to the very float decided.
+    const count = minus(evaluate(read.state, read.p, view.now).value, w.state.value);
+    const taken = view.migration ? view.migration.taken[w.shard]! : view.rows.get(w.shard)!.taken;
+    const ts = math.max(view.now, taken, read.state?.ts ?? -Infinity);
     // A take under an override's config names it; one under the named config is stored with the request's.
     const take: Take = view.overridden ? { shard: w.shard, count, ts, config: view.config } : { shard: w.shard, count, ts };
-    return [{ op: "record" as const, take }];
+    return { op: "record" as const, take };
   });
 }
 
