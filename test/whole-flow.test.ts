@@ -170,6 +170,34 @@ describe("asynchronous mode across a change of shard count, and a known bug", ()
   });
 });
 
+describe("asynchronous mode: a take folds back to the very float decided", () => {
+  // The take's count is chosen so that the fold's subtraction lands on the state decided: a
+  // difference snapped by `minus` turned 27.999999999999996 into 28, and a plain one missed the
+  // decided float by an ulp after a first take on a rate of 4/3 a minute; either way retryAfter
+  // was 1 ms late (found by the whole-flow properties).
+  const perSecond: RateLimitConfig = { kind: TB, rate: 4 / 3, period: SECOND, applyUpdates: ASYNC };
+  const perMinute: RateLimitConfig = { kind: TB, rate: 4 / 3, period: MINUTE, capacity: 0, maxReserved: 2.5, applyUpdates: ASYNC };
+  test.each([
+    ["a count minus would snap (27.999999999999996)", perSecond, [[0, 4 / 3 + 20 * (4 / 3)]]],
+    ["a second reservation, 10 ms after the first, on a rate of 4/3 a minute", perMinute, [[0, 1], [10, 1]]],
+    ["a decimal count", perSecond, [[0, 16.1]]],
+  ] as [string, RateLimitConfig, [number, number][]][])("%s: the debt is repaid at exactly retryAfter, pending or applied", (_why, config, takes) => {
+    const store = new MemoryStore();
+    const start = 1_700_000_000_000; // an instant the properties found it at
+    let last = { at: start, retryAfter: 0 };
+    for (const [after, count] of takes) {
+      const r = store.limit({ name: NAME, config, count, reserve: true }, start + after, draws(0, 0));
+      expect(r.ok).toBe(true);
+      last = { at: start + after, retryAfter: r.retryAfter! };
+    }
+    for (const applied of [false, true]) {
+      if (applied) store.apply(last.at);
+      const peek = (at: number) => store.check({ name: NAME, config, count: 0 }, at, draws(0, 0)).ok;
+      expect([peek(last.at + last.retryAfter - 1), peek(last.at + last.retryAfter)], `applied: ${applied}`).toEqual([false, true]);
+    }
+  });
+});
+
 describe("asynchronous mode decides as transactionally, on a clock running backwards across a change of shard count", () => {
   // A take is recorded no earlier than the latest take the request saw, so the fold applies the
   // takes in the order they were decided. Recorded at the request's own clock, the last take here

@@ -305,6 +305,19 @@ export function readOf<Id>(view: View<Id>, shard: number): ShardRead {
 }
 
 /**
+ * The count of a take from `from` tokens down to `to`, such that the fold, subtracting it back
+ * with `minus`, lands on `to` itself, not an ulp off it (a `retryAfter` computed from `to` could
+ * then be a ms late): the plain difference when that does (a count like 27.999999999999996 that
+ * `minus` would snap to 28), else the difference `minus` takes (the take a decision snapped).
+ */
+function takeCount(from: number, to: number): number {
+  const plain = from - to;
+  if (minus(from, plain) === to) return plain;
+  const snapped = minus(from, to);
+  return minus(from, snapped) === to ? snapped : plain;
+}
+
+/**
  * Asynchronous mode: the takes to record for `plan`, one per shard it writes, each the tokens
  * the shard held at `now` less what it holds after the plan (negative when a balanced take over
  * two shards gave one of them tokens). Rows are written only by the applier. A shard the plan
@@ -323,8 +336,7 @@ export function readOf<Id>(view: View<Id>, shard: number): ShardRead {
 export function takesOf<Id>(view: View<Id>, plan: Plan): RowOp<Id>[] {
   return plan.writes.map((w) => {
     const read = readOf(view, w.shard);
-    // With `minus`, as the decision took it: the fold then subtracts it back to the very float decided.
-    const count = minus(evaluate(read.state, read.p, view.now).value, w.state.value);
+    const count = takeCount(evaluate(read.state, read.p, view.now).value, w.state.value);
     const taken = view.migration ? view.migration.taken[w.shard]! : view.rows.get(w.shard)!.taken;
     const ts = math.max(view.now, taken, read.state?.ts ?? -Infinity);
     // A take under an override's config names it; one under the named config is stored with the request's.
