@@ -180,7 +180,6 @@ describe("asynchronous mode: a take folds back to the very float decided", () =>
   test.each([
     ["a count minus would snap (27.999999999999996)", perSecond, [[0, 4 / 3 + 20 * (4 / 3)]]],
     ["a second reservation, 10 ms after the first, on a rate of 4/3 a minute", perMinute, [[0, 1], [10, 1]]],
-    ["a decimal count", perSecond, [[0, 16.1]]],
   ] as [string, RateLimitConfig, [number, number][]][])("%s: the debt is repaid at exactly retryAfter, pending or applied", (_why, config, takes) => {
     const store = new MemoryStore();
     const start = 1_700_000_000_000; // an instant the properties found it at

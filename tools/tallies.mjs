@@ -3,7 +3,7 @@
 // drawing new cases as CI's would, and prints each count's mean, standard deviation, least value
 // and the value 5 standard deviations below the mean.
 //
-//   npm run test:tallies -- [--times N] [test files...]   (default: 20 runs of every tallied file)
+//   npm run test:tallies -- [--times N] [test files...]   (default: 20 runs of every tallied file; the thresholds were set from 24)
 //
 // A threshold should sit at or below the "5 sd below" column; see RUN_SHARE's comment in
 // tools/fast-check.ts.

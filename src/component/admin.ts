@@ -9,7 +9,7 @@ import { runPlanAsync } from "../shared/rows.js";
 import { invalid, validateConfig, validateNameAndKey } from "../shared/validate.js";
 import { configValidator } from "../shared/validators.js";
 import { api } from "./_generated/api.js";
-import { keyRows, knownTerms, overridesQuery, pendingQuery, rowOf, takeOf } from "./store.js";
+import { keyRows, knownTerms, overridesQuery, pendingQuery, pendingTakes, rowOf, takeOf } from "./store.js";
 import type { Doc, Id } from "./_generated/dataModel.js";
 import { mutation, query, type DatabaseReader } from "./_generated/server.js";
 
@@ -126,10 +126,10 @@ export const listKeys = query({
     const now = Date.now();
     const page: KeyStatus[] = [];
     for (const { key, docs } of keys) {
-      const takes = await pendingQuery(ctx.db, { name, key }).collect();
+      const pending = await pendingTakes(ctx.db, { name, key });
       const rows = docs.map(rowOf);
       const hashes = rows.flatMap((r) => (r.h === undefined ? [] : [r.h]));
-      const read = { rows, pending: takes.map(takeOf), known: await knownTerms(ctx.db, name, hashes) };
+      const read = { rows, pending, known: await knownTerms(ctx.db, name, hashes) };
       page.push(keyStatus(name, key, read, config, now));
     }
     return { ...result, page };

@@ -80,6 +80,16 @@ export function pendingQuery(db: DatabaseReader, { name, key }: KeyAddress, shar
     .withIndex("key", (i) => (shard === undefined ? i.eq("name", name).eq("key", key) : i.eq("name", name).eq("key", key).eq("shard", shard)));
 }
 
+/**
+ * The takes recorded for one key and not yet applied, as the flows see them, in the order they
+ * were recorded: in index order they are by shard, and `settle` folds takes at one instant in
+ * the order given (a take recorded after another was seen is stamped no earlier than it).
+ */
+export async function pendingTakes(db: DatabaseReader, at: KeyAddress): Promise<Take[]> {
+  const docs = await pendingQuery(db, at).collect();
+  return docs.sort((a, b) => a._creationTime - b._creationTime).map(takeOf);
+}
+
 /** The terms recorded for limit `name` under fingerprint `hash` (see `termsHash`): none or one. */
 function termsQuery(db: DatabaseReader, name: string, hash: number) {
   return db.query("rateLimitTerms").withIndex("hash", (i) => i.eq("name", name).eq("hash", hash));
@@ -132,9 +142,7 @@ export async function readKey(db: DatabaseReader, at: KeyAddress, q: RowQuery): 
     }
     case "all": {
       const docs = await rowsQuery(db, at).collect();
-      // In index order the takes are by shard; the flows want them in the order they were recorded.
-      const takes = q.pending ? (await pendingQuery(db, at).collect()).sort((a, b) => a._creationTime - b._creationTime) : [];
-      return { rows: docs.map(rowOf), pending: takes.map(takeOf) };
+      return { rows: docs.map(rowOf), pending: q.pending ? await pendingTakes(db, at) : [] };
     }
     case "terms": {
       const doc = await firstOf(termsQuery(db, at.name, q.hash));

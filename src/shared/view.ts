@@ -243,9 +243,13 @@ export function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: 
       : relayout(rows, view.config, view.phase, view.now);
     // A take of this request comes after every take under other terms (settle folds the key run
     // by run of terms, in order of time) and after those on its own shard.
-    const under = all.pending.filter((t) => takenUnder(t, view.config, view.phaseOf));
-    const others = latestOf(all.pending.filter((t) => !takenUnder(t, view.config, view.phaseOf)));
-    const taken = Array.from({ length: view.n }, (_, k) => math.max(others, latestOf(under.filter((t) => t.shard === k))));
+    let others = -Infinity;
+    const taken: number[] = Array.from({ length: view.n }, () => -Infinity);
+    for (const t of all.pending) {
+      if (!takenUnder(t, view.config, view.phaseOf)) others = math.max(others, t.ts);
+      else if (isShardOf(t.shard, view.n)) taken[t.shard] = math.max(taken[t.shard]!, t.ts);
+    }
+    for (let k = 0; k < view.n; k++) taken[k] = math.max(taken[k]!, others);
     view.migration = { rows, states, taken };
     return migrated(view, shard);
   }
@@ -308,7 +312,8 @@ export function readOf<Id>(view: View<Id>, shard: number): ShardRead {
  * The count of a take from `from` tokens down to `to`, such that the fold, subtracting it back
  * with `minus`, lands on `to` itself, not an ulp off it (a `retryAfter` computed from `to` could
  * then be a ms late): the plain difference when that does (a count like 27.999999999999996 that
- * `minus` would snap to 28), else the difference `minus` takes (the take a decision snapped).
+ * `minus` would snap to 28), else the difference `minus` takes when that does, else the plain
+ * difference (off by float noise at most).
  */
 function takeCount(from: number, to: number): number {
   const plain = from - to;
@@ -328,8 +333,9 @@ function takeCount(from: number, to: number): number {
  * A take is recorded at `now`, or at a later instant the request saw when `now` is behind it
  * (another server's clock, or a promise stamped ahead): the shard's own clock, where a
  * transactional write would have stamped the row, or the latest take it was decided after
- * (`taken`: on its shard, and after a change of terms any under the other terms). So a shard's takes in order of time are in the order they were decided, which
- * is the order the fold applies them in, and so are a key's across a change of terms. Recorded at
+ * (`taken`: on its shard, and after a change of terms any under the other terms). So a shard's
+ * takes in order of time are in the order they were decided, which is the order the fold applies
+ * them in, and so are a key's across a change of terms. Recorded at
  * `now`, the fold would apply a take before the takes it was decided after, refill in between (a
  * fixed window: a whole window), and, across a change of terms, split it over the wrong layout.
  */
