@@ -15,9 +15,9 @@ export type KeyRow<Id> = StoredRow & { id: Id };
  * row (none or one); `all`, every row of the key. With `pending`, also the takes recorded but not
  * yet applied in the same range (a limit with `applyUpdates: "asynchronously"`), in the order they
  * were recorded (a take recorded after another was seen has a later or equal instant, and `settle`
- * keeps equal instants in this order). `terms`, the
- * limit name's terms with fingerprint `hash` (see `termsHash`), when a row carries a fingerprint
- * that isn't the current config's: answered in `terms` (absent when unknown), with no rows.
+ * keeps equal instants in this order). `terms`, the limit name's terms with fingerprint `hash`
+ * (see `termsHash`), when a row carries a fingerprint that isn't the current config's: answered in
+ * `terms` (absent when unknown), with no rows.
  * `tier`, the override set for the limit name's tier `tier`: answered in `override` (absent when
  * none), with no rows; the one read of another table a request makes, only when it names a tier.
  */

@@ -335,9 +335,9 @@ function takeCount(from: number, to: number): number {
  * transactional write would have stamped the row, or the latest take it was decided after
  * (`taken`: on its shard, and after a change of terms any under the other terms). So a shard's
  * takes in order of time are in the order they were decided, which is the order the fold applies
- * them in, and so are a key's across a change of terms. Recorded at
- * `now`, the fold would apply a take before the takes it was decided after, refill in between (a
- * fixed window: a whole window), and, across a change of terms, split it over the wrong layout.
+ * them in, and so are a key's across a change of terms. Recorded at `now`, the fold would apply a
+ * take before the takes it was decided after, refill in between (a fixed window: a whole window),
+ * and, across a change of terms, split it over the wrong layout.
  */
 export function takesOf<Id>(view: View<Id>, plan: Plan): RowOp<Id>[] {
   return plan.writes.map((w) => {
