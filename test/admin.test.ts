@@ -185,8 +185,9 @@ describe("listKeys", () => {
     });
     vi.setSystemTime(T0 + MINUTE + 6 * SECOND);
     const keyNames = [undefined, "k0", "k1", "k2", "k3", "k4", "k5", "old"];
+    // Every read below is a query, which commits nothing, so each sees T0 + 66 s: the clock moves only with commits.
     // What a peek with details reports for each key, read through the other API.
-    const expected = await t.run(async (ctx) =>
+    const expected = await t.query(async (ctx) =>
       Promise.all(
         keyNames.map(async (key) => {
           const { details } = await rl.check(ctx, "sharded", { ...(key === undefined ? {} : { key }), count: 0, details: true });
@@ -198,7 +199,7 @@ describe("listKeys", () => {
       const seen: { key?: string; value: number; fullIn: number; idle: boolean }[] = [];
       let cursor: string | null = null;
       for (let pages = 0; pages < 50; pages++) {
-        const result = await t.run((ctx) => rl.listKeys(ctx, "sharded", { paginationOpts: { numItems, cursor } }));
+        const result = await t.query((ctx) => rl.listKeys(ctx, "sharded", { paginationOpts: { numItems, cursor } }));
         seen.push(...result.page);
         if (result.isDone) break;
         cursor = result.continueCursor;
