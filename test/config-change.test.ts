@@ -17,13 +17,19 @@ afterEach(() => vi.useRealTimers());
 
 type T = ReturnType<typeof makeInspectableTest>;
 
-/** Takes one token at a time under `config` until refused; returns how many were admitted. */
+/**
+ * Takes one token at a time under `config` until refused; returns how many were admitted. One
+ * transaction, so every take sees the same instant: convex-test's clock moves with commits, and
+ * separate calls would refill a little between them.
+ */
 async function drain(t: T, config: RateLimitConfig, most = 1000): Promise<number> {
-  for (let admitted = 0; admitted < most; admitted++) {
-    const r = await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, config }));
-    if (!r.ok) return admitted;
-  }
-  throw new Error("never refused");
+  return t.run(async (ctx) => {
+    for (let admitted = 0; admitted < most; admitted++) {
+      const r = await ctx.runMutation(api.lib.rateLimit, { name: NAME, config });
+      if (!r.ok) return admitted;
+    }
+    throw new Error("never refused");
+  });
 }
 
 const rows = (t: T) => t.run((ctx) => ctx.runQuery(api.inspect.rows, {}));
