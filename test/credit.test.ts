@@ -30,11 +30,15 @@ const rows = (t: T) => t.run((ctx) => ctx.runQuery(api.inspect.rows, {}));
 describe("credit", () => {
   test("gives back what was taken, and never more than the capacity holds", async () => {
     const t = makeInspectableTest();
-    await t.run((ctx) => rl.limit(ctx, "budget", { key: "u", count: 6 }));
-    expect(await t.run((ctx) => rl.credit(ctx, "budget", { key: "u", count: 4 }))).toEqual({ credited: 4 });
-    expect((await t.run((ctx) => rl.getValue(ctx, "budget", { key: "u" }))).value).toBe(8);
-    // 5 more would lift it above 10: only 2 go back.
-    expect(await t.run((ctx) => rl.credit(ctx, "budget", { key: "u", count: 5 }))).toEqual({ credited: 2 });
+    // One transaction, so every call sees T0 and nothing refills between them (convex-test's clock
+    // moves with commits).
+    await t.run(async (ctx) => {
+      await rl.limit(ctx, "budget", { key: "u", count: 6 });
+      expect(await rl.credit(ctx, "budget", { key: "u", count: 4 })).toEqual({ credited: 4 });
+      expect((await rl.getValue(ctx, "budget", { key: "u" })).value).toBe(8);
+      // 5 more would lift it above 10: only 2 go back.
+      expect(await rl.credit(ctx, "budget", { key: "u", count: 5 })).toEqual({ credited: 2 });
+    });
     // A full (or never used) key takes nothing back, and nothing is written for it.
     expect(await t.run((ctx) => rl.credit(ctx, "budget", { key: "fresh", count: 3 }))).toEqual({ credited: 0 });
     expect((await rows(t)).filter((r) => r.key === "fresh")).toEqual([]);
@@ -44,9 +48,17 @@ describe("credit", () => {
     const t = makeInspectableTest();
     const reserved = await t.run((ctx) => rl.limit(ctx, "budget", { count: 25, reserve: true }));
     expect(reserved).toEqual({ ok: true, retryAfter: 1.5 * MINUTE }); // 15 owed at 10 a minute
-    await t.run((ctx) => rl.credit(ctx, "budget", { count: 12 }));
-    // 3 owed now: a peek is refused for 18 s, then ok.
-    expect(await t.run((ctx) => rl.check(ctx, "budget", { count: 0 }))).toEqual({ ok: false, retryAfter: 18_000 });
+    // The credit and a peek in one transaction, at T0 still: 3 owed now, so the peek is refused for 18 s.
+    const peek = await t.run(async (ctx) => {
+      await rl.credit(ctx, "budget", { count: 12 });
+      return rl.check(ctx, "budget", { count: 0 });
+    });
+    expect(peek).toEqual({ ok: false, retryAfter: 18_000 });
+    // Then ok, and not a millisecond earlier (reads commit nothing, so each sees the time set).
+    vi.setSystemTime(T0 + 18_000 - 1);
+    expect(await t.query((ctx) => rl.check(ctx, "budget", { count: 0 }))).toEqual({ ok: false, retryAfter: 1 });
+    vi.setSystemTime(T0 + 18_000);
+    expect(await t.query((ctx) => rl.check(ctx, "budget", { count: 0 }))).toEqual({ ok: true, retryAfter: undefined });
   });
 
   test("on a sharded limit, the shards the tokens came from", async () => {
