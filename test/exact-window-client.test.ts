@@ -51,11 +51,14 @@ describe("an exact sliding window through the client", () => {
     // it drops the oldest (T0's): what stays is one take of 2 at T0 + 30 s.
     expect(await t.mutation(api.slidingHook.giveBack, { key: "c", count: 2, shards: second.details.shards })).toEqual({ credited: 2 });
     expect(await t.query(api.slidingHook.leftOf, { key: "c" })).toBe(4);
-    // Two more takes of 2 fill it; the next waits until the take at T0 + 30 s leaves (T0 + 90 s),
-    // no sooner, whichever take the credit really undid.
+    // Two more takes of 2 at T0 + 40 s fill it; the next, at T0 + 50 s, waits until the take at
+    // T0 + 30 s leaves (T0 + 90 s), no sooner, whichever take the credit really undid. (Each call
+    // gets its own instant: convex-test's clock moves with commits.)
+    vi.setSystemTime(T0 + 40_000);
     expect(await t.mutation(api.slidingHook.takeDetailed, { key: "c", count: 2 })).toMatchObject({ ok: true });
     expect(await t.mutation(api.slidingHook.takeDetailed, { key: "c", count: 2 })).toMatchObject({ ok: true });
-    expect(await t.mutation(api.slidingHook.takeDetailed, { key: "c", count: 2 })).toMatchObject({ ok: false, retryAfter: 60_000 });
+    vi.setSystemTime(T0 + 50_000);
+    expect(await t.mutation(api.slidingHook.takeDetailed, { key: "c", count: 2 })).toMatchObject({ ok: false, retryAfter: 40_000 });
   });
 
   test("a credit that empties the log clears it from the row: the next take sees it full", async () => {
