@@ -76,7 +76,8 @@ const limits = {
 } satisfies Record<string, LimitConfig>;
 const rl = new RateLimiter(api.rateLimiter, limits);
 
-const snapshot = (t: T) => t.run((ctx) => ctx.runQuery(api.rateLimiter.inspectMetrics.tables, {}));
+// Reads are queries: they commit nothing, so they don't move convex-test's clock (it moves with commits).
+const snapshot = (t: T) => t.query((ctx) => ctx.runQuery(api.rateLimiter.inspectMetrics.tables, {}));
 const counts = (c: Partial<MetricCounts>): MetricCounts => ({ ...zeroCounts(), ...c });
 /** The metrics of `name` over the hour around T0. */
 const read = (t: T, name: keyof typeof limits, topKeys = 0) =>
