@@ -1,17 +1,21 @@
-// The words of every input error in src/shared/validate.ts, table-driven on the pure checks: the
-// field, the value as shown and the whole message, which is what a developer reads after
-// production redaction. (validation.test.ts checks each error's field through every entry point.)
-import type { ConvexError } from "convex/values";
+// The words of every input error in src/shared/validate.ts and of the kind errors in
+// validate-config.ts, table-driven on the pure checks: the field, the value as shown and the whole
+// message, which is what a developer reads after production redaction, and the limit's name where
+// the caller gives it. (validation.test.ts checks each error's field through every entry point.)
+import { ConvexError } from "convex/values";
 import { describe, expect, test } from "vitest";
 import {
   MAX_NAME_LENGTH,
+  namingLimit,
   validateConcurrencyConfig,
   validateConfig,
   validateCount,
+  validateCountValue,
   validateExtendBy,
   validateNameAndKey,
   validateSampleShards,
 } from "../src/shared/validate.js";
+import { LIMIT_KINDS, validateConfigShape, validateLimits, validateOptionTypes } from "../src/shared/validate-config.js";
 import type { ConcurrencyConfig } from "../src/shared/concurrency-validators.js";
 import type { InvalidRateLimitError, RateLimitConfig } from "../src/shared/validators.js";
 
@@ -140,5 +144,84 @@ describe("concurrency errors", () => {
     expect(() => validateConcurrencyConfig(concurrency({ capacity: 1000 }))).not.toThrow();
     expect(() => validateExtendBy(undefined)).not.toThrow();
     expect(() => validateExtendBy(1)).not.toThrow();
+  });
+});
+
+describe("kind errors list every kind, concurrency too", () => {
+  // Written out here on purpose: LIMIT_KINDS comes from the validators, and this is the check on it.
+  const EVERY = `"token bucket", "fixed window", "sliding window" and "concurrency"`;
+
+  test("LIMIT_KINDS is every kind the validators accept, rate limits' first", () => {
+    expect(LIMIT_KINDS).toEqual(["token bucket", "fixed window", "sliding window", "concurrency"]);
+  });
+
+  test.each<[string, () => void, string]>([
+    [
+      "an unknown kind in the constructor: all four listed",
+      () => validateLimits({ llm: { kind: "leaky bucket", rate: 1, period: 1000 } }),
+      `config.kind = "leaky bucket": is not a kind of limit (the kinds are ${EVERY}) (limit "llm")`,
+    ],
+    [
+      "a misspelled concurrency: it is suggested",
+      () => validateLimits({ llm: { kind: "concurency", capacity: 2, lease: 1000 } }),
+      `config.kind = "concurency": is not a kind of limit (the kinds are ${EVERY}); did you mean "concurrency"? (limit "llm")`,
+    ],
+    [
+      "concurrency in another case",
+      () => validateLimits({ llm: { kind: "Concurrency", capacity: 2, lease: 1000 } }),
+      `config.kind = "Concurrency": is not a kind of limit (the kinds are ${EVERY}); did you mean "concurrency"? (limit "llm")`,
+    ],
+    [
+      "no kind",
+      () => validateLimits({ llm: { capacity: 2, lease: 1000 } }),
+      `config.kind = undefined: is missing: a config's kind is "token bucket", "fixed window", "sliding window" or "concurrency" (limit "llm")`,
+    ],
+    [
+      "a concurrency config inline, where a rate limit's is needed",
+      () => validateOptionTypes({ config: { kind: "concurrency", capacity: 2, lease: 1000 } }),
+      `config.kind = "concurrency": is a concurrency limit's kind, but a rate limit's config is needed here (its kind "token bucket", "fixed window" or "sliding window"); a concurrency limit is named in the RateLimiter and taken with acquire`,
+    ],
+    [
+      "a concurrency config sent to the component's rate functions",
+      () => validateConfigShape({ kind: "concurrency", capacity: 2, lease: 1000 }),
+      `config.kind = "concurrency": is a concurrency limit's kind, but a rate limit's config is needed here (its kind "token bucket", "fixed window" or "sliding window"); a concurrency limit is named in the RateLimiter and taken with acquire`,
+    ],
+  ])("%s", (_, check, message) => {
+    const data = errorOf(check);
+    expect(data).toEqual({ kind: "InvalidRateLimit", field: "config.kind", value: expect.any(String), message });
+  });
+
+  test("a concurrency config passes the constructor", () => {
+    expect(() => validateLimits({ llm: { kind: "concurrency", capacity: 2, lease: 1000 } })).not.toThrow();
+  });
+});
+
+describe("a request's count error names the limit, as config errors do", () => {
+  test("validateCountValue given the name: the same field and value, the message ending in the limit", () => {
+    expect(errorOf(() => validateCountValue(-1, "sendMessage"))).toEqual({
+      kind: "InvalidRateLimit",
+      field: "count",
+      value: "-1",
+      message: `count = -1: must be a finite number ≥ 0 (limit "sendMessage")`,
+    });
+    expect(errorOf(() => validateCountValue(NaN, "llm tokens")).message).toBe(`count = NaN: must be a finite number ≥ 0 (limit "llm tokens")`);
+  });
+
+  test("without a name it says what it said (the pure helpers, which know no name)", () => {
+    expect(errorOf(() => validateCountValue(-1)).message).toBe("count = -1: must be a finite number ≥ 0");
+  });
+
+  test("valid counts pass: 0 (a peek), fractions, the largest finite", () => {
+    for (const count of [0, 0.5, 1, Number.MAX_VALUE]) expect(() => validateCountValue(count, "sendMessage")).not.toThrow();
+  });
+
+  test("namingLimit names a message once, and leaves other errors alone", () => {
+    const named = namingLimit(new ConvexError({ kind: "InvalidRateLimit", field: "count", value: "-1", message: "count = -1: x" }), "a");
+    expect(namingLimit(named, "a")).toBe(named);
+    expect((named as ConvexError<InvalidRateLimitError>).data.message).toBe(`count = -1: x (limit "a")`);
+    const plain = new Error("boom");
+    expect(namingLimit(plain, "a")).toBe(plain);
+    const limited = new ConvexError({ kind: "RateLimited", name: "a", retryAfter: 5 });
+    expect(namingLimit(limited, "a")).toBe(limited);
   });
 });

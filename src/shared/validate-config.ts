@@ -4,10 +4,10 @@
 // with the right kind or field suggested for a near miss; the component checks configs again
 // (`checkConfig`), since its functions' argument validator takes any kind's fields. The numbers'
 // bounds are validateConfig's (./validate.ts).
-import { ConvexError, type GenericValidator } from "convex/values";
-import { invalid, validateConcurrencyConfig, validateConfig } from "./validate.js";
-import { fixedWindowValidator, KINDS, slidingWindowValidator, tokenBucketValidator, type InvalidRateLimitError, type RateLimitConfig } from "./validators.js";
-import { concurrencyValidator, type ConcurrencyConfig } from "./concurrency-validators.js";
+import type { GenericValidator } from "convex/values";
+import { invalid, namingLimit, validateConcurrencyConfig, validateConfig } from "./validate.js";
+import { fixedWindowValidator, KINDS, slidingWindowValidator, tokenBucketValidator, type RateLimitConfig } from "./validators.js";
+import { concurrencyValidator, type ConcurrencyConfig, type LimitConfig } from "./concurrency-validators.js";
 import { math } from "./math.js";
 
 /** Each kind's fields and their validators, from the config validator itself. */
@@ -16,6 +16,13 @@ const FIELDS: Record<RateLimitConfig["kind"], Record<string, GenericValidator>> 
   "fixed window": fixedWindowValidator.fields,
   "sliding window": slidingWindowValidator.fields,
 };
+
+/**
+ * LIMIT_KINDS lists every kind a limit's config may name, from the validators themselves: the rate
+ * limits' ({@link KINDS}), then a concurrency limit's. Errors list these, so a kind added to a
+ * validator is named in them with nothing else to edit.
+ */
+export const LIMIT_KINDS: readonly LimitConfig["kind"][] = [...KINDS, concurrencyValidator.fields.kind.value];
 
 /**
  * Names other rate limiters give to a field, and the field that means the same here (a token
@@ -45,9 +52,7 @@ export function validateLimits(limits: Record<string, unknown> | undefined): voi
         validateConfig(config);
       }
     } catch (error) {
-      const data: unknown = error instanceof ConvexError ? error.data : undefined;
-      if (!isInvalidData(data)) throw error;
-      throw new ConvexError<InvalidRateLimitError>({ ...data, message: `${data.message} (limit ${JSON.stringify(name)})` });
+      throw namingLimit(error, name);
     }
   }
 }
@@ -103,14 +108,10 @@ export function validateConcurrencyShape(config: object): asserts config is Conc
   }
 }
 
-function isInvalidData(data: unknown): data is InvalidRateLimitError {
-  return typeof data === "object" && data !== null && "kind" in data && data.kind === "InvalidRateLimit" && "message" in data;
-}
-
 /**
  * validateConfigShape checks what Convex's config validator checks, naming the field: an object
- * with a `kind` that is one of {@link KINDS}, no fields that kind doesn't have, and each field of
- * its type. Throws an `InvalidRateLimit` `ConvexError`; a near-miss kind, field or value (a
+ * with a `kind` that is one of {@link KINDS} (a concurrency limit's is refused as such), no fields
+ * that kind doesn't have, and each field of its type. Throws an `InvalidRateLimit` `ConvexError`; a near-miss kind, field or value (a
  * different case, a hyphen, a typo, another limiter's name for it) is suggested.
  */
 export function validateConfigShape(config: unknown): asserts config is RateLimitConfig {
@@ -119,9 +120,17 @@ export function validateConfigShape(config: unknown): asserts config is RateLimi
   }
   const fields = config as Record<string, unknown>;
   const kind = fields.kind;
-  if (kind === undefined) throw invalid("config.kind", kind, `is missing: a config's kind is ${listed(KINDS, "or")}`);
+  if (kind === undefined) throw invalid("config.kind", kind, `is missing: a config's kind is ${listed(LIMIT_KINDS, "or")}`);
   if (!isKind(kind)) {
-    throw invalid("config.kind", kind, `is not a kind of limit (the kinds are ${listed(KINDS, "and")})${suggestion(kind, KINDS, true)}`);
+    if (typeof kind === "string" && (LIMIT_KINDS as readonly string[]).includes(kind)) {
+      // A concurrency limit's config where a rate limit's is needed (inline, or sent to the component).
+      throw invalid(
+        "config.kind",
+        kind,
+        `is a concurrency limit's kind, but a rate limit's config is needed here (its kind ${listed(KINDS, "or")}); a concurrency limit is named in the RateLimiter and taken with acquire`,
+      );
+    }
+    throw invalid("config.kind", kind, `is not a kind of limit (the kinds are ${listed(LIMIT_KINDS, "and")})${suggestion(kind, LIMIT_KINDS, true)}`);
   }
   const known = FIELDS[kind];
   for (const field of Object.keys(fields)) {

@@ -32,6 +32,31 @@ export function invalid(
   });
 }
 
+/**
+ * namingLimit returns `error` with the limit it concerns named at the end of its message, `count =
+ * -1: must be a finite number ≥ 0 (limit "sendMessage")`, as every config error of the
+ * `RateLimiter` constructor says: an `InvalidRateLimit` `ConvexError` keeps its kind, field and
+ * value, and a message named already is left as it is. Any other error is returned unchanged.
+ */
+export function namingLimit(error: unknown, name: string): unknown {
+  const data: unknown = error instanceof ConvexError ? error.data : undefined;
+  if (!isInvalidData(data)) return error;
+  const suffix = ` (limit ${JSON.stringify(name)})`;
+  if (data.message.endsWith(suffix)) return error;
+  return new ConvexError<InvalidRateLimitError>({ ...data, message: `${data.message}${suffix}` });
+}
+
+function isInvalidData(data: unknown): data is InvalidRateLimitError {
+  return (
+    typeof data === "object" &&
+    data !== null &&
+    "kind" in data &&
+    data.kind === "InvalidRateLimit" &&
+    "message" in data &&
+    typeof data.message === "string"
+  );
+}
+
 function requireNumber(
   field: string,
   value: number,
@@ -193,9 +218,14 @@ export function validateNameAndKey(name: string, key: string | undefined): void 
   }
 }
 
-/** Checks a request's `count` as a number: finite and ≥ 0, whatever the config. */
-export function validateCountValue(count: number): void {
-  requireNumber("count", count, (x) => x >= 0, "must be a finite number ≥ 0");
+/**
+ * Checks a request's `count` as a number: finite and ≥ 0, whatever the config. Given the limit's
+ * `name`, the error names it too (see {@link namingLimit}).
+ */
+export function validateCountValue(count: number, name?: string): void {
+  if (Number.isFinite(count) && count >= 0) return;
+  const error = invalid("count", count, "must be a finite number ≥ 0");
+  throw name === undefined ? error : namingLimit(error, name);
 }
 
 /** Checks a request's `tier`: a non-empty string of at most `MAX_NAME_LENGTH` characters. */
