@@ -38,9 +38,10 @@ const dryRunLines = () =>
 describe("dry run", () => {
   test("always admits, and logs each request it would have refused, with its wait", async () => {
     const t = makeTest();
-    for (let i = 0; i < 5; i++) {
-      expect(await t.run((ctx) => rl.limit(ctx, "shadow", { key: "u", throws: true }))).toEqual({ ok: true });
-    }
+    // Five requests at one instant, T0: one transaction, since convex-test's clock moves with commits.
+    await t.run(async (ctx) => {
+      for (let i = 0; i < 5; i++) expect(await rl.limit(ctx, "shadow", { key: "u", throws: true })).toEqual({ ok: true });
+    });
     expect(dryRunLines()).toEqual([
       { event: "rateLimit.dryRun", name: "shadow", key: "u", count: 1, retryAfter: 20_000 },
       { event: "rateLimit.dryRun", name: "shadow", key: "u", count: 1, retryAfter: 20_000 },
@@ -49,10 +50,14 @@ describe("dry run", () => {
 
   test("its state evolves as if enforced: switching it off refuses from where the shadow stands", async () => {
     const t = makeTest();
-    for (let i = 0; i < 3; i++) await t.run((ctx) => rl.limit(ctx, "shadow", { key: "u" }));
+    // One transaction at T0, and the next deploy's call a second at T0 too (convex-test's clock
+    // moves only from the third commit in a millisecond on).
+    await t.run(async (ctx) => {
+      for (let i = 0; i < 3; i++) await rl.limit(ctx, "shadow", { key: "u" });
+      const now = await rl.limit(ctx, "x", { key: "u", config: enforced });
+      expect(now.ok).toBe(true); // another name: its own state
+    });
     // Same name and key, now enforced: the 3 tokens the shadow took are gone.
-    const now = await t.run((ctx) => rl.limit(ctx, "x", { key: "u", config: enforced }));
-    expect(now.ok).toBe(true); // another name: its own state
     // The next deploy: the same name, enforced.
     const deployed = new RateLimiter(components.rateLimiter, { shadow: enforced });
     const same = await t.run((ctx) => deployed.limit(ctx, "shadow", { key: "u" }));
@@ -68,7 +73,11 @@ describe("dry run", () => {
 
   test("an enforced limit beside it in limitAll still refuses", async () => {
     const t = makeTest();
-    for (let i = 0; i < 3; i++) await t.run((ctx) => rl.limitAll(ctx, [{ name: "shadow" }, { name: "enforced" }]));
+    // Three calls in one transaction at T0, the refused one a second transaction at T0 too
+    // (convex-test's clock moves only from the third commit in a millisecond on).
+    await t.run(async (ctx) => {
+      for (let i = 0; i < 3; i++) await rl.limitAll(ctx, [{ name: "shadow" }, { name: "enforced" }]);
+    });
     const r = await t.run((ctx) => rl.limitAll(ctx, [{ name: "shadow" }, { name: "enforced" }]));
     expect(r).toEqual({ ok: false, retryAfter: 20_000, results: [{ ok: true }, { ok: false, retryAfter: 20_000 }] });
     expect(dryRunLines()).toHaveLength(1);
