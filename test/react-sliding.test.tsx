@@ -85,19 +85,24 @@ afterEach(() => {
 describe("useRateLimit on an approximate sliding window (about 3 in any minute)", () => {
   test("the query reports the window's phase and the previous window's count", async () => {
     const t = makeTest();
-    for (let i = 0; i < 3; i++) await t.mutation(api.slidingHook.take, { key: "a" });
+    // Each take at its own millisecond, T0 to T0 + 2 ms: convex-test's clock moves with commits,
+    // so a third call at one frozen instant would run 1 ms later anyway.
+    for (let i = 0; i < 3; i++) expect(await admitted(t, "a", T0 + i)).toBe(true);
     const data = await t.query(api.slidingHook.getRateLimit, { key: "a" });
-    expect(data).toMatchObject({ value: 0, ts: T0, prev: 0, config: { kind: "sliding window", exact: false, rate: 3, period: MINUTE } });
+    expect(data).toMatchObject({ value: 0, ts: T0 + 2, prev: 0, config: { kind: "sliding window", exact: false, rate: 3, period: MINUTE } });
     expect(data.config.kind === "sliding window" && data.config.start).toEqual(expect.any(Number));
   });
 
   test("emptied mid-window: nothing slides out until the boundary, then a token every 20 s", async () => {
     const t = makeTest();
-    for (let i = 0; i < 3; i++) expect(await admitted(t, "a", T0)).toBe(true);
+    // Each take at its own millisecond: at one frozen instant convex-test would run the third 1 ms
+    // ahead of Date.now, and the hook would rightly measure the server's clock 1 ms ahead.
+    for (let i = 0; i < 3; i++) expect(await admitted(t, "a", T0 + i)).toBe(true);
     const { result, renders } = await watch(t, "a");
     const data = mocks.result!;
-    // The window holding T0 took 3 and the one before nothing: level at 0 until the boundary, then
-    // the 3 slide out over the next minute, one every 20 s.
+    // The window holding T0 .. T0 + 2 ms took 3 and the one before nothing: level at 0 until the
+    // boundary, then the 3 slide out over the next minute, one every 20 s.
+    expect(boundaryAfter(data, T0)).toBe(boundaryAfter(data, T0 + 2));
     const retryAt = boundaryAfter(data, T0) + 20_000;
     const refused = result.current.status;
     expect(refused).toEqual({ ok: false, retryAt });
