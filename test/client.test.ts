@@ -35,7 +35,11 @@ describe("failed logins: 10 per hour", () => {
   test("10 immediate attempts pass, the 11th waits exactly 6 minutes, reset clears it", async () => {
     const t = makeTest();
     const attempt = () => t.run((ctx) => rateLimiter.limit(ctx, "failedLogins", { key: "alice" }));
-    for (let i = 0; i < 10; i++) expect((await attempt()).ok).toBe(true);
+    // The 10 at one instant, T0, in one transaction: convex-test's clock moves with commits, so 10
+    // separate calls would be spread over 2 ms. The 11th is the second transaction at T0.
+    await t.run(async (ctx) => {
+      for (let i = 0; i < 10; i++) expect((await rateLimiter.limit(ctx, "failedLogins", { key: "alice" })).ok).toBe(true);
+    });
     const eleventh = await attempt();
     expect(eleventh).toMatchObject({ ok: false, retryAfter: 6 * MINUTE }); // one token per HOUR / 10
     // Another user is unaffected.
@@ -57,13 +61,19 @@ describe("sendMessage: 10 per minute, bursts of 3", () => {
     const t = makeTest();
     const send = (throws = false) =>
       t.run((ctx) => rateLimiter.limit(ctx, "sendMessage", { key: "u1", throws }));
-    for (let i = 0; i < 3; i++) expect((await send()).ok).toBe(true);
+    // A burst is one instant: one transaction at T0 (convex-test's clock moves with commits), then
+    // the 4th, a second transaction at T0.
+    const burst = (throws = false) =>
+      t.run(async (ctx) => {
+        for (let i = 0; i < 3; i++) expect((await rateLimiter.limit(ctx, "sendMessage", { key: "u1", throws })).ok).toBe(true);
+      });
+    await burst();
     expect(await send()).toMatchObject({ ok: false, retryAfter: 6 * SECOND });
     vi.advanceTimersByTime(6 * SECOND);
     expect((await send()).ok).toBe(true);
     expect((await send()).ok).toBe(false);
     vi.advanceTimersByTime(10 * MINUTE); // idle: the bucket fills to its capacity, 3
-    for (let i = 0; i < 3; i++) expect((await send(true)).ok).toBe(true);
+    await burst(true);
     const e = await errorOf(send(true));
     expect(isRateLimitError(e)).toBe(true);
     if (!isRateLimitError(e)) return;
@@ -96,11 +106,16 @@ describe("sendMessage: 10 per minute, bursts of 3", () => {
 
   test("a reservation says when to run the work", async () => {
     const t = makeTest();
-    for (let i = 0; i < 3; i++) await t.run((ctx) => rateLimiter.limit(ctx, "sendMessage", { key: "u" }));
+    // The 3 at T0 in one transaction, the first reservation a second at T0; the next a second later
+    // (explicit: convex-test's clock moves with commits).
+    await t.run(async (ctx) => {
+      for (let i = 0; i < 3; i++) await rateLimiter.limit(ctx, "sendMessage", { key: "u" });
+    });
     const r = await t.run((ctx) => rateLimiter.limit(ctx, "sendMessage", { key: "u", reserve: true }));
     expect(r).toMatchObject({ ok: true, retryAfter: 6 * SECOND });
+    vi.setSystemTime(T0 + SECOND);
     const r2 = await t.run((ctx) => rateLimiter.limit(ctx, "sendMessage", { key: "u", reserve: true }));
-    expect(r2).toMatchObject({ ok: true, retryAfter: 12 * SECOND });
+    expect(r2).toMatchObject({ ok: true, retryAfter: 11 * SECOND }); // due at T0 + 12 s, like the first plus 6 s
   });
 });
 
@@ -211,7 +226,10 @@ describe("isRateLimitError narrows and never throws", () => {
 
   test("a real RateLimited error from throws: true is recognized and typed", async () => {
     const t = makeTest();
-    for (let i = 0; i < 3; i++) await t.run((ctx) => rateLimiter.limit(ctx, "sendMessage"));
+    // The 3 in one transaction at T0, so the refusal is a second at T0 (convex-test's clock moves with commits).
+    await t.run(async (ctx) => {
+      for (let i = 0; i < 3; i++) await rateLimiter.limit(ctx, "sendMessage");
+    });
     const e = await errorOf(t.run((ctx) => rateLimiter.limit(ctx, "sendMessage", { throws: true })));
     if (!isRateLimitError(e)) throw new Error("not recognized");
     const retryAfter: number = e.data.retryAfter;
