@@ -30,9 +30,11 @@ describe("generations: at most 2 in flight per user, 5-minute leases", () => {
     vi.advanceTimersByTime(SECOND);
     expect(await acquire()).toEqual({ ok: false, retryAfter: 5 * MINUTE - 2 * SECOND });
     expect((await acquire("bob")).ok).toBe(true); // another user is unaffected
+    // A second later (explicit: convex-test's clock moves with commits, two already at T0 + 2 s).
+    vi.advanceTimersByTime(SECOND);
     expect(await t.run((ctx) => rateLimiter.check(ctx, "generations", { key: "alice" }))).toEqual({
       ok: false,
-      retryAfter: 5 * MINUTE - 2 * SECOND,
+      retryAfter: 5 * MINUTE - 3 * SECOND,
     });
     if (!b.ok) throw new Error("b was admitted");
     expect(await t.run((ctx) => rateLimiter.release(ctx, b.lease))).toEqual({ released: true });
@@ -45,9 +47,13 @@ describe("generations: at most 2 in flight per user, 5-minute leases", () => {
   test("a crashed holder's slot frees exactly at its lease's expiry, with no job", async () => {
     const t = makeTest();
     const acquire = () => t.run((ctx) => rateLimiter.acquire(ctx, "generations", { key: "alice" }));
-    await acquire(); // crashes: never released
-    await acquire(); // crashes too
-    const value = () => t.run((ctx) => rateLimiter.getValue(ctx, "generations", { key: "alice" }));
+    // Two holders at T0, in one transaction so that a read after it is at T0 too (convex-test's
+    // clock moves with commits); both crash: never released.
+    await t.run(async (ctx) => {
+      for (let i = 0; i < 2; i++) await rateLimiter.acquire(ctx, "generations", { key: "alice" });
+    });
+    // A read is a query: it commits nothing, so it doesn't move the clock.
+    const value = () => t.query((ctx) => rateLimiter.getValue(ctx, "generations", { key: "alice" }));
     expect(await value()).toEqual({ inFlight: 2, capacity: 2, ts: T0, earliestExpiry: T0 + 5 * MINUTE });
     vi.advanceTimersByTime(5 * MINUTE - 1);
     expect(await acquire()).toEqual({ ok: false, retryAfter: 1 });
@@ -74,7 +80,10 @@ describe("generations: at most 2 in flight per user, 5-minute leases", () => {
 
   test("throws: a RateLimited error naming the limit, from acquire and check", async () => {
     const t = makeTest();
-    for (let i = 0; i < 2; i++) await t.run((ctx) => rateLimiter.acquire(ctx, "generations", { key: "alice" }));
+    // Both slots taken at T0 in one transaction, so the calls after it are at T0 too (convex-test's clock moves with commits).
+    await t.run(async (ctx) => {
+      for (let i = 0; i < 2; i++) await rateLimiter.acquire(ctx, "generations", { key: "alice" });
+    });
     const error = await errorOf(t.run((ctx) => rateLimiter.acquire(ctx, "generations", { key: "alice", throws: true })));
     expect(isRateLimitError(error)).toBe(true);
     expect(await convexErrorData(t.run((ctx) => rateLimiter.check(ctx, "generations", { key: "alice", throws: true })))).toEqual({
@@ -189,10 +198,12 @@ describe("a slot and tokens together, all or nothing (limitAll takes rate limits
       });
     expect((await both()).ok).toBe(true);
     expect((await both()).ok).toBe(true);
+    // 6 s later (explicit: convex-test's clock moves with commits), one token is back: 3 - 2 + 1.
+    vi.setSystemTime(T0 + 6 * SECOND);
     // Both slots held: the acquire throws, and the mutation's rollback gives the token back.
     expect(await convexErrorData(both())).toMatchObject({ kind: "RateLimited", name: "generations" });
     const value = await t.run((ctx) => rateLimiter.getValue(ctx, "sendMessage", { key: "ada" }));
-    expect(value.value).toBe(1); // 3 - 2: the third call took nothing
+    expect(value).toMatchObject({ value: 2, ts: T0 + 6 * SECOND }); // the third call took nothing
     expect((await t.run((ctx) => rateLimiter.getValue(ctx, "generations", { key: "ada" }))).inFlight).toBe(2);
   });
 });
