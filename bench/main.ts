@@ -4,12 +4,14 @@
 //      comfort threshold's trade-off between refusals and reads (pure planner simulation);
 //   3. shard rows read and written per call at 50 % load (convex-test transaction metrics),
 //      next to @convex-dev/rate-limiter 0.4.0 registered in the same convex-test instance;
+//   4. the time per limit call, ours beside upstream's, unsharded;
 //   5. rows kept over a simulated month with and without the daily clean-up (bench/cleanup.ts);
 //   6. the sliding window's accuracy against an exact sliding log, and its time per call
 //      (bench/sliding.ts);
 //   7. documents read and written per call with and without `metrics: true`, and the fold's
-//      cost (bench/metrics.ts).
-//   8. bytes read and written per steady call, ours beside upstream's (bench/bytes.ts).
+//      cost (bench/metrics.ts);
+//   then bytes read and written per steady call, ours beside upstream's (bench/bytes.ts).
+// `--only` names the sections (SECTIONS); `--help` lists them.
 // Run through tools/run.mjs (vite provides `import.meta.glob`); time is simulated, randomness seeded.
 import upstream from "@convex-dev/rate-limiter/test";
 import { MINUTE, SECOND } from "../src/shared/algebra.js";
@@ -50,18 +52,39 @@ type Options = {
   sections: Set<string>;
 };
 
-const SECTIONS = ["util", "refusals", "reads", "speed", "cleanup", "sliding", "metrics", "bytes"];
-const USAGE = `usage: npm run bench -- [--quick | --full] [--seed N] [--minutes N] [--only LIST]
-  (default)    every section, about 3 minutes on one core; 5 simulated minutes of
-               saturating demand in section 1 (60 000 calls)
-  --full       20 simulated minutes in section 1 (240 000 calls: several minutes)
-  --quick      scaled down, about 1 minute: 2 simulated minutes in section 1, 300 in section 2,
-               400 calls per limit in section 3, 1 000 users (100 on convex-test)
-               in section 5, 100 simulated minutes per traffic shape in section 6,
-               100 calls per limit in section 7
+/**
+ * The sections, in the order they run: the name `--only` takes, and what the section measures
+ * under its printed heading (the number it is printed with, where it has one).
+ */
+export const SECTIONS = [
+  { name: "util", about: "1. utilization under saturating demand, 10 shards (convex-test)" },
+  { name: "refusals", about: "2. refusals of a tight sharded limit, and the comfort threshold (pure planner)" },
+  { name: "reads", about: "3. shard rows read and written per call at 50 % load, ours and upstream's" },
+  { name: "speed", about: "4. time per limit call, ours and upstream's, unsharded" },
+  { name: "cleanup", about: "5. rows kept over a simulated month, with and without the daily clean-up" },
+  { name: "sliding", about: "6. the sliding window's accuracy against an exact log, and its time per call" },
+  { name: "metrics", about: "7. documents read and written per call with and without metrics: true" },
+  { name: "bytes", about: "bytes read and written per steady call, and the exact sliding window's cost" },
+] as const;
+type Section = (typeof SECTIONS)[number]["name"];
+const NAMES: readonly string[] = SECTIONS.map((s) => s.name);
+
+/** What `npm run bench -- --help` prints. */
+export const USAGE = `usage: npm run bench -- [--quick | --full] [--seed N] [--minutes N] [--only LIST]
+  (default)    every section, about 3 minutes on one core
+  --full       20 simulated minutes in util (240 000 calls: several minutes)
+  --quick      scaled down, about 1 minute: 2 simulated minutes in util, 300 per scenario in
+               refusals, 400 calls per limit in reads, 1 000 in speed, 1 000 users (100 on
+               convex-test) in cleanup, 100 simulated minutes per traffic shape in sliding,
+               100 calls per limit in metrics, 20 per case in bytes
   --seed N     seed of every random stream (default 1)
-  --minutes N  simulated minutes of saturating demand in section 1
-  --only LIST  run only the listed sections, of ${SECTIONS.join(",")}`;
+  --minutes N  simulated minutes of saturating demand in util (default 5: 60 000 calls)
+  --only LIST  run only these sections, comma-separated (e.g. --only reads,bytes):
+${SECTIONS.map((s) => `    ${s.name.padEnd(10)} ${s.about}`).join("\n")}
+
+How many shards, and which mode, for your traffic: this benchmark runs one call at a time and
+can't show conflicts. Run npm run simulate -- --qps <your peak QPS> --only grid (a model of
+concurrent mutations), and read the table in docs/hot-limits.md, "Choosing shards and modes".`;
 
 function parseOptions(argv: readonly string[]): Options {
   const opts: Options = {
@@ -72,7 +95,7 @@ function parseOptions(argv: readonly string[]): Options {
     warmup: 200,
     measured: 1000,
     users: 10_000,
-    sections: new Set(SECTIONS),
+    sections: new Set(NAMES),
   };
   let minutes: number | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -103,7 +126,7 @@ function parseOptions(argv: readonly string[]): Options {
         break;
       case "--only": {
         const list = value().split(",");
-        const unknown = list.filter((s) => !SECTIONS.includes(s));
+        const unknown = list.filter((s) => !NAMES.includes(s));
         if (unknown.length > 0) throw new UsageError(`--only: unknown section ${unknown.join(",")}\n${USAGE}`);
         opts.sections = new Set(list);
         break;
@@ -458,7 +481,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   await preload(modules);
   await preload(upstream.modules);
   const clock = installClock(T0);
-  const sections: [string, () => unknown][] = [
+  const sections: [Section, () => unknown][] = [
     ["util", () => utilization(opts, clock)],
     ["refusals", () => refusals(opts)],
     ["reads", () => reads(opts, clock)],
@@ -475,7 +498,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     ],
   ];
   const chosen = sections.filter(([name]) => opts.sections.has(name));
-  if (chosen.length === SECTIONS.length) {
+  if (chosen.length === NAMES.length) {
     progress(`every section: about ${opts.quick ? "1 minute" : "3 minutes"} on one core; progress on stderr, tables on stdout`);
   }
   try {

@@ -53,8 +53,19 @@ type Mode = (typeof MODES)[number];
 /** Failed requests under this share count as "keeps up" in the smallest-shards table. */
 const FAIL_TARGET = 0.001;
 
-const SECTIONS = ["grid", "headline", "stress", "metrics", "check"] as const;
-type Section = (typeof SECTIONS)[number];
+/** The issue's scenario: a token bucket of 200 per second (capacity 200) over 10 shards, at 90 % load. */
+const HEADLINE = { rate: 200, load: 0.9, shards: 10 };
+
+/** The sections `--only` names, in the order they print, each with what it prints. */
+const SECTION_ABOUT = {
+  grid: "every QPS × shard count × mode at --load; the smallest shard count that keeps up",
+  headline: `the issue's scenario: ${HEADLINE.rate}/s over ${HEADLINE.shards} shards at ${HEADLINE.load * 100} % load`,
+  stress: "the grid over the limit (--stress-load); asynchronous mode's bound",
+  metrics: "what metrics: true changes on a hot limit",
+  check: "the overload targets in an independent model (bench/simulate-check.ts)",
+} as const;
+type Section = keyof typeof SECTION_ABOUT;
+const SECTIONS = Object.keys(SECTION_ABOUT) as Section[];
 
 type Options = {
   seed: number;
@@ -80,8 +91,16 @@ type Options = {
   write: boolean;
 };
 
-const USAGE = `usage: npm run simulate -- [--quick] [options]
-  (default)          20 s of model time per cell, the full grid (a few minutes)
+/** What `npm run simulate -- --help` prints. */
+export const USAGE = `usage: npm run simulate -- [--quick] [options]
+
+How many shards, and which mode, for your traffic: run
+  npm run simulate -- --qps <your peak QPS> --only grid
+(add --service MS for your mutation's time, 25 ms by default) and read its table "Smallest shard
+count with failed requests under 0.1 %"; docs/hot-limits.md has that table for 10 to 1,000 QPS, in
+"Choosing shards and modes", and what to choose under overload, in "What to choose".
+
+  (default)          20 s of model time per cell, every section (a few minutes)
   --quick            2 s per cell (CI: only that it runs matters, not its numbers)
   --seconds N        model seconds of arrivals per cell
   --seed N           seed of every random stream (default 1)
@@ -98,12 +117,14 @@ const USAGE = `usage: npm run simulate -- [--quick] [options]
   --checked-refusals a transaction that writes nothing is checked for conflicts like any
                      other (pessimistic; default: never, as Convex's committer skips it)
   --free-refusals    the default, kept for old command lines
-  --only LIST        run only these sections: grid, headline, stress, metrics, check (default all)
+  --only LIST        run only these sections, comma-separated (default all):
+${SECTIONS.map((name) => `      ${name.padEnd(9)} ${SECTION_ABOUT[name]}`).join("\n")}
   --impl LIST        run only these implementations: ours, upstream (default both)
   --out DIR          where simulate-report.json and .svg go (default: the repository root)
   --no-write         print only`;
 
-function parseOptions(argv: readonly string[]): Options {
+/** The options `argv` asks for; null for `--help`, which prints the usage and runs nothing. */
+function parseOptions(argv: readonly string[]): Options | null {
   const opts: Options = {
     seed: 1,
     seconds: 20,
@@ -212,8 +233,7 @@ function parseOptions(argv: readonly string[]): Options {
       case "--help":
       case "-h":
         console.log(USAGE);
-        process.exit(0);
-        break;
+        return null;
       default:
         throw new UsageError(`unknown option ${arg}\n${USAGE}`);
     }
@@ -541,8 +561,6 @@ const TARGETS: { mode: Mode; qps: number; shards: number }[] = [
   { mode: "transactional", qps: 1000, shards: 50 },
 ];
 
-/** The issue's scenario: a token bucket of 200 per second (capacity 200) over 10 shards, at 90 % load. */
-const HEADLINE = { rate: 200, load: 0.9, shards: 10 };
 
 /** Runs every implementation and mode over the grid of `opts.qps` × `opts.shards`, at `rateOf(qps)`. */
 async function runGrid(opts: Options, rateOf: (qps: number) => number): Promise<Cell[]> {
@@ -691,6 +709,7 @@ function chart(grid: readonly Cell[], stress: readonly Cell[], opts: Options): s
 
 export async function main(argv: readonly string[]): Promise<void> {
   const opts = parseOptions(argv);
+  if (opts === null) return;
   const started = performance.now();
   const rateOf = (load: number) => (qps: number) => opts.rate ?? qps / load;
   const grid = opts.only.has("grid") ? await runGrid(opts, rateOf(opts.load)) : [];
@@ -719,91 +738,29 @@ export async function main(argv: readonly string[]): Promise<void> {
       `backoff uniform [0, ${opts.backoffMs}) ms, staleness uniform [0, ${opts.stalenessMs}) ms, applier every ${opts.applyEveryMs} ms` +
       (opts.readOnlyConflicts ? "." : "; refusals never conflict."),
   );
-  console.log(`Each cell: ours / upstream (@convex-dev/rate-limiter 0.4.0). "—": not run (our validation refuses`);
-  console.log(`more shards than whole tokens; upstream refuses a sharded asynchronous limit).\n`);
-  for (const mode of MODES) console.log(`${mode}\n${gridTable(grid, mode, opts)}\n`);
-
+  // Only what ran is printed: a section left out by --only prints nothing, not even its heading.
+  const ran = (section: Section) => opts.only.has(section);
+  console.log(`Sections run: ${SECTIONS.filter(ran).join(", ")}.`);
+  if (ran("grid") || ran("stress")) {
+    console.log(`Each cell: ours / upstream (@convex-dev/rate-limiter 0.4.0). "—": not run (our validation refuses`);
+    console.log(`more shards than whole tokens; upstream refuses a sharded asynchronous limit).`);
+  }
   const smallest = Object.fromEntries(
     IMPLS.map((impl) => [impl, Object.fromEntries(MODES.map((mode) => [mode, smallestShards(grid, impl, mode, opts)]))]),
   ) as Record<Impl, Record<Mode, Record<string, number | null>>>;
-  const show = (n: number | null | undefined) => (n === null || n === undefined ? "none" : String(n));
-  console.log(`Smallest shard count with failed requests under ${pct(FAIL_TARGET, 1)} (ours / upstream; "none": none run did)`);
-  console.log(
-    table(
-      [{ title: "QPS", right: true }, ...MODES.map((m) => ({ title: m, right: true }))],
-      opts.qps.map((qps) => [num(qps), ...MODES.map((m) => both(show(smallest.ours[m][qps]), show(smallest.upstream[m][qps])))]),
-    ),
-  );
-
-  console.log(
-    `\nThe issue's scenario: token bucket ${HEADLINE.rate}/s, capacity ${HEADLINE.rate}, ${HEADLINE.shards} shards, ` +
-      `${num(headlineQps)} QPS (${pct(HEADLINE.load, 0)} load); upstream's asynchronous mode unsharded`,
-  );
-  console.log(
-    table(
-      [
-        { title: "impl" },
-        { title: "mode" },
-        { title: "shards", right: true },
-        { title: "failed", right: true },
-        { title: "conflicts/req", right: true },
-        { title: "refused", right: true },
-        { title: "over-admitted", right: true },
-        { title: "bound", right: true },
-      ],
-      headline.map((c) => [
-        c.impl,
-        c.mode,
-        String(c.shards),
-        pct(c.failedShare, 2),
-        num(c.conflictsPerRequest, 3),
-        share(c.refusedShare),
-        num(c.overAdmission, 2),
-        c.bound ? num(c.bound.value, 2) : "",
-      ]),
-    ),
-  );
-
-  console.log(`\nOverload: the same grid at ${pct(opts.stressLoad, 0)} load (rate = QPS / ${opts.stressLoad}), where asynchronous mode's margin is tested`);
-  for (const mode of MODES) console.log(`${mode}\n${gridTable(stress, mode, opts)}\n`);
-  console.log(
-    `Asynchronous mode at ${pct(opts.stressLoad, 0)} load: worst over-admission (tokens) beside ours' bound Σ max(0, I_i − m_i),\n` +
-      `I_i the most tokens taken from shard i within δ = staleness + service = ${opts.stalenessMs + opts.serviceMs} ms, m_i = ${ASYNC_MARGIN} × shard i's capacity`,
-  );
-  console.log(boundTable(stress));
-  console.log();
-  console.log(worstLine(`At ${pct(opts.load, 0)} load`, grid));
-  console.log(worstLine(`At ${pct(opts.stressLoad, 0)} load`, stress));
-  console.log(worstLine(`The issue's scenario`, headline));
+  if (ran("grid")) printGrid(grid, smallest, opts);
+  if (ran("headline")) printHeadline(headline, headlineQps);
+  if (ran("stress")) printStress(stress, opts);
+  const worst = [
+    ...(ran("grid") ? [worstLine(`At ${pct(opts.load, 0)} load`, grid)] : []),
+    ...(ran("stress") ? [worstLine(`At ${pct(opts.stressLoad, 0)} load`, stress)] : []),
+    ...(ran("headline") ? [worstLine(`The issue's scenario`, headline)] : []),
+  ];
+  if (worst.length > 0) console.log(`\n${worst.join("\n")}`);
   const overTx = [...grid, ...headline, ...stress].filter((c) => c.mode === "transactional" && c.impl === "ours" && c.overAdmission > 1e-9);
   if (overTx.length > 0) console.log(`Ours over-admitted in transactional mode (a model or code bug): ${overTx.map((c) => `${c.qps}×${c.shards}`).join(", ")}`);
-
-  console.log(
-    `\nMetrics (metrics: true), ours: each request also inserts an event; a fold every ${FOLD_EVERY_MS} ms reads up to ${FOLD_BATCH} events`,
-  );
-  console.log(`created over ${FOLD_SETTLE_MS} ms before it, adds them to per-minute summaries and deletes them. Same streams off and on.`);
-  console.log(
-    opts.readOnlyConflicts
-      ? `Refusals: "checked", every transaction is checked for conflicts (--checked-refusals).`
-      : `Refusals: "never conflict", as Convex commits a transaction that writes nothing (run --checked-refusals for the pessimistic reading).`,
-  );
-  console.log(metricsTable(metrics));
-  console.log(`Requests never read events or summaries, so an event adds no read; but a refusal with metrics is no longer`);
-  console.log(`read-only (its event is a write), so it is checked for conflicts like an admission, on whatever it read.`);
-
-  if (check.length > 0) {
-    console.log(
-      `\nThe issue's targets in an independent model (bench/simulate-check.ts: its own event loop in 1 ms ticks, store, conflict\n` +
-        `rule and random streams; the same decision code). Each cell: simulate's model / the check.`,
-    );
-    console.log(checkTable(check));
-    const gap = (f: (r: CheckRow) => [number, number]) => Math.max(...check.map((r) => Math.abs(f(r)[0] - f(r)[1])));
-    console.log(
-      `Largest differences: failed ${pct(gap((r) => [r.model.failedShare, r.check.failedShare]), 2)} points, ` +
-        `refused ${pct(gap((r) => [r.model.refusedShare, r.check.refusedShare]), 2)} points, ` +
-        `attempts per request ${num(gap((r) => [r.model.attempts / r.model.requests, r.check.attemptsPerRequest]), 3)}.`,
-    );
-  }
+  if (ran("metrics")) printMetrics(metrics, opts);
+  if (ran("check")) printCheck(check);
 
   const runs = grid.length + headline.length + stress.length + metrics.length * 2 + check.length;
   console.log(`\n${runs} runs in ${num((performance.now() - started) / 1000, 1)} s of wall time.`);
@@ -835,5 +792,95 @@ export async function main(argv: readonly string[]): Promise<void> {
     writeFileSync(json, JSON.stringify(report, null, 2) + "\n");
     writeFileSync(svg, chart(grid, stress, opts));
     console.log(`Wrote ${path.relative(process.cwd(), json) || json} and ${path.relative(process.cwd(), svg) || svg}.`);
+  }
+}
+
+/** Prints the grid section: each mode's table at `--load`, and the smallest shard counts that keep up. */
+function printGrid(grid: readonly Cell[], smallest: Record<Impl, Record<Mode, Record<string, number | null>>>, opts: Options): void {
+  console.log();
+  for (const mode of MODES) console.log(`${mode}\n${gridTable(grid, mode, opts)}\n`);
+  const show = (n: number | null | undefined) => (n === null || n === undefined ? "none" : String(n));
+  console.log(`Smallest shard count with failed requests under ${pct(FAIL_TARGET, 1)} (ours / upstream; "none": none run did)`);
+  console.log(
+    table(
+      [{ title: "QPS", right: true }, ...MODES.map((m) => ({ title: m, right: true }))],
+      opts.qps.map((qps) => [num(qps), ...MODES.map((m) => both(show(smallest.ours[m][qps]), show(smallest.upstream[m][qps])))]),
+    ),
+  );
+}
+
+/** Prints the headline section: the issue's scenario, each implementation in each mode. */
+function printHeadline(headline: readonly Cell[], headlineQps: number): void {
+  console.log(
+    `\nThe issue's scenario: token bucket ${HEADLINE.rate}/s, capacity ${HEADLINE.rate}, ${HEADLINE.shards} shards, ` +
+      `${num(headlineQps)} QPS (${pct(HEADLINE.load, 0)} load); upstream's asynchronous mode unsharded`,
+  );
+  console.log(
+    table(
+      [
+        { title: "impl" },
+        { title: "mode" },
+        { title: "shards", right: true },
+        { title: "failed", right: true },
+        { title: "conflicts/req", right: true },
+        { title: "refused", right: true },
+        { title: "over-admitted", right: true },
+        { title: "bound", right: true },
+      ],
+      headline.map((c) => [
+        c.impl,
+        c.mode,
+        String(c.shards),
+        pct(c.failedShare, 2),
+        num(c.conflictsPerRequest, 3),
+        share(c.refusedShare),
+        num(c.overAdmission, 2),
+        c.bound ? num(c.bound.value, 2) : "",
+      ]),
+    ),
+  );
+}
+
+/** Prints the stress section: the grid over the limit, and asynchronous mode's over-admission beside its bound. */
+function printStress(stress: readonly Cell[], opts: Options): void {
+  console.log(`\nOverload: the same grid at ${pct(opts.stressLoad, 0)} load (rate = QPS / ${opts.stressLoad}), where asynchronous mode's margin is tested`);
+  for (const mode of MODES) console.log(`${mode}\n${gridTable(stress, mode, opts)}\n`);
+  console.log(
+    `Asynchronous mode at ${pct(opts.stressLoad, 0)} load: worst over-admission (tokens) beside ours' bound Σ max(0, I_i − m_i),\n` +
+      `I_i the most tokens taken from shard i within δ = staleness + service = ${opts.stalenessMs + opts.serviceMs} ms, m_i = ${ASYNC_MARGIN} × shard i's capacity`,
+  );
+  console.log(boundTable(stress));
+}
+
+/** Prints the metrics section: each cell with metrics off and on. */
+function printMetrics(metrics: Parameters<typeof metricsTable>[0], opts: Options): void {
+  console.log(
+    `\nMetrics (metrics: true), ours: each request also inserts an event; a fold every ${FOLD_EVERY_MS} ms reads up to ${FOLD_BATCH} events`,
+  );
+  console.log(`created over ${FOLD_SETTLE_MS} ms before it, adds them to per-minute summaries and deletes them. Same streams off and on.`);
+  console.log(
+    opts.readOnlyConflicts
+      ? `Refusals: "checked", every transaction is checked for conflicts (--checked-refusals).`
+      : `Refusals: "never conflict", as Convex commits a transaction that writes nothing (run --checked-refusals for the pessimistic reading).`,
+  );
+  console.log(metricsTable(metrics));
+  console.log(`Requests never read events or summaries, so an event adds no read; but a refusal with metrics is no longer`);
+  console.log(`read-only (its event is a write), so it is checked for conflicts like an admission, on whatever it read.`);
+}
+
+/** Prints the check section: the overload targets in simulate's model beside the independent one. */
+function printCheck(check: readonly CheckRow[]): void {
+  if (check.length > 0) {
+    console.log(
+      `\nThe issue's targets in an independent model (bench/simulate-check.ts: its own event loop in 1 ms ticks, store, conflict\n` +
+        `rule and random streams; the same decision code). Each cell: simulate's model / the check.`,
+    );
+    console.log(checkTable(check));
+    const gap = (f: (r: CheckRow) => [number, number]) => Math.max(...check.map((r) => Math.abs(f(r)[0] - f(r)[1])));
+    console.log(
+      `Largest differences: failed ${pct(gap((r) => [r.model.failedShare, r.check.failedShare]), 2)} points, ` +
+        `refused ${pct(gap((r) => [r.model.refusedShare, r.check.refusedShare]), 2)} points, ` +
+        `attempts per request ${num(gap((r) => [r.model.attempts / r.model.requests, r.check.attemptsPerRequest]), 3)}.`,
+    );
   }
 }
