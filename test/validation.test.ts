@@ -2,7 +2,8 @@
 import type { FunctionReference } from "convex/server";
 import { ConvexError } from "convex/values";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { calculateRateLimit, MINUTE, RateLimiter, type RateLimitConfig } from "../src/client/index.js";
+import { calculateRateLimit, MINUTE, RateLimiter, SECOND, type RateLimitConfig } from "../src/client/index.js";
+import { at } from "./clock.js";
 import { convexErrorData, errorOf, inspectable, makeInspectableTest } from "./setup.js";
 
 const T0 = Date.UTC(2025, 2, 3, 4, 5, 6, 7);
@@ -10,6 +11,8 @@ const T0 = Date.UTC(2025, 2, 3, 4, 5, 6, 7);
 const api = inspectable.rateLimiter;
 const makeT = makeInspectableTest;
 type T = ReturnType<typeof makeT>;
+/** A convex-test instance, or the runner of `at`'s one transaction. */
+type Runner = Pick<T, "run">;
 const rows = (t: T) => t.run((ctx) => ctx.runQuery(api.inspect.rows, {}));
 
 beforeEach(() => {
@@ -257,27 +260,36 @@ function call(t: T, entry: Entry, r: Request): Promise<unknown> {
 }
 
 /** The total tokens left in the valid limit, read over all its rows. */
-async function left(t: T, kind: Kind): Promise<number | undefined> {
+async function left(t: Runner, kind: Kind): Promise<number | undefined> {
   const gv = await t.run((ctx) => ctx.runQuery(api.lib.getValue, { name: NAME, key: KEY, config: configOf(kind), details: true }));
   return gv.total?.value;
 }
+
+/** Takes one token from the valid limit. */
+const take = (t: Runner, kind: Kind) => t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, key: KEY, config: configOf(kind) }));
+
+// When the later valid calls run: 3 s after the take at T0, a token bucket of 10 a minute has
+// refilled exactly half a token (9.5 left); the windows (start T0) hold 9 until T0 + 1 min.
+const LATER = T0 + 3 * SECOND;
+const leftLater = (kind: Kind) => (kind === "token bucket" ? 9.5 : 9);
 
 describe("bad input is an InvalidRateLimit ConvexError naming the field, and writes nothing", () => {
   test.each(matrix)("$kind $entry: $field ($why)", async ({ kind, entry, field, request }) => {
     const t = makeT();
     // Some state on the same limit first, so "writes nothing" and "unaffected" mean something.
-    expect(await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, key: KEY, config: configOf(kind) }))).toMatchObject({ ok: true });
+    expect(await at(t, T0, (u) => take(u, kind))).toMatchObject({ ok: true });
     const before = await rows(t);
+    // The bad call's instant (T0 or 1 ms on) changes nothing: it is refused before time counts.
     const data = await convexErrorData(call(t, entry, request));
     expect(data).toMatchObject({ kind: "InvalidRateLimit", field, value: expect.any(String), message: expect.any(String) });
     if (typeof data === "object" && data !== null && "message" in data && typeof data.message === "string") {
       expect(data.message.startsWith(field)).toBe(true); // the message names the field (and its value)
     }
     expect(await rows(t)).toEqual(before);
-    // Later valid calls on the same limit see exactly the state before.
-    expect(await left(t, kind)).toBe(9);
-    expect(await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: NAME, key: KEY, config: configOf(kind) }))).toMatchObject({ ok: true });
-    expect(await left(t, kind)).toBe(8);
+    // Later valid calls on the same limit see exactly the state before: at one instant, what the
+    // take at T0 left, then one token fewer.
+    const seen = await at(t, LATER, async (u) => [await left(u, kind), await take(u, kind), await left(u, kind)] as const);
+    expect(seen).toEqual([leftLater(kind), expect.objectContaining({ ok: true }), leftLater(kind) - 1]);
   });
 });
 
