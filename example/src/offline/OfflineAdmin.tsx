@@ -1,13 +1,14 @@
 // The Monitor's admin view without a deployment: the example app's own admin queries
 // (admin.listRateLimitKeys, admin.listRateLimitOverrides, admin.rateLimitMetrics) and mutations
 // (admin.setRateLimitOverride, admin.removeRateLimitOverride) run in the page on convex-test,
-// signed in as the offline admin (deployment.ts), on a simulated clock that moves only when asked
-// to; a block's minutes run on that clock. Traffic
+// signed in as the offline admin (deployment.ts), on a simulated clock that moves when asked to,
+// and a ms when the deployment's commits put its own clock ahead (three calls in one ms), as a
+// deployment's does; a block's minutes run on that clock. Traffic
 // takes from the app's own limits, one transaction per request: `apiKeyRequests` per API key, as
 // its HTTP API does (http.ts; `t.fetch` would let the page run mid-call while reading the body),
 // and `llmTokens` reservations, as llm.request does; waiting runs the cron's metrics fold.
 // First: deployment.ts prepares the page (runtime.ts) before any module defining functions loads.
-import { Deployment, OFFLINE_ADMIN, type Test } from "./deployment.js";
+import { Deployment, nowOf, OFFLINE_ADMIN, type Test } from "./deployment.js";
 import type { MetricsResult } from "convex-rate-limiter";
 import type { PaginationResult } from "convex/server";
 import { useCallback, useEffect, useMemo, useState } from "react";
@@ -122,6 +123,15 @@ export function OfflineAdmin() {
     };
   }, [app, clock, name, version, withMetrics]);
 
+  /**
+   * Moves the clock to the deployment's after traffic: its commits may have put it a ms ahead
+   * (three calls in one ms), and every reading is then taken there.
+   */
+  const catchUp = useCallback(async () => {
+    if (app === undefined) return;
+    const now = await nowOf(app, clock);
+    setClock((c) => Math.max(c, now));
+  }, [app, clock]);
   /** Runs `work` at the simulated instant, then asks every reading again. */
   const run = useCallback(
     (work: (t: Test) => Promise<unknown>) => {
@@ -130,12 +140,13 @@ export function OfflineAdmin() {
       void app
         .call(clock, work)
         .catch((e: unknown) => console.warn(e))
+        .then(catchUp)
         .finally(() => {
           setBusy((n) => n - 1);
           setVersion((v) => v + 1);
         });
     },
-    [app, clock],
+    [app, clock, catchUp],
   );
   /** Runs an admin mutation at the simulated instant; rejects with its error, for the view to show. */
   const change = async (work: (t: Test) => Promise<unknown>) => {
@@ -144,6 +155,7 @@ export function OfflineAdmin() {
     try {
       await app.call(clock, work);
     } finally {
+      await catchUp();
       setBusy((n) => n - 1);
       setVersion((v) => v + 1);
     }

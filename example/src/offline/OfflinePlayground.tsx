@@ -1,6 +1,7 @@
 // The Playground and Monitor without a deployment: the rate limiter component runs in the page
-// (deployment.ts), on a simulated clock that moves only when asked to. Every decision, reading
-// and form error is the component's own; see simulation.ts.
+// (deployment.ts), on a simulated clock that moves when asked to, and as the deployment's own clock
+// does with its commits. Every decision, reading and form error is the component's own; see
+// simulation.ts.
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { formatDuration } from "../monitor/format.js";
 import { Monitor } from "../monitor/Monitor.js";
@@ -13,7 +14,10 @@ import { openLane } from "./deployment.js";
 import type { Lane } from "./lane.js";
 import { Simulation, type Snapshot } from "./simulation.js";
 
-/** How many requests "Fire a burst" sends at one instant. */
+/**
+ * How many requests "Fire 5 at once" sends, one right after another: the deployment decides two
+ * in a ms, then moves to the next (0, 0, 1, 1, 2 ms), as a deployment's commits move its clock.
+ */
 const BURST = 5;
 
 /**

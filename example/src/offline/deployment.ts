@@ -171,6 +171,17 @@ export class Deployment {
   }
 }
 
+/**
+ * nowOf returns the instant (ms) a call made at `at` runs at on `deployment`: `at`, or later when a
+ * commit the call can see was made later (after two commits in one ms, the next ms), as on a real
+ * deployment. It asks with a query, which commits nothing, so the answer holds until the next
+ * mutation. A view on a simulated clock moves its clock there after traffic, so what it shows was
+ * read at the instant it shows.
+ */
+export function nowOf(deployment: Deployment, at: number): Promise<number> {
+  return deployment.call(at, (t) => t.query(async () => Date.now()));
+}
+
 /** openLane starts a deployment and returns the Playground's lane on it (see lane.ts). */
 export async function openLane(): Promise<Lane> {
   const deployment = await Deployment.open();

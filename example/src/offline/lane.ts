@@ -21,6 +21,13 @@ const KEY = "playground:offline";
 /** A request as the Playground fires it. */
 export type LaneRequest = { config: RateLimitConfig; count: number; reserve: boolean };
 
+/**
+ * What a request fired through `limit` met: the component's decision, the limit's tokens right
+ * after it (every shard read, in the same transaction) and the instant (ms since the epoch) the
+ * deployment decided it at.
+ */
+export type Decision = { result: RateLimitReturnsWithDetails; after: number; at: number };
+
 /** What `check` says about a request: the component's answer, or the field it refuses. */
 export type Verdict = { ok: true; result: RateLimitReturnsWithDetails } | { ok: false; error: InvalidRateLimitError };
 
@@ -37,11 +44,30 @@ const MAX_REFILL = 10 * 365 * 24 * 3600 * 1000;
 export class Lane {
   constructor(private readonly callAt: CallAt) {}
 
-  /** limit fires a request at `at` (ms) and returns the component's decision with its details. */
-  limit(at: number, { config, count, reserve }: LaneRequest): Promise<RateLimitReturnsWithDetails> {
+  /**
+   * limit fires a request at `at` (ms), as one mutation of the app, and returns the component's
+   * decision with its details, the tokens left and the instant it was decided at. That instant is
+   * `at` unless the deployment's clock is already past it (see `now`). The tokens are read in the
+   * same transaction, at the same instant: a call after it may run a ms later.
+   */
+  limit(at: number, { config, count, reserve }: LaneRequest): Promise<Decision> {
     return this.callAt(at, (t) =>
-      t.mutation((ctx) => rateLimiter.limit(ctx, NAME, { key: KEY, config, count, reserve, details: true })),
+      t.mutation(async (ctx) => {
+        const result = await rateLimiter.limit(ctx, NAME, { key: KEY, config, count, reserve, details: true });
+        const value = await rateLimiter.getValue(ctx, NAME, { key: KEY, config, sampleShards: config.shards ?? 1, details: true });
+        return { result, after: value.total.value, at: Date.now() };
+      }),
     );
+  }
+
+  /**
+   * now returns the instant (ms) a call made at `at` runs at on this deployment: `at`, or later
+   * when a commit the call can see was made later. A deployment's clock never runs behind a commit
+   * it can see, so after two requests committed in one ms the next call sees the ms after it.
+   * It asks with a query, which commits nothing, so the answer holds until the next mutation.
+   */
+  now(at: number): Promise<number> {
+    return this.callAt(at, (t) => t.query(async () => Date.now()));
   }
 
   /**

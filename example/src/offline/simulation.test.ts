@@ -1,6 +1,7 @@
 // The offline Playground's simulation against the real component: the example app on convex-test
 // (makeTest, as its own tests use it), each call at the simulated instant the simulation asks for
-// (fake timers set the clock). Checks decisions, shards, validation, readings, waits and replays.
+// (fake timers set the clock). Checks decisions, shards, validation, readings, waits and replays,
+// at the instants the deployment's moving clock gives them (two commits in a ms, then the next).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { RateLimitConfig } from "convex-rate-limiter";
 import { seededRandom } from "../../../tools/random.js";
@@ -36,35 +37,88 @@ afterEach(() => {
 });
 
 describe("Simulation", () => {
-  it("decides a burst as the component does, recording the tokens after each request", async () => {
+  it("decides a burst as the component does, at the instants the deployment gives it, recording the tokens after each request", async () => {
     const sim = await Simulation.start(freshLane(), bucket);
     await sim.fire(one(bucket), 6);
-    const { entries, available, untilFull } = sim.snapshot();
+    const { entries, available, untilFull, clock, past } = sim.snapshot();
+    // Two requests in a ms, then the next ms: the deployment's clock never runs behind a commit.
+    expect(entries.map((e) => e.t)).toEqual([0, 0, 1, 1, 2, 2]);
     expect(entries.map((e) => e.outcome)).toEqual([
       ...Array.from({ length: 5 }, () => ({ kind: "admitted" })),
-      { kind: "refused", retryAt: 2000 }, // one token every 2 s
+      { kind: "refused", retryAt: 2000 }, // 0.001 left at 2 ms, one token every 2 s (0.0005 a ms)
     ]);
-    expect(entries.map((e) => e.after)).toEqual([4, 3, 2, 1, 0, 0]);
-    expect(available).toBe(0);
-    expect(untilFull).toBe(10_000);
+    // Each ms gives back 0.0005 of a token, read in the request's own transaction.
+    expect(entries.map((e) => e.after)).toEqual([4, 3, 2.0005, 1.0005, 0.001, 0.001]);
+    // The refusal committed too, so the clock is at 3 ms, and every reading is taken there.
+    expect(clock).toBe(3);
+    expect(past.filter((p) => p.t > 0)).toEqual([
+      { t: 1, v: 3.0005 }, // the clock moving on: the tokens before the next request
+      { t: 1, v: 2.0005 },
+      { t: 1, v: 1.0005 },
+      { t: 2, v: 1.001 },
+      { t: 2, v: 0.001 },
+      { t: 2, v: 0.001 },
+      { t: 3, v: 0.0015 },
+    ]);
+    expect(available).toBe(0.0015);
+    expect(untilFull).toBe(9997); // (5 - 0.0015) / 0.0005
+  });
+
+  it("decides each request at the clock it shows: the component's instant, and the clock after", async () => {
+    // The Playground reads the deployment: a reading the clock labels 1 ms must be taken at 1 ms.
+    const lane = freshLane();
+    const seen: number[] = [];
+    const limit = lane.limit.bind(lane);
+    lane.limit = async (at, request) => {
+      const decision = await limit(at, request);
+      seen.push(decision.at - ORIGIN);
+      return decision;
+    };
+    const sim = await Simulation.start(lane, bucket);
+    await sim.fire(one(bucket), 5);
+    expect(seen).toEqual([0, 0, 1, 1, 2]);
+    expect(sim.snapshot().entries.map((e) => e.t)).toEqual(seen);
+    // The clock is where the next call runs: 2 ms after one commit at 2 ms.
+    expect(sim.snapshot().clock).toBe(2);
+    expect(await lane.now(ORIGIN)).toBe(ORIGIN + 2);
   });
 
   it("reports the shards the component used, which account for every token taken", async () => {
     const sharded: RateLimitConfig = { kind: "token bucket", rate: 10, period: 10_000, shards: 5 };
     const sim = await Simulation.start(freshLane(), sharded);
     await sim.fire(one(sharded), 12);
-    const { entries, available } = sim.snapshot();
+    const { entries } = sim.snapshot();
     expect(entries.every((e) => e.sharded && e.shards !== undefined && e.shards.length > 0)).toBe(true);
     expect(entries.flatMap((e) => e.shards ?? []).every((s) => Number.isInteger(s) && s >= 0 && s < 5)).toBe(true);
     // Each shard holds 2 of the 10 tokens, and a request of 1 is served by one shard: no shard is
-    // reported for more than 2 admissions, and the tokens left are the 10 minus those admitted.
+    // reported for more than 2 admissions (it gets back 0.0002 of a token a ms), and, at the burst's
+    // first instant, before anything refills, the tokens left are the 10 minus those admitted. (The
+    // deployment's clock moves on after two requests; the fixed window below accounts for a whole
+    // burst, as nothing refills within its window.)
     const admitted = entries.filter((e) => e.outcome.kind === "admitted");
     for (const e of admitted) expect(e.shards).toHaveLength(1);
     const uses = new Map<number, number>();
     for (const s of admitted.flatMap((e) => e.shards ?? [])) uses.set(s, (uses.get(s) ?? 0) + 1);
     expect(Math.max(...uses.values())).toBeLessThanOrEqual(2);
-    expect(available).toBe(10 - admitted.length);
+    const first = entries.filter((e) => e.t === 0);
+    expect(first.map((e) => [e.outcome.kind, e.after])).toEqual([
+      ["admitted", 9],
+      ["admitted", 8],
+    ]);
     expect(entries.filter((e) => e.outcome.kind === "refused")).toHaveLength(12 - admitted.length);
+  });
+
+  it("accounts for every token a sharded fixed window took: no refill within its window", async () => {
+    const sharded: RateLimitConfig = { kind: "fixed window", rate: 10, period: 10_000, shards: 5, start: 0 };
+    const sim = await Simulation.start(freshLane(), sharded);
+    await sim.fire(one(sharded), 12);
+    const { entries, available } = sim.snapshot();
+    const admitted = entries.filter((e) => e.outcome.kind === "admitted");
+    expect(entries.flatMap((e) => e.shards ?? []).every((s) => Number.isInteger(s) && s >= 0 && s < 5)).toBe(true);
+    expect(available).toBe(10 - admitted.length);
+    expect(entries.map((e) => e.after)).toEqual(
+      entries.map((_, i) => 10 - entries.slice(0, i + 1).filter((e) => e.outcome.kind === "admitted").length),
+    );
   });
 
   it("names the field of a request that can never succeed, before anything is fired", async () => {
@@ -129,13 +183,14 @@ describe("Simulation", () => {
     const config: RateLimitConfig = { ...bucket, capacity: 1, maxReserved: 2 };
     const sim = await Simulation.start(freshLane(), config);
     await sim.fire(one(config, 1, true), 4);
-    expect(sim.snapshot().entries.map((e) => e.outcome)).toEqual([
-      { kind: "admitted" },
-      { kind: "reserved", runAt: 2000 },
-      { kind: "reserved", runAt: 4000 },
-      { kind: "refused", retryAt: 2000 },
+    expect(sim.snapshot().entries.map((e) => [e.t, e.outcome])).toEqual([
+      [0, { kind: "admitted" }],
+      [0, { kind: "reserved", runAt: 2000 }],
+      [1, { kind: "reserved", runAt: 4000 }], // -0.9995 at 1 ms, -1.9995 after: 0 again at 4 s
+      [1, { kind: "refused", retryAt: 2000 }], // a reserve of 1 fits when -1 is back, 1,999 ms on
     ]);
-    expect(sim.snapshot().available).toBe(-2);
+    expect(sim.snapshot().entries.map((e) => e.after)).toEqual([0, -1, -1.9995, -1.9995]);
+    expect([sim.snapshot().clock, sim.snapshot().available]).toEqual([2, -1.999]);
   });
 
   it("steps a fixed window's curve at each boundary", async () => {
@@ -159,22 +214,25 @@ describe("Simulation", () => {
     const sim = await Simulation.start(freshLane(), sliding);
     await sim.fire(one(sliding), 6);
     let s = sim.snapshot();
+    expect(s.entries.map((e) => e.t)).toEqual([0, 0, 1, 1, 2, 2]); // within one window all the same
     expect(s.entries.at(-1)?.outcome).toEqual({ kind: "refused", retryAt: 12_000 }); // 5 / 10 s from 10 s
-    expect(s.untilFull).toBe(20_000);
+    expect(s.clock).toBe(3);
+    expect(s.untilFull).toBe(20_000 - 3);
     expect(s.future).toEqual([
-      { t: 0, v: 0 },
+      { t: 3, v: 0 },
       { t: 10_000, v: 0 },
       { t: 20_000, v: 5 },
-      { t: 23_000, v: 5 }, // 15 % past full
+      { t: 3 + Math.round(19_997 * 1.15), v: 5 }, // 15 % past full
     ]);
     // At 12 s one token is back and is taken: the 5 of [0, 10 s) keep sliding out until 20 s (4 back
     // by then), then the 1 of [10 s, 20 s) slides out, the last token back at 30 s.
-    await sim.wait(12_000);
+    await sim.wait(12_000 - s.clock);
     await sim.fire(one(sliding), 1);
     s = sim.snapshot();
     expect(s.entries.at(-1)?.outcome).toEqual({ kind: "admitted" });
-    expect(s.past.slice(-4)).toEqual([
-      { t: 0, v: 0 }, // after the burst
+    expect(s.past.slice(-5)).toEqual([
+      { t: 2, v: 0 }, // after the burst
+      { t: 3, v: 0 }, // the clock moving on with the deployment's
       { t: 10_000, v: 0 }, // level until the boundary
       { t: 12_000, v: 1 },
       { t: 12_000, v: 0 }, // the request at 12 s
@@ -254,16 +312,19 @@ describe("Simulation", () => {
 
   it("applies a config change from the current instant, as a deployment reads its rows", async () => {
     const sim = await Simulation.start(freshLane(), bucket);
-    await sim.fire(one(bucket), 4); // 1 left
+    await sim.fire(one(bucket), 4); // at 0, 0, 1 and 1 ms: 1.0005 left, and the clock at 2 ms
+    const before = sim.snapshot();
+    expect([before.clock, before.available]).toEqual([2, 1.001]);
     const larger: RateLimitConfig = { ...bucket, capacity: 10 };
     await sim.setConfig(larger);
     const s = sim.snapshot();
     expect(s.config).toEqual(larger);
-    expect(s.changes).toEqual([0]);
-    expect(s.available).toBe(1); // the row still holds 1: a config change takes nothing and adds nothing
+    expect(s.clock).toBe(2);
+    expect(s.changes).toEqual([2]);
+    expect(s.available).toBe(1.001); // the row as it was: a config change takes nothing and adds nothing
     expect(s.untilFull).toBeGreaterThan(0);
     await sim.setConfig(larger);
-    expect(sim.snapshot().changes).toEqual([0]); // the same config again changes nothing
+    expect(sim.snapshot().changes).toEqual([2]); // the same config again changes nothing
   });
 
   it("starts the curve from a config changed before any request: no spike to the old capacity (after Reset)", async () => {
@@ -278,12 +339,15 @@ describe("Simulation", () => {
 
   it("leaves one jump for a config typed in steps at one instant: to the last", async () => {
     const sim = await Simulation.start(freshLane(), bucket);
-    await sim.fire(one(bucket), 2); // 3 left of 5
+    await sim.fire(one(bucket), 2); // 3 left of 5, and the clock a ms on, at 3.0005
     await sim.setConfig({ ...bucket, capacity: 1 }); // typing 10: first 1 (the row holds at most 1)...
-    await sim.setConfig({ ...bucket, capacity: 10 }); // ...then 10 (the row still holds 3)
+    expect(sim.snapshot().past.at(-1)).toEqual({ t: 1, v: 1 });
+    await sim.setConfig({ ...bucket, capacity: 10 }); // ...then 10 (the row still holds 3.0005)
     const { past, changes } = sim.snapshot();
-    expect(changes).toEqual([0]);
+    expect(changes).toEqual([1]);
     expect(past.filter((p) => p.t === 0).map((p) => p.v)).toEqual([5, 4, 3]); // the start, two requests
+    // The step to 1 left nothing; 10 holds what the row holds, so there is no jump at all.
+    expect(past.filter((p) => p.t === 1).map((p) => p.v)).toEqual([3.0005]);
   });
 
   it("replays the same requests under another limit (the what-if)", async () => {
@@ -293,13 +357,14 @@ describe("Simulation", () => {
     await sim.fire(one(bucket), 1);
     const { entries, clock } = sim.snapshot();
     expect(entries.map((e) => e.outcome.kind)).toEqual(["admitted", "admitted", "admitted", "admitted"]);
+    expect(entries.map((e) => e.t)).toEqual([0, 0, 1, 2001]);
     const replayed = await Simulation.replay(freshLane(), { ...bucket, capacity: 2 }, entries, clock);
     const s = replayed.snapshot();
     expect(s.entries.map((e) => [e.t, e.outcome.kind])).toEqual([
       [0, "admitted"],
       [0, "admitted"],
-      [0, "refused"],
-      [2000, "admitted"],
+      [1, "refused"], // 0.0005 back by then
+      [2001, "admitted"],
     ]);
     expect(s.clock).toBe(clock);
   });

@@ -1,16 +1,23 @@
 // The offline Playground's simulation: requests fired at the rate limiter component running in the
-// page (see deployment.ts), on a simulated clock that moves only when asked to. Every decision,
-// every reading of the tokens available and every validation error is the component's own answer
-// at that simulated instant; this file only chooses the instants and keeps the record.
+// page (see deployment.ts), on a simulated clock that moves only when asked to, or when the
+// deployment's own clock is past it. Every decision, every reading of the tokens available and
+// every validation error is the component's own answer at that simulated instant; this file only
+// chooses the instants and keeps the record.
+//
+// The deployment's clock moves with its commits, as a real deployment's does: a call never runs at
+// an instant before a commit it can see. So requests "at once" are decided at the instants the
+// deployment gives them (two requests in a ms, then the next ms: 0, 0, 1, 1, 2 ms for a burst of
+// five), and the simulated clock follows: it is never behind the deployment's, so each reading the
+// Playground shows was taken at the instant it is drawn at.
 //
 // The chart's curve is the limit's total as `getValue` reports it (every shard read), sampled
 // between events: at the instant it is full again (found by asking), at each window boundary of a
 // fixed or approximate sliding window, when each take leaves an exact sliding window, and, for a
 // sharded token bucket, evenly in between (its shards fill one by one).
-import { isInvalidRateLimitError, type RateLimitConfig } from "convex-rate-limiter";
+import { isInvalidRateLimitError, type InvalidRateLimitError, type RateLimitConfig } from "convex-rate-limiter";
 import type { Point } from "../monitor/model.js";
 import { outcomeOf, type Entry } from "../playground/decisions.js";
-import type { Lane, LaneRequest, Verdict } from "./lane.js";
+import type { Decision, Lane, LaneRequest, Verdict } from "./lane.js";
 
 /** The simulated clock's 0, as an instant (ms since the epoch): 2025-01-01 00:00 UTC. */
 export const ORIGIN = Date.UTC(2025, 0, 1);
@@ -111,7 +118,9 @@ export class Simulation {
 
   /**
    * replay fires `requests` again, each at its own instant, on a fresh `lane` under `config`, then
-   * moves the clock to `clock`: what the same traffic would have met under another limit.
+   * moves the clock to `clock`: what the same traffic would have met under another limit. A
+   * request whose instant the deployment's clock has passed (it commits differently under the
+   * other limit) is fired at the clock.
    */
   static async replay(
     lane: Lane,
@@ -147,30 +156,32 @@ export class Simulation {
     };
   }
 
-  /** fire sends `n` requests at the current instant, one after another. */
+  /**
+   * fire sends `n` requests from the current instant, one after another, each as soon as the
+   * deployment can take it: a request is decided at the clock, which moves on when the
+   * deployment's does (after two requests in one ms, to the next ms).
+   */
   fire(request: LaneRequest, n: number): Promise<void> {
     return this.#enqueue(async () => {
       await this.#applyConfig(request.config);
-      const t = this.#clock;
       for (let i = 0; i < n; i++) {
         const id = this.#nextId++;
         const sharded = (request.config.shards ?? 1) > 1;
-        const base = { id, t, count: request.count, reserve: request.reserve, sharded };
+        const base = { id, count: request.count, reserve: request.reserve, sharded };
         const verdict = await this.#decide(request);
         if (!verdict.ok) {
-          this.#entries.push({ ...base, outcome: { kind: "invalid", message: verdict.error.message }, after: undefined });
+          this.#entries.push({ ...base, t: this.#clock, outcome: { kind: "invalid", message: verdict.error.message }, after: undefined });
           continue;
         }
-        const after = await this.lane.available(ORIGIN + t, this.#config);
-        this.#entries.push({
-          ...base,
-          outcome: outcomeOf(verdict.result, t),
-          after,
-          shards: verdict.result.details.shards,
-        });
+        // The clock is the deployment's (see #catchUp), so the request was decided at it.
+        const { result, after, at } = verdict.decision;
+        const t = at - ORIGIN;
+        if (t !== this.#clock) throw new Error(`the deployment decided a request at ${t} ms, not at the clock's ${this.#clock} ms`);
+        this.#entries.push({ ...base, t, outcome: outcomeOf(result, t), after, shards: result.details.shards });
         this.#past.push({ t, v: after });
         this.#lastIsChange = false;
         this.#available = after;
+        await this.#catchUp();
       }
       this.#entries = this.#entries.slice(-MAX_ENTRIES);
       await this.#project();
@@ -182,11 +193,7 @@ export class Simulation {
     return this.#enqueue(async () => {
       const to = this.#clock + Math.max(0, Math.round(ms));
       if (to === this.#clock) return;
-      const stretch = await this.#curve(this.#clock, to);
-      this.#past = [...this.#past, ...stretch.slice(1)];
-      this.#lastIsChange = false;
-      this.#clock = to;
-      this.#available = stretch.at(-1)?.v ?? this.#available;
+      await this.#advance(to);
       await this.#project();
     });
   }
@@ -211,6 +218,24 @@ export class Simulation {
   async check(request: LaneRequest): Promise<Verdict> {
     await this.#queue;
     return this.lane.check(ORIGIN + this.#clock, request);
+  }
+
+  /** Moves the clock to `to` (after it), recording the tokens on the way. */
+  async #advance(to: number): Promise<void> {
+    const stretch = await this.#curve(this.#clock, to);
+    this.#past = [...this.#past, ...stretch.slice(1)];
+    this.#lastIsChange = false;
+    this.#clock = to;
+    this.#available = stretch.at(-1)?.v ?? this.#available;
+  }
+
+  /**
+   * Moves the clock to the deployment's when a commit has put it ahead (two requests in one ms: the
+   * next call runs a ms later), so every reading and request after it happens at the clock.
+   */
+  async #catchUp(): Promise<void> {
+    const now = (await this.lane.now(ORIGIN + this.#clock)) - ORIGIN;
+    if (now > this.#clock) await this.#advance(now);
   }
 
   /** Runs `op` after every operation asked for before it, then reports the new snapshot. */
@@ -243,16 +268,17 @@ export class Simulation {
     } else {
       if (this.#lastIsChange) this.#past.pop();
       const last = this.#past.at(-1);
-      if (last === undefined || last.v !== point.v || last.t !== point.t) this.#past.push(point);
-      this.#lastIsChange = true;
+      // Only a point pushed here is the change's own, for a later change at this instant to replace.
+      this.#lastIsChange = last === undefined || last.v !== point.v || last.t !== point.t;
+      if (this.#lastIsChange) this.#past.push(point);
     }
     return true;
   }
 
   /** Fires one request at the current instant; an impossible one comes back as its error. */
-  async #decide(request: LaneRequest): Promise<Verdict> {
+  async #decide(request: LaneRequest): Promise<{ ok: true; decision: Decision } | { ok: false; error: InvalidRateLimitError }> {
     try {
-      return { ok: true, result: await this.lane.limit(ORIGIN + this.#clock, request) };
+      return { ok: true, decision: await this.lane.limit(ORIGIN + this.#clock, request) };
     } catch (error) {
       if (isInvalidRateLimitError(error)) return { ok: false, error: error.data };
       throw error;
