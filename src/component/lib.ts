@@ -104,7 +104,9 @@ export const rateLimit = mutation({
   returns: rateLimitCallReturns,
   handler: async (ctx, args): Promise<RateLimitCallResult> => {
     const now = Date.now();
-    if (isAsync(args.config) && !args.exact) {
+    // Before convex 1.48 a transaction can't tell its snapshot's time, so how stale another
+    // snapshot is can't be known: there every request is decided on the current state.
+    if (isAsync(args.config) && !args.exact && canMeasureStaleness(ctx.meta)) {
       const stale: SnapshotDecision = await ctx.runQuery(internal.lib.decideOnSnapshot, args, { useStaleSnapshot: true });
       const stands = staleVerdict(stale, Number(ctx.meta.getSnapshotTs() - stale.snapshotTs) / 1e6);
       if (stands) return await execute(ctx, args, { ...stands, ops: stands.takes.map((take) => ({ op: "record", take })) }, now);
@@ -114,6 +116,14 @@ export const rateLimit = mutation({
     return await execute(ctx, args, outcome, now);
   },
 });
+
+/**
+ * Whether this convex can tell a transaction's snapshot time (`ctx.meta.getSnapshotTs`, convex
+ * 1.48 on), which deciding on a stale snapshot needs to know how stale it is.
+ */
+function canMeasureStaleness(meta: object): boolean {
+  return typeof (meta as { getSnapshotTs?: unknown }).getSnapshotTs === "function";
+}
 
 /**
  * Decides an asynchronous limit's request on the snapshot this query runs on (`rateLimit` reads
