@@ -2,7 +2,7 @@
 // (the app is test/app/overrides.ts): every call that takes a tier, check, credit, dry runs,
 // metrics, HTTP headers, the hook's query, listing, the keyless limit, reset, and the applier of
 // an asynchronous limit; fake timers drive the clock.
-import { anyApi, type ApiFromModules } from "convex/server";
+import { anyApi, type ApiFromModules, type FunctionArgs } from "convex/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { HOUR, MINUTE, rateLimitHeaders, type RateLimitReturnsWithDetails } from "../src/client/index.js";
 import type * as overrides from "./app/overrides.js";
@@ -21,6 +21,21 @@ afterEach(() => {
 });
 
 const pro = { config: { kind: "token bucket", rate: 100, period: HOUR } } as const;
+
+type Test = ReturnType<typeof makeTest>;
+
+/**
+ * Runs the app's `take` `n` times in one transaction, so all of them see the same instant:
+ * convex-test's clock moves with commits (the third top-level call at a frozen instant runs 1 ms
+ * later), and these tests mean several requests at one instant. Returns each result.
+ */
+async function takeAtOnce(t: Test, n: number, args: FunctionArgs<typeof api.overrides.take>) {
+  return t.run(async (ctx) => {
+    const results = [];
+    for (let i = 0; i < n; i++) results.push(await ctx.runMutation(api.overrides.take, args));
+    return results;
+  });
+}
 
 describe("overrides through the client", () => {
   test("a tier's override applies to requests naming the tier; a key's own beats it", async () => {
@@ -49,7 +64,7 @@ describe("overrides through the client", () => {
 
   test("a lockout: the take that empties the key locks it for the lockout", async () => {
     const t = makeTest();
-    for (let i = 0; i < 3; i++) expect(await t.mutation(api.overrides.take, { name: "signIn", key: "a@b" })).toEqual({ ok: true });
+    expect(await takeAtOnce(t, 3, { name: "signIn", key: "a@b" })).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
     expect(await t.mutation(api.overrides.take, { name: "signIn", key: "a@b" })).toEqual({ ok: false, retryAfter: HOUR });
     vi.setSystemTime(T0 + 2 * MINUTE);
     expect(await t.mutation(api.overrides.take, { name: "signIn", key: "a@b" })).toEqual({ ok: false, retryAfter: HOUR - 2 * MINUTE });
@@ -128,10 +143,12 @@ describe("every call under overrides", () => {
     // checkAll: 50 at once fits the tier's capacity; without the tier it can never succeed.
     expect(await t.query(api.overrides.checkAll, { requests: [{ name: "llm", key: "q", tier: "pro", count: 50 }] })).toEqual({ ok: true, results: [{ ok: true }] });
     expect(await convexErrorData(t.query(api.overrides.checkAll, { requests: [{ name: "llm", key: "q", count: 50 }] }))).toMatchObject({ kind: "InvalidRateLimit", field: "count" });
-    // A blocked tier refuses the call, and nothing is taken from the other limit.
+    // A blocked tier refuses the call, and nothing is taken from the other limit. At T0 + 30 s
+    // (explicit: convex-test's clock moves with commits, and four were at T0).
+    vi.setSystemTime(T0 + 30_000);
     await t.mutation(api.overrides.set, { name: "llm", target: { tier: "banned" }, override: { blockedUntil: T0 + 90_000 } });
     const refused = await t.mutation(api.overrides.takeAll, { requests: [{ name: "llm", key: "b", tier: "banned" }, { name: "signIn", key: "b" }] });
-    expect(refused).toEqual({ ok: false, retryAfter: 90_000, results: [{ ok: false, retryAfter: 90_000 }, { ok: true }] });
+    expect(refused).toEqual({ ok: false, retryAfter: 60_000, results: [{ ok: false, retryAfter: 60_000 }, { ok: true }] });
     expect(await t.query(api.overrides.value, { name: "signIn", key: "b" })).toMatchObject({ value: 3 });
   });
 
@@ -141,12 +158,17 @@ describe("every call under overrides", () => {
     for (let i = 0; i < 3; i++) expect(await t.query(api.overrides.check, { name: "llm", key: "big", count: 10 })).toEqual({ ok: true });
     expect(await t.query(api.overrides.value, { name: "llm", key: "big" })).toMatchObject({ by: "key", value: 100 });
     await t.mutation(api.overrides.set, { name: "llm", target: { key: "bad" }, override: { blockedUntil: T0 + 1500 } });
-    expect(await t.query(api.overrides.check, { name: "llm", key: "bad" })).toEqual({ ok: false, retryAfter: 1500 });
+    // Checked at T0 + 500 ms (explicit: convex-test's clock moves with commits, two were at T0).
+    vi.setSystemTime(T0 + 500);
+    expect(await t.query(api.overrides.check, { name: "llm", key: "bad" })).toEqual({ ok: false, retryAfter: 1000 });
+    vi.setSystemTime(T0 + 1500 - 1);
+    expect(await t.query(api.overrides.check, { name: "llm", key: "bad" })).toEqual({ ok: false, retryAfter: 1 });
     vi.setSystemTime(T0 + 1500);
     expect(await t.query(api.overrides.check, { name: "llm", key: "bad" })).toEqual({ ok: true });
-    // A key's override with a lockout: the check sees the lock the take wrote.
+    // A key's override with a lockout: the check sees the lock the take wrote. The two takes at
+    // T0 + 1500 ms, in one transaction.
     await t.mutation(api.overrides.set, { name: "llm", target: { key: "lock" }, override: { config: { kind: "token bucket", rate: 2, period: MINUTE, lockout: MINUTE } } });
-    for (let i = 0; i < 2; i++) expect(await t.mutation(api.overrides.take, { name: "llm", key: "lock" })).toEqual({ ok: true });
+    expect(await takeAtOnce(t, 2, { name: "llm", key: "lock" })).toEqual([{ ok: true }, { ok: true }]);
     // 20 s later a token came back 10 s ago, but the lock runs 40 s more.
     vi.setSystemTime(T0 + 1500 + 20_000);
     expect(await t.query(api.overrides.check, { name: "llm", key: "lock" })).toEqual({ ok: false, retryAfter: 40_000 });
@@ -157,8 +179,12 @@ describe("every call under overrides", () => {
 
   test("credit under a key's override: never above the override's capacity, whichever side of the named one", async () => {
     const t = makeTest();
-    await t.mutation(api.overrides.set, { name: "llm", target: { key: "big" }, override: { config: { kind: "token bucket", rate: 30, period: HOUR } } });
-    for (let i = 0; i < 3; i++) expect(await t.mutation(api.overrides.take, { name: "llm", key: "big", count: 10 })).toEqual({ ok: true });
+    // The override and three takes at T0 in one transaction, the credit a second at T0: nothing
+    // refills between them (convex-test's clock moves with commits).
+    await t.run(async (ctx) => {
+      await ctx.runMutation(api.overrides.set, { name: "llm", target: { key: "big" }, override: { config: { kind: "token bucket", rate: 30, period: HOUR } } });
+      for (let i = 0; i < 3; i++) expect(await ctx.runMutation(api.overrides.take, { name: "llm", key: "big", count: 10 })).toEqual({ ok: true });
+    });
     expect(await t.mutation(api.overrides.credit, { name: "llm", key: "big", count: 50 })).toEqual({ credited: 30 });
     expect(await t.query(api.overrides.value, { name: "llm", key: "big" })).toMatchObject({ value: 30, by: "key" });
     expect(await t.mutation(api.overrides.credit, { name: "llm", key: "big", count: 1 })).toEqual({ credited: 0 });
@@ -191,7 +217,9 @@ describe("every call under overrides", () => {
     const t = makeTest();
     await t.mutation(api.overrides.set, { name: "metered", target: { key: "bad" }, override: { blockedUntil: T0 + HOUR } });
     await t.mutation(api.overrides.set, { name: "metered", target: { key: "vip" }, override: pro });
-    expect(await t.mutation(api.overrides.take, { name: "metered", key: "bad", count: 2 })).toEqual({ ok: false, retryAfter: HOUR });
+    // The takes a second later (explicit: convex-test's clock moves with commits, two were at T0).
+    vi.setSystemTime(T0 + 1000);
+    expect(await t.mutation(api.overrides.take, { name: "metered", key: "bad", count: 2 })).toEqual({ ok: false, retryAfter: HOUR - 1000 });
     expect(await t.mutation(api.overrides.take, { name: "metered", key: "vip", count: 2 })).toEqual({ ok: true });
     expect(await t.mutation(api.overrides.take, { name: "metered", key: "plain" })).toEqual({ ok: true });
     const { total } = await t.query(api.overrides.metrics, { name: "metered", from: T0, to: T0 + MINUTE });
@@ -245,10 +273,18 @@ describe("setting, listing and removing", () => {
 
   test("list with scope: only keys' (the keyless limit first), or only tiers'; setting again replaces", async () => {
     const t = makeTest();
-    await t.mutation(api.overrides.set, { name: "llm", target: { tier: "team" }, override: pro });
-    await t.mutation(api.overrides.set, { name: "llm", target: { key: "b" }, override: pro });
-    await t.mutation(api.overrides.set, { name: "llm", target: { tier: "pro" }, override: pro });
-    await t.mutation(api.overrides.set, { name: "llm", target: {}, override: { blockedUntil: T0 + 1 } });
+    // Each set at its own millisecond, T0 to T0 + 3 ms (explicit: convex-test's clock moves with
+    // commits, so a third at one frozen instant would be 1 ms later anyway).
+    const firstSets = [
+      { target: { tier: "team" }, override: pro },
+      { target: { key: "b" }, override: pro },
+      { target: { tier: "pro" }, override: pro },
+      { target: {}, override: { blockedUntil: T0 + HOUR } },
+    ];
+    for (const [i, args] of firstSets.entries()) {
+      vi.setSystemTime(T0 + i);
+      await t.mutation(api.overrides.set, { name: "llm", ...args });
+    }
     vi.setSystemTime(T0 + 10);
     await t.mutation(api.overrides.set, { name: "llm", target: { key: "a" }, override: pro });
     await t.mutation(api.overrides.set, { name: "llm", target: { key: "b" }, override: { blockedUntil: T0 + HOUR }, note: "again" });
@@ -257,7 +293,7 @@ describe("setting, listing and removing", () => {
     const page = { numItems: 10, cursor: null };
     const keys = await t.query(api.overrides.list, { name: "llm", scope: "key", paginationOpts: page });
     expect(keys.page).toEqual([
-      { target: {}, override: { blockedUntil: T0 + 1 }, updatedAt: T0 },
+      { target: {}, override: { blockedUntil: T0 + HOUR }, updatedAt: T0 + 3 },
       { target: { key: "a" }, override: pro, updatedAt: T0 + 10 },
       { target: { key: "b" }, override: { blockedUntil: T0 + HOUR }, note: "again", updatedAt: T0 + 10 },
     ]);
@@ -269,8 +305,12 @@ describe("setting, listing and removing", () => {
 
   test("the keyless limit: its override with target {}", async () => {
     const t = makeTest();
-    await t.mutation(api.overrides.set, { name: "llm", target: {}, override: pro });
-    for (let i = 0; i < 5; i++) expect(await t.mutation(api.overrides.take, { name: "llm", count: 10 })).toEqual({ ok: true });
+    // The override and five takes at T0 in one transaction, so the read after it is at T0 too
+    // (convex-test's clock moves with commits).
+    await t.run(async (ctx) => {
+      await ctx.runMutation(api.overrides.set, { name: "llm", target: {}, override: pro });
+      for (let i = 0; i < 5; i++) expect(await ctx.runMutation(api.overrides.take, { name: "llm", count: 10 })).toEqual({ ok: true });
+    });
     expect(await t.query(api.overrides.value, { name: "llm" })).toMatchObject({ by: "key", value: 50 });
     // A key of the same limit isn't the keyless limit.
     const keyed = await t.query(api.overrides.value, { name: "llm", key: "k" });
@@ -285,8 +325,12 @@ describe("setting, listing and removing", () => {
 
   test("resetting a key with its own override without the client (no config) is an error naming config, and writes nothing", async () => {
     const t = makeTest();
-    await t.mutation(api.overrides.set, { name: "llm", target: { key: "a" }, override: pro });
-    await t.mutation(api.overrides.take, { name: "llm", key: "a", count: 10 });
+    // The override and a take at T0 in one transaction, so the refused reset (rolled back: no
+    // commit) and the read after it are at T0 too (convex-test's clock moves with commits).
+    await t.run(async (ctx) => {
+      await ctx.runMutation(api.overrides.set, { name: "llm", target: { key: "a" }, override: pro });
+      await ctx.runMutation(api.overrides.take, { name: "llm", key: "a", count: 10 });
+    });
     const reset = (key: string) => t.run((ctx) => ctx.runMutation(components.rateLimiter.lib.resetRateLimit, { name: "llm", key }));
     expect(await convexErrorData(reset("a"))).toMatchObject({ kind: "InvalidRateLimit", field: "config" });
     expect(await t.query(api.overrides.value, { name: "llm", key: "a" })).toMatchObject({ by: "key", value: 90 });
@@ -312,8 +356,9 @@ describe("setting, listing and removing", () => {
     // The key's override is known only from its rows (no tier named): they still carry it.
     const value = await t.query(api.overrides.value, { name: "llmAsync", key: "a" });
     expect(value).toMatchObject({ by: "key", config: { rate: 100 } });
-    // All 6 taken counted: at most 10 - 6 plus what refilled at 100 an hour since T0.
-    const elapsed = Date.now() - T0;
+    // All 6 taken counted: at most 10 - 6 plus what refilled at 100 an hour since T0, up to the
+    // instant the query saw (convex-test's clock runs ahead of Date.now after commits).
+    const elapsed = value.ts - T0;
     expect(value.value).toBeLessThanOrEqual(4 + (100 * elapsed) / HOUR + 1e-9);
     expect(await t.query(api.overrides.get, { name: "llmAsync", target: { key: "a" } })).toMatchObject({ override: pro });
   });
