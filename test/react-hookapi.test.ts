@@ -1,5 +1,5 @@
 // Covers what useRateLimit sends reaching hookAPI's real query on convex-test (register()): keys, names and configs refused or passed through, and the hook's retryAt agreeing with the server.
-import { anyApi, type ApiFromModules } from "convex/server";
+import { anyApi, type ApiFromModules, type FunctionArgs } from "convex/server";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
@@ -57,6 +57,18 @@ function renderOnce(query: GetRateLimitValueQuery, options: UseRateLimitOptions,
 type Test = ReturnType<typeof makeTest>;
 type Query = typeof api.hooks.globalLimit;
 
+/**
+ * Runs the app's `take` `n` times in one transaction, so all of them see the same instant:
+ * convex-test's clock moves with commits (a third top-level call at a frozen instant runs 1 ms
+ * later, and the hook would rightly see the server's clock 1 ms ahead). These tests mean n takes
+ * at T0.
+ */
+async function takeAtOnce(t: Test, n: number, args: FunctionArgs<typeof api.hooks.take>) {
+  await t.run(async (ctx) => {
+    for (let i = 0; i < n; i++) await ctx.runMutation(api.hooks.take, args);
+  });
+}
+
 /** Sends what the hook sends to the real query (as `t`, e.g. signed in), then renders its answer. */
 async function viaHook(t: Pick<Test, "query">, query: Query, options: UseRateLimitOptions = {}) {
   const { sent } = renderOnce(query, options);
@@ -101,7 +113,7 @@ test("hookAPI's functions have the types useRateLimit takes", () => {
 describe("keys: the server decides", () => {
   test("without a key option, the global limit; a client's key is refused", async () => {
     const t = makeTest();
-    for (let i = 0; i < 3; i++) await t.mutation(api.hooks.take, {});
+    await takeAtOnce(t, 3, {});
     expect((await viaHook(t, api.hooks.globalLimit)).status).toEqual({ ok: false, retryAt: T0 + 6000 });
     expect(await refusedField(viaHook(t, api.hooks.globalLimit, { key: "alice" }))).toBe("key");
   });
@@ -120,23 +132,28 @@ describe("keys: the server decides", () => {
 
   test("a fixed key reads that key's state", async () => {
     const t = makeTest();
-    for (let i = 0; i < 3; i++) await t.mutation(api.hooks.take, { key: "alice" });
+    await takeAtOnce(t, 3, { key: "alice" });
     expect((await viaHook(t, api.hooks.fixedKey)).status).toEqual({ ok: false, retryAt: T0 + 6000 });
   });
 
   test("a key function receives the client's key and decides the real one", async () => {
     const t = makeTest();
-    for (let i = 0; i < 3; i++) await t.mutation(api.hooks.take, { key: "room:bob" });
-    await t.mutation(api.hooks.take, { key: "bob" }); // the raw key is not what the hook sees
+    // All at T0, in one transaction (convex-test's clock moves with commits).
+    await t.run(async (ctx) => {
+      for (let i = 0; i < 3; i++) await ctx.runMutation(api.hooks.take, { key: "room:bob" });
+      await ctx.runMutation(api.hooks.take, { key: "bob" }); // the raw key is not what the hook sees
+    });
     expect((await viaHook(t, api.hooks.roomKey, { key: "bob" })).status).toEqual({ ok: false, retryAt: T0 + 6000 });
     expect((await viaHook(t, api.hooks.roomKey, { key: "carol" })).data.value).toBe(3);
+    // 6 s later (explicit: convex-test's clock moves with commits): lobby is full, 3.
+    vi.setSystemTime(T0 + 6000);
     await t.mutation(api.hooks.take, { key: "room:lobby" });
     expect((await viaHook(t, api.hooks.roomKey)).data.value).toBe(2); // no key: the function's default
   });
 
   test("a key function may ignore the client: the signed-in user's state, whatever key is sent", async () => {
     const t = makeTest();
-    for (let i = 0; i < 3; i++) await t.mutation(api.hooks.take, { key: "u1" });
+    await takeAtOnce(t, 3, { key: "u1" });
     const u1 = t.withIdentity({ subject: "u1" });
     const u2 = t.withIdentity({ subject: "u2" });
     expect((await viaHook(u1, api.hooks.userKey, { key: "u2" })).status).toEqual({ ok: false, retryAt: T0 + 6000 });
@@ -159,7 +176,10 @@ describe("name and config: refused unless the server allows client config", () =
 
   test("with allowClientConfig, the hook's name and config are used", async () => {
     const t = makeTest();
-    for (let i = 0; i < 2; i++) await t.mutation(api.hooks.takeOther, { name: "other", rate: 2 });
+    // Both at T0, in one transaction (convex-test's clock moves with commits).
+    await t.run(async (ctx) => {
+      for (let i = 0; i < 2; i++) await ctx.runMutation(api.hooks.takeOther, { name: "other", rate: 2 });
+    });
     const { status, data } = await viaHook(t, api.hooks.playground, { name: "other", config: other });
     expect(data.config).toEqual({ kind: "token bucket", rate: 2, period: MINUTE, capacity: 2, shards: 1 });
     expect(status).toEqual({ ok: false, retryAt: T0 + 30_000 });
@@ -200,7 +220,7 @@ describe("the hook's prediction agrees with the server", () => {
 
   test("by default every shard is read, and the one shown is the emptiest", async () => {
     const t = makeTest();
-    for (let i = 0; i < 25; i++) await t.mutation(api.hooks.take, { sharded: true });
+    await takeAtOnce(t, 25, { sharded: true });
     const { data } = await viaHook(t, api.hooks.shardedLimit, { count: 1 });
     expect(data.total).toMatchObject({ capacity: 40, exact: true }); // all four shards read
     expect(data.total?.value).toBe(15);
