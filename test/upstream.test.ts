@@ -45,10 +45,13 @@ const limitOurs = <O extends Options & { details?: boolean }>(t: T, config: Rate
   t.run((ctx) => ours.limit(ctx, "n", { config, ...(o as O) }));
 const limitTheirs = (t: T, config: RateLimitConfig, o: Options = {}) =>
   t.run((ctx) => theirs.limit(ctx, "n", { config, ...o }));
+// Checks are queries: they commit nothing, so they don't move convex-test's clock (it moves with
+// commits: a third top-level commit at one frozen instant runs 1 ms later). Where both packages
+// must see one instant for several calls, the tests below make them in one transaction.
 const checkOurs = (t: T, config: RateLimitConfig, o: Options = {}) =>
-  t.run((ctx) => ours.check(ctx, "n", { config, ...o }));
+  t.query((ctx) => ours.check(ctx, "n", { config, ...o }));
 const checkTheirs = (t: T, config: RateLimitConfig, o: Options = {}) =>
-  t.run((ctx) => theirs.check(ctx, "n", { config, ...o }));
+  t.query((ctx) => theirs.check(ctx, "n", { config, ...o }));
 
 /** Our validation error: a ConvexError naming the field, so it survives production redaction. */
 async function expectInvalid(p: Promise<unknown>, field: string) {
@@ -62,13 +65,16 @@ describe("differences from @convex-dev/rate-limiter 0.4.0", () => {
   test("maxReserved: 0 — upstream reserves without limit; ours allows no reservation", async () => {
     const t = makeT();
     const config: RateLimitConfig = { ...tenPerMinute, maxReserved: 0 };
-    for (let i = 0; i < 10; i++) {
-      await limitTheirs(t, config);
-      await limitOurs(t, config);
-    }
-    expect(await limitTheirs(t, config, { reserve: true })).toEqual({ ok: true, retryAfter: 6 * SECOND });
-    expect(await limitTheirs(t, config, { reserve: true })).toEqual({ ok: true, retryAfter: 12 * SECOND });
-    expect(await limitOurs(t, config, { reserve: true })).toMatchObject({ ok: false, retryAfter: 6 * SECOND });
+    // Every call at T0, in one transaction.
+    await t.run(async (ctx) => {
+      for (let i = 0; i < 10; i++) {
+        await theirs.limit(ctx, "n", { config });
+        await ours.limit(ctx, "n", { config });
+      }
+      expect(await theirs.limit(ctx, "n", { config, reserve: true })).toEqual({ ok: true, retryAfter: 6 * SECOND });
+      expect(await theirs.limit(ctx, "n", { config, reserve: true })).toEqual({ ok: true, retryAfter: 12 * SECOND });
+      expect(await ours.limit(ctx, "n", { config, reserve: true })).toMatchObject({ ok: false, retryAfter: 6 * SECOND });
+    });
   });
 
   test("non-integer or zero shards — upstream rounds (0 becomes 1); ours refuses the config", async () => {
@@ -144,12 +150,14 @@ describe("differences from @convex-dev/rate-limiter 0.4.0", () => {
   ])("rate $rate per hour — upstream's retryAfter isn't a whole ms and a retry then can fail; ours is exact", async ({ rate, ours: exact }) => {
     const t = makeT();
     const config: RateLimitConfig = { kind: "token bucket", rate, period: HOUR };
-    for (let i = 0; i < rate; i++) {
-      await limitTheirs(t, config);
-      await limitOurs(t, config);
-    }
-    const theirsRefused = await limitTheirs(t, config);
-    const oursRefused = await limitOurs(t, config);
+    // Emptied and refused at T0, in one transaction.
+    const [theirsRefused, oursRefused] = await t.run(async (ctx) => {
+      for (let i = 0; i < rate; i++) {
+        await theirs.limit(ctx, "n", { config });
+        await ours.limit(ctx, "n", { config });
+      }
+      return [await theirs.limit(ctx, "n", { config }), await ours.limit(ctx, "n", { config })] as const;
+    });
     expect(theirsRefused.ok).toBe(false);
     expect(Number.isInteger(theirsRefused.retryAfter)).toBe(false);
     expect(oursRefused).toMatchObject({ ok: false, retryAfter: exact });
@@ -244,13 +252,20 @@ describe("differences from @convex-dev/rate-limiter 0.4.0", () => {
     );
   });
 
-  test("a clock that goes backwards — upstream takes tokens away for the negative time; ours counts no time passed", async () => {
-    const t = makeT();
-    await limitTheirs(t, tenPerMinute);
-    await limitOurs(t, tenPerMinute);
-    vi.setSystemTime(T0 - 30 * SECOND); // another server's clock, 30 s behind: 9 tokens are there
-    expect((await checkTheirs(t, tenPerMinute, { count: 5 })).ok).toBe(false);
-    expect((await checkOurs(t, tenPerMinute, { count: 9 })).ok).toBe(true);
+  // Pure calculateRateLimit of both packages, with explicit instants: convex-test (0.0.70 on), like
+  // a deployment, holds a clock set back at the last commit, so the components can't be shown a
+  // clock running backwards any more.
+  test("a clock that goes backwards — upstream takes tokens away for the negative time; ours counts no time passed", () => {
+    type Calc = typeof calculateRateLimit;
+    const at = (calc: Calc) => {
+      const taken = calc(null, tenPerMinute, T0, 1); // one take at T0: 9 left
+      // Another server's clock, 30 s behind: the 9 tokens are there.
+      return (count: number) => calc({ value: taken.value, ts: taken.ts }, tenPerMinute, T0 - 30 * SECOND, count);
+    };
+    const theirsAt = at(upstreamCalculate as Calc);
+    const oursAt = at(calculateRateLimit);
+    expect(theirsAt(5).retryAfter).toBeGreaterThan(0); // refused: 9 - 5 for the 30 s "gone back", then 5
+    expect(oursAt(9)).toMatchObject({ value: 0, ts: T0, retryAfter: undefined });
   });
 });
 
@@ -294,10 +309,13 @@ describe("where both agree", () => {
   // Parity checks: drop-in users keep these behaviours.
   test("throws with reserve throws whenever the work would wait, with the same error data", async () => {
     const t = makeT();
-    for (let i = 0; i < 10; i++) {
-      await limitTheirs(t, tenPerMinute);
-      await limitOurs(t, tenPerMinute);
-    }
+    // Emptied at T0 in one transaction; the refusals throw, so they commit nothing and are at T0 too.
+    await t.run(async (ctx) => {
+      for (let i = 0; i < 10; i++) {
+        await theirs.limit(ctx, "n", { config: tenPerMinute });
+        await ours.limit(ctx, "n", { config: tenPerMinute });
+      }
+    });
     const a = await convexErrorData(t.run((ctx) => theirs.limit(ctx, "n", { config: tenPerMinute, reserve: true, throws: true })));
     const b = await convexErrorData(t.run((ctx) => ours.limit(ctx, "n", { config: tenPerMinute, reserve: true, throws: true })));
     expect(a).toEqual({ kind: "RateLimited", name: "n", retryAfter: 6 * SECOND });
@@ -307,17 +325,23 @@ describe("where both agree", () => {
   test("capacity 0 with reserve spaces work evenly", async () => {
     const t = makeT();
     const config: RateLimitConfig = { ...tenPerMinute, capacity: 0 };
-    for (const wait of [6, 12, 18]) {
-      expect(await limitTheirs(t, config, { reserve: true })).toEqual({ ok: true, retryAfter: wait * SECOND });
-      expect(await limitOurs(t, config, { reserve: true })).toMatchObject({ ok: true, retryAfter: wait * SECOND });
-    }
+    // Every reservation at T0, in one transaction.
+    await t.run(async (ctx) => {
+      for (const wait of [6, 12, 18]) {
+        expect(await theirs.limit(ctx, "n", { config, reserve: true })).toEqual({ ok: true, retryAfter: wait * SECOND });
+        expect(await ours.limit(ctx, "n", { config, reserve: true })).toMatchObject({ ok: true, retryAfter: wait * SECOND });
+      }
+    });
   });
 
   test("a count of 0 on a limit in debt is refused until the debt is repaid", async () => {
     const t = makeT();
     const config: RateLimitConfig = { ...tenPerMinute, capacity: 1 };
-    await limitTheirs(t, config, { count: 3, reserve: true });
-    await limitOurs(t, config, { count: 3, reserve: true });
+    // Both reservations at T0 in one transaction; the checks after it are queries at T0.
+    await t.run(async (ctx) => {
+      await theirs.limit(ctx, "n", { config, count: 3, reserve: true });
+      await ours.limit(ctx, "n", { config, count: 3, reserve: true });
+    });
     expect(await checkTheirs(t, config, { count: 0 })).toEqual({ ok: false, retryAfter: 12 * SECOND });
     expect(await checkOurs(t, config, { count: 0 })).toMatchObject({ ok: false, retryAfter: 12 * SECOND });
   });
