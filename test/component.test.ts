@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import {
   calculateRateLimit,
+  type GetValueReturns,
   HOUR,
   MINUTE,
   RateLimiter,
@@ -12,6 +13,7 @@ import {
 import type { Doc } from "../src/component/_generated/dataModel.js";
 import { splitTotal } from "../src/shared/split.js";
 import { seededRandom as seeded } from "../tools/random.js";
+import { at, next } from "./clock.js";
 import { convexErrorData, inspectable, makeInspectableTest } from "./setup.js";
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 123);
@@ -19,8 +21,10 @@ const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 123);
 const api = inspectable.rateLimiter;
 const makeT = makeInspectableTest;
 type T = ReturnType<typeof makeT>;
+/** A convex-test instance, or the runner of `at`'s one transaction (its calls share one instant). */
+type Run = Pick<T, "run">;
 
-async function rows(t: T, name?: string, key?: string): Promise<Doc<"rateLimits">[]> {
+async function rows(t: Run, name?: string, key?: string): Promise<Doc<"rateLimits">[]> {
   const all = await t.run((ctx) => ctx.runQuery(api.inspect.rows, {}));
   return all.filter((r) => (name === undefined || r.name === name) && (key === undefined || r.key === key));
 }
@@ -74,11 +78,11 @@ describe.each(cases)("$kind, $shards shard(s)", ({ kind, shards }) => {
   const config = configOf(kind, shards);
   const name = "limit";
 
-  const limit = (t: T, args: { key?: string; count?: number; reserve?: boolean; throws?: boolean; details?: boolean } = {}) =>
+  const limit = (t: Run, args: { key?: string; count?: number; reserve?: boolean; throws?: boolean; details?: boolean } = {}) =>
     t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name, config, ...args }));
-  const check = (t: T, args: { key?: string; count?: number; reserve?: boolean; throws?: boolean } = {}) =>
+  const check = (t: Run, args: { key?: string; count?: number; reserve?: boolean; throws?: boolean } = {}) =>
     t.run((ctx) => ctx.runQuery(api.lib.checkRateLimit, { name, config, ...args }));
-  const total = async (t: T, key?: string) => {
+  const total = async (t: Run, key?: string) => {
     const gv = await t.run((ctx) =>
       ctx.runQuery(api.lib.getValue, { details: true, name, config, sampleShards: shards, ...(key === undefined ? {} : { key }) }),
     );
@@ -86,7 +90,7 @@ describe.each(cases)("$kind, $shards shard(s)", ({ kind, shards }) => {
     return gv.total?.value;
   };
   /** Takes single tokens until the whole limit is empty (requests may miss while tokens remain elsewhere). */
-  const drain = async (t: T, key?: string) => {
+  const drain = async (t: Run, key?: string) => {
     for (let i = 0; i < 20 * RATE && (await total(t, key))! >= 1; i++) {
       await limit(t, key === undefined ? {} : { key });
     }
@@ -107,27 +111,29 @@ describe.each(cases)("$kind, $shards shard(s)", ({ kind, shards }) => {
   });
 
   test("getValue returns one shard's row with that shard's share of the config", async () => {
-    const t = makeT();
-    for (let i = 0; i < 25; i++) await limit(t, { key: "k" });
-    const stored = await rows(t, name, "k");
-    for (let i = 0; i < 20; i++) {
-      const gv = await t.run((ctx) => ctx.runQuery(api.lib.getValue, { details: true, name, key: "k", config }));
-      // The share of shard i: the parts add up to the whole, so the promise is that shard's own.
-      expect(gv.config).toMatchObject({
-        kind: config.kind,
-        ...(isSliding(kind) ? { exact: kind === "sliding window" } : {}),
-        rate: splitTotal(RATE, shards, gv.shard),
-        capacity: splitTotal(RATE, shards, gv.shard),
-        period: MINUTE,
-      });
-      expect(gv.config.shards ?? 1).toBe(1);
-      if (kind === "fixed window") expect(Number.isFinite(gv.config.start)).toBe(true);
-      const row = stored.find((r) => r.shard === gv.shard);
-      if (row) expect({ value: gv.value, ts: gv.ts }).toEqual({ value: row.value, ts: row.ts });
-      else expect(gv.value).toBe(splitTotal(RATE, shards, gv.shard)); // no row: a full shard
-      expect(gv.total).toMatchObject({ capacity: RATE, exact: shards === 1 });
-    }
-    expect(await total(t, "k")).toBe(RATE - 25);
+    // The takes and the reports at one instant, so each report is its shard's stored row as is.
+    await at(makeT(), T0, async (t) => {
+      for (let i = 0; i < 25; i++) await limit(t, { key: "k" });
+      const stored = await rows(t, name, "k");
+      for (let i = 0; i < 20; i++) {
+        const gv = await t.run((ctx) => ctx.runQuery(api.lib.getValue, { details: true, name, key: "k", config }));
+        // The share of shard i: the parts add up to the whole, so the promise is that shard's own.
+        expect(gv.config).toMatchObject({
+          kind: config.kind,
+          ...(isSliding(kind) ? { exact: kind === "sliding window" } : {}),
+          rate: splitTotal(RATE, shards, gv.shard),
+          capacity: splitTotal(RATE, shards, gv.shard),
+          period: MINUTE,
+        });
+        expect(gv.config.shards ?? 1).toBe(1);
+        if (kind === "fixed window") expect(Number.isFinite(gv.config.start)).toBe(true);
+        const row = stored.find((r) => r.shard === gv.shard);
+        if (row) expect({ value: gv.value, ts: gv.ts }).toEqual({ value: row.value, ts: row.ts });
+        else expect(gv.value).toBe(splitTotal(RATE, shards, gv.shard)); // no row: a full shard
+        expect(gv.total).toMatchObject({ capacity: RATE, exact: shards === 1 });
+      }
+      expect(await total(t, "k")).toBe(RATE - 25);
+    });
   });
 
   // The hook computes calculateRateLimit(value, config, t) at later instants without asking again.
@@ -136,22 +142,30 @@ describe.each(cases)("$kind, $shards shard(s)", ({ kind, shards }) => {
     for (let i = 0; i < 45; i++) await limit(t, { key: "k" });
     vi.advanceTimersByTime(7 * SECOND);
     for (let i = 0; i < 5; i++) await limit(t, { key: "k", count: 1 });
-    const gv = await t.run((ctx) => ctx.runQuery(api.lib.getValue, { details: true, name, key: "k", config }));
-    const shareCapacity = gv.config.capacity ?? gv.config.rate;
-    const start = Date.now();
-    for (const dt of [0, 1, SECOND, 10 * SECOND, 29_999, 30 * SECOND, MINUTE - 1, MINUTE, 2 * MINUTE]) {
-      vi.setSystemTime(start + dt);
+    /** Checks every count at `start + dt` against what calculateRateLimit promised from `gv`. */
+    const checksAt = async (u: Run, gv: GetValueReturns, dt: number) => {
+      const shareCapacity = gv.config.capacity ?? gv.config.rate;
       for (let count = 1; count <= shareCapacity; count++) {
         // The row as getValue reports it (an exact window's log too: without it, the tokens used
         // would be taken at `ts`, a promise later than the server's).
         const promised = calculateRateLimit(gv, gv.config, start + dt, count).value >= 0;
         // The request starts on the shard getValue reported; a second read can only add.
         firstPick(gv.shard, shards);
-        const answer = await check(t, { key: "k", count });
+        const answer = await check(u, { key: "k", count });
         if (promised) expect(answer.ok, `count ${count} at +${dt} ms`).toBe(true);
         // Unsharded, the view is exact both ways.
         if (shards === 1) expect(answer.ok, `count ${count} at +${dt} ms`).toBe(promised);
       }
+    };
+    // Each instant's checks in one transaction at exactly that instant; at +0, the one getValue read.
+    const start = next();
+    const gv = await at(t, start, async (u) => {
+      const gv = await u.run((ctx) => ctx.runQuery(api.lib.getValue, { details: true, name, key: "k", config }));
+      await checksAt(u, gv, 0);
+      return gv;
+    });
+    for (const dt of [1, SECOND, 10 * SECOND, 29_999, 30 * SECOND, MINUTE - 1, MINUTE, 2 * MINUTE]) {
+      await at(t, start + dt, (u) => checksAt(u, gv, dt));
     }
   });
 
@@ -169,25 +183,31 @@ describe.each(cases)("$kind, $shards shard(s)", ({ kind, shards }) => {
           details: { shards: [s] },
         });
       }
-      const gv = await t.run((ctx) =>
-        ctx.runQuery(api.lib.getValue, { details: true, name, key: "k", config, sampleShards: shards }),
-      );
-      const start = Date.now();
       const broken: string[] = [];
-      for (const dt of [0, 10 * SECOND, MINUTE]) {
-        vi.setSystemTime(start + dt);
+      /** Checks every promised count at `start + dt` on every pair of shards. */
+      const checksAt = async (u: Run, gv: GetValueReturns, dt: number) => {
         for (let count = 1; count <= (gv.config.capacity ?? 0); count++) {
           if (calculateRateLimit({ value: gv.value, ts: gv.ts }, gv.config, start + dt, count).value < 0) continue;
           for (let a = 0; a < shards; a++) {
             for (let b = 0; b < shards; b++) {
               if (a === b) continue;
               bothPicks(a, b, shards);
-              const answer = await check(t, { key: "k", count });
+              const answer = await check(u, { key: "k", count });
               if (!answer.ok) broken.push(`count ${count} at +${dt} ms on shards ${a},${b}`);
             }
           }
         }
-      }
+      };
+      // Each instant's checks in one transaction at exactly that instant; at +0, the one getValue read.
+      const start = next();
+      const gv = await at(t, start, async (u) => {
+        const gv = await u.run((ctx) =>
+          ctx.runQuery(api.lib.getValue, { details: true, name, key: "k", config, sampleShards: shards }),
+        );
+        await checksAt(u, gv, 0);
+        return gv;
+      });
+      for (const dt of [10 * SECOND, MINUTE]) await at(t, start + dt, (u) => checksAt(u, gv, dt));
       expect(broken.length, broken.slice(0, 4).join("; ")).toBe(0);
     },
   );
@@ -312,19 +332,26 @@ describe.each(cases)("$kind, $shards shard(s)", ({ kind, shards }) => {
   test("a mutation that limits and then throws leaves the state untouched", async () => {
     const t = makeT();
     const rl = new RateLimiter(api, { l: config });
-    await t.run((ctx) => rl.limit(ctx, "l", { key: "k", count: 5 }));
-    const before = await rows(t);
-    await expect(
-      t.run(async (ctx) => {
-        expect((await rl.limit(ctx, "l", { key: "k", count: 7 })).ok).toBe(true);
-        expect((await rl.limit(ctx, "l", { key: "new", count: 1 })).ok).toBe(true);
-        throw new Error("the caller failed after limiting");
-      }),
-    ).rejects.toThrow("the caller failed after limiting");
-    expect(await rows(t)).toEqual(before);
-    expect(await t.run((ctx) => rl.getValue(ctx, "l", { key: "k", sampleShards: shards, details: true }))).toMatchObject({
-      total: { value: RATE - 5, exact: true },
+    // All at T0, so nothing refills between: the caller's mutation throws, so it commits nothing
+    // and the clock, which moves only with commits, is still at T0 after it.
+    const before = await at(t, T0, async (u) => {
+      await u.run((ctx) => rl.limit(ctx, "l", { key: "k", count: 5 }));
+      return rows(u);
     });
+    await expect(
+      at(t, T0, (u) =>
+        u.run(async (ctx) => {
+          expect((await rl.limit(ctx, "l", { key: "k", count: 7 })).ok).toBe(true);
+          expect((await rl.limit(ctx, "l", { key: "new", count: 1 })).ok).toBe(true);
+          throw new Error("the caller failed after limiting");
+        }),
+      ),
+    ).rejects.toThrow("the caller failed after limiting");
+    const [after, value] = await at(t, T0, async (u) =>
+      [await rows(u), await u.run((ctx) => rl.getValue(ctx, "l", { key: "k", sampleShards: shards, details: true }))] as const,
+    );
+    expect(after).toEqual(before);
+    expect(value).toMatchObject({ total: { value: RATE - 5, exact: true } });
   });
 
   test("a sharded call on a healthy limit mostly reads one shard", async () => {
@@ -358,17 +385,18 @@ describe.each(cases)("$kind, $shards shard(s)", ({ kind, shards }) => {
 
   test.runIf(shards === 1)("a retry at exactly now + retryAfter succeeds, one ms earlier fails", async () => {
     const t = makeT();
-    await drain(t, "k");
     for (const count of [1, 2, 7]) {
-      const refused = await limit(t, { key: "k", count });
+      // Drained and refused at one instant, `now`; the retries at their own instants after it.
+      const now = next();
+      const refused = await at(t, now, async (u) => {
+        await drain(u, "k");
+        return limit(u, { key: "k", count });
+      });
       if (refused.ok) throw new Error(`count ${count} wasn't refused`);
       const wait = refused.retryAfter;
       expect(Number.isInteger(wait) && wait >= 1).toBe(true);
-      vi.advanceTimersByTime(wait - 1);
-      expect((await limit(t, { key: "k", count })).ok).toBe(false);
-      vi.advanceTimersByTime(1);
-      expect((await limit(t, { key: "k", count })).ok).toBe(true);
-      await drain(t, "k");
+      expect((await at(t, now + wait - 1, (u) => limit(u, { key: "k", count }))).ok).toBe(false);
+      expect((await at(t, now + wait, (u) => limit(u, { key: "k", count }))).ok).toBe(true);
     }
   });
 
@@ -382,17 +410,20 @@ describe.each(cases)("$kind, $shards shard(s)", ({ kind, shards }) => {
       expect(Number.isFinite(phase)).toBe(true);
       // A capacity-0 probe: reserving 1 token answers "at the next boundary", before any row exists.
       const probe = async () => {
-        const r = await t.run((ctx) =>
-          ctx.runQuery(api.lib.checkRateLimit, {
-            name,
-            key: "k",
-            count: 1,
-            reserve: true,
-            config: { ...config, capacity: 0 },
-          }),
+        const now = next(); // the instant the wait counts from
+        const r = await at(t, now, (u) =>
+          u.run((ctx) =>
+            ctx.runQuery(api.lib.checkRateLimit, {
+              name,
+              key: "k",
+              count: 1,
+              reserve: true,
+              config: { ...config, capacity: 0 },
+            }),
+          ),
         );
         expect(r.ok).toBe(true);
-        return phaseOf(Date.now() + (r.retryAfter ?? NaN));
+        return phaseOf(now + (r.retryAfter ?? NaN));
       };
       expect(await probe()).toBe(phase);
       expect(await rows(t)).toHaveLength(0);
@@ -418,10 +449,10 @@ describe.each(KINDS)("%s: layout changes and clearAll", (kind) => {
   const five = configOf(kind, 5, { rate: 10, capacity: 10 });
   const ten = configOf(kind, 10, { rate: 10, capacity: 10 });
   const as = (config: RateLimitConfig) => ({ name: "layout", config });
-  const totalUnder = async (t: T, config: RateLimitConfig) =>
+  const totalUnder = async (t: Run, config: RateLimitConfig) =>
     (await t.run((ctx) => ctx.runQuery(api.lib.getValue, { details: true, ...as(config), sampleShards: config.shards ?? 1 }))).total;
-  /** Drains the limit under `config` with single tokens. */
-  const drainUnder = async (t: T, config: RateLimitConfig) => {
+  /** Drains the limit under `config` with single tokens; through `at`'s runner, to 0 at one instant. */
+  const drainUnder = async (t: Run, config: RateLimitConfig) => {
     for (let i = 0; i < 200 && (await totalUnder(t, config))!.value >= 1; i++) {
       await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, as(config)));
     }
@@ -429,31 +460,36 @@ describe.each(KINDS)("%s: layout changes and clearAll", (kind) => {
   };
 
   test("going from 5 to 10 shards (or back) on a drained limit refills nothing at once", async () => {
-    const t = makeT();
-    await drainUnder(t, five);
-    expect(await totalUnder(t, ten)).toEqual({ value: 0, capacity: 10, exact: true });
-    for (let i = 0; i < 20; i++) {
-      expect((await t.run((ctx) => ctx.runQuery(api.lib.checkRateLimit, as(ten)))).ok).toBe(false);
-    }
-    expect((await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, as(ten)))).ok).toBe(false);
+    // "At once": drained, then every call under the other layout, at one instant.
+    await at(makeT(), next(), async (t) => {
+      await drainUnder(t, five);
+      expect(await totalUnder(t, ten)).toEqual({ value: 0, capacity: 10, exact: true });
+      for (let i = 0; i < 20; i++) {
+        expect((await t.run((ctx) => ctx.runQuery(api.lib.checkRateLimit, as(ten)))).ok).toBe(false);
+      }
+      expect((await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, as(ten)))).ok).toBe(false);
+    });
     // Back from 10 to 5: the extra rows are ignored, nothing is gained either.
-    const t2 = makeT();
-    await drainUnder(t2, ten);
-    expect(await totalUnder(t2, five)).toEqual({ value: 0, capacity: 10, exact: true });
+    await at(makeT(), next(), async (t2) => {
+      await drainUnder(t2, ten);
+      expect(await totalUnder(t2, five)).toEqual({ value: 0, capacity: 10, exact: true });
+    });
   });
 
   // After the change, what was admitted plus what is available can't exceed what refilled since the drain.
   test(`admitted + available never exceeds the refill since a drain before a layout change`, async () => {
     const t = makeT();
-    await drainUnder(t, five);
-    const drained = Date.now();
+    const drained = next();
+    await at(t, drained, (u) => drainUnder(u, five));
     let admitted = 0;
     const broken: string[] = [];
     for (let s = 1; s <= 90; s++) {
-      vi.advanceTimersByTime(SECOND);
-      if ((await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, as(ten)))).ok) admitted += 1;
-      const available = (await totalUnder(t, ten))!.value;
-      const elapsed = Date.now() - drained;
+      // Each second a take, and what is available right after it, at that same instant.
+      const elapsed = s * SECOND;
+      const [took, available] = await at(t, drained + elapsed, async (u) =>
+        [await u.run((ctx) => ctx.runMutation(api.lib.rateLimit, as(ten))), (await totalUnder(u, ten))!.value] as const,
+      );
+      if (took.ok) admitted += 1;
       const refilled =
         kind === "token bucket" ? (10 * elapsed) / MINUTE : 10 * Math.ceil(elapsed / MINUTE); // generous for windows
       if (admitted + available > refilled + 1e-9) broken.push(`+${s} s: ${admitted} admitted + ${available} available > ${refilled}`);
@@ -463,22 +499,21 @@ describe.each(KINDS)("%s: layout changes and clearAll", (kind) => {
 
   test("an idle limit is full again one period after a layout change", async () => {
     const t = makeT();
-    await drainUnder(t, five);
-    vi.advanceTimersByTime(2 * MINUTE);
-    expect(await totalUnder(t, ten)).toEqual({ value: 10, capacity: 10, exact: true });
+    const drained = next();
+    await at(t, drained, (u) => drainUnder(u, five));
+    expect(await at(t, drained + 2 * MINUTE, (u) => totalUnder(u, ten))).toEqual({ value: 10, capacity: 10, exact: true });
   });
 
   test("clearAll deletes in batches of 500 and reschedules itself until done", async () => {
     const t = makeT();
     const config = configOf(kind, 1);
+    // Each take at its own ms, so each row's creation time is that ms: 520 before the cutoff, 3 after.
     for (let i = 0; i < 520; i++) {
-      await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: "n", key: `k${i}`, config }));
+      await at(t, T0 + i, (u) => u.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: "n", key: `k${i}`, config })));
     }
-    vi.advanceTimersByTime(1);
-    const cutoff = Date.now();
-    vi.advanceTimersByTime(1);
+    const cutoff = T0 + 520;
     for (let i = 0; i < 3; i++) {
-      await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: "late", key: `k${i}`, config }));
+      await at(t, cutoff + 1 + i, (u) => u.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: "late", key: `k${i}`, config })));
     }
     expect(await rows(t)).toHaveLength(523);
     await t.run((ctx) => ctx.runMutation(api.lib.clearAll, { before: cutoff }));
@@ -510,22 +545,24 @@ describe("retryAfter is exact for awkward rates (unsharded)", () => {
       // A sliding window's capacity is its rate.
       const capacity = isSliding(kind) ? r.rate : (r.capacity ?? r.rate);
       const config = configOf(kind, 1, { ...r, capacity, start: T0 + 5 });
-      const call = (fn: "check" | "limit") =>
-        t.run((ctx) =>
+      const call = (u: Run, fn: "check" | "limit") =>
+        u.run((ctx) =>
           fn === "check"
             ? ctx.runQuery(api.lib.checkRateLimit, { name: "n", config })
             : ctx.runMutation(api.lib.rateLimit, { name: "n", config }),
         );
       for (let round = 0; round < 4; round++) {
-        while ((await call("limit")).ok);
-        const refused = await call("check");
+        // Drained and refused at one instant, `now`; the retries at their own instants after it.
+        const now = next();
+        const refused = await at(t, now, async (u) => {
+          while ((await call(u, "limit")).ok);
+          return call(u, "check");
+        });
         if (refused.ok) throw new Error("a drained limit wasn't refused");
         const wait = refused.retryAfter;
         expect(Number.isInteger(wait)).toBe(true);
-        vi.advanceTimersByTime(wait - 1);
-        expect((await call("check")).ok).toBe(false);
-        vi.advanceTimersByTime(1);
-        expect((await call("limit")).ok).toBe(true);
+        expect((await at(t, now + wait - 1, (u) => call(u, "check"))).ok).toBe(false);
+        expect((await at(t, now + wait, (u) => call(u, "limit"))).ok).toBe(true);
         vi.advanceTimersByTime(round * 977);
       }
     },
