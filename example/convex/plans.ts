@@ -1,6 +1,7 @@
 // Users' plans, the app's own data: `llm.request` reads the caller's and names it to the rate
 // limiter as the request's tier; `admin.setPlan` changes one. The rate limiter stores no plans:
 // the "pro" tier's terms are an override of `llmRequests` (`admin.seedPlanOverrides`).
+// #region planOf
 import { v, type Infer } from "convex/values";
 import type { QueryCtx } from "./_generated/server.js";
 
@@ -16,3 +17,4 @@ export async function planOf(ctx: Pick<QueryCtx, "db">, user: string): Promise<P
     .unique();
   return row?.plan ?? "free";
 }
+// #endregion planOf

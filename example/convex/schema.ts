@@ -13,8 +13,11 @@ export default defineSchema({
    * password hash (or use an auth provider), never the password.
    */
   users: defineTable({ name: v.string(), password: v.string() }).index("name", ["name"]),
+  // #region messagesTable
   /** Chat messages, written by `messages.send`. `author` is the key the sender was limited by. */
   messages: defineTable({ author: v.string(), body: v.string() }),
+  // #endregion messagesTable
+  // #region llmJobsTable
   /**
    * LLM requests, written by `llm.request` and stamped by `llm.generate` when the scheduled work
    * runs. Times are ms since the epoch.
@@ -33,6 +36,8 @@ export default defineSchema({
     /** Tokens the work really used, once settled (`llm.settle`); the rest went back to the budget. */
     used: v.optional(v.number()),
   }),
+  // #endregion llmJobsTable
+  // #region generationsTable
   /**
    * LLM generations, at most 2 in flight per user: inserted by `generations.start` with the lease
    * of their slot, finished (`finishedAt`) by `generations.finish`, which releases the slot.
@@ -47,12 +52,17 @@ export default defineSchema({
     /** The model's answer, once finished. */
     answer: v.optional(v.string()),
   }).index("user", ["user"]),
+  // #endregion generationsTable
+  // #region plansTable
   /**
    * Each user's plan, keyed by the signed-in user's `tokenIdentifier`: written by `admin.setPlan`,
    * read by `llm.request`, which names the user's tier ("pro") to the rate limiter. No row: free.
    */
   plans: defineTable({ user: v.string(), plan: planValidator }).index("user", ["user"]),
+  // #endregion plansTable
+  // #region invitesTable
   /** Invitations, written by `invites.send`. */
   invites: defineTable({ from: v.string(), email: v.string() }).index("from_email", ["from", "email"]),
+  // #endregion invitesTable
 });
 // #endregion schema
