@@ -1,5 +1,7 @@
 // POST /api/echo through convex-test's t.fetch, with fake timers: status, rate-limit headers and
 // bodies as a key spends its 5 requests a minute, is refused, and gets a token back 12 s later.
+// Each request gets an instant of its own, set before it: a request is two transactions here,
+// and a deployment's clock moves on with its commits (on a frozen clock, to the next ms).
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { QUOTA_EXCEEDED_PROBLEM_TYPE } from "convex-rate-limiter";
 import { API_KEY_HEADER } from "./http.js";
@@ -48,12 +50,15 @@ describe("POST /api/echo", () => {
   test("the sixth request in a minute gets a 429 with Retry-After and a problem body", async () => {
     const t = makeTest();
     const limits = [];
+    // A request every 12 ms: 5 a minute gives back a thousandth of a token in that time.
     for (let i = 0; i < 5; i++) {
+      vi.setSystemTime(START + 12 * i);
       const response = await echo(t, "key-a");
       expect(response.status).toBe(200);
       limits.push(response.headers.get("RateLimit"));
     }
-    // r counts down; t is the time to refill all that was taken: 12 s a token.
+    // r counts down; t is the time to refill all that was taken (12 s a token), in whole seconds
+    // rounded up: 5 - 3.001 tokens take 23.988 s.
     expect(limits).toEqual([
       '"apiKeyRequests";r=4;t=12',
       '"apiKeyRequests";r=3;t=24',
@@ -62,6 +67,9 @@ describe("POST /api/echo", () => {
       '"apiKeyRequests";r=0;t=60',
     ]);
 
+    // 60 ms after the first: 0.005 of a token back, so a whole one in 11.94 s (12 in Retry-After).
+    const refusedAt = START + 60;
+    vi.setSystemTime(refusedAt);
     const refused = await echo(t, "key-a");
     expect(refused.status).toBe(429);
     expect(refused.headers.get("Content-Type")).toBe("application/problem+json");
@@ -71,7 +79,7 @@ describe("POST /api/echo", () => {
       title: "Request cannot be satisfied as assigned quota has been exceeded",
       status: 429,
       detail: 'Rate limit "apiKeyRequests" exceeded: retry after 12 s.',
-      retryAfter: 12_000,
+      retryAfter: 11_940,
       "violated-policies": ["apiKeyRequests"],
     });
 
@@ -81,11 +89,11 @@ describe("POST /api/echo", () => {
     expect(other.headers.get("RateLimit")).toBe('"apiKeyRequests";r=4;t=12');
 
     // A millisecond early is still refused, with a second to wait (rounded up); on time succeeds.
-    vi.advanceTimersByTime(12_000 - 1);
+    vi.setSystemTime(refusedAt + 11_940 - 1);
     const early = await echo(t, "key-a");
     expect(early.status).toBe(429);
     expect(early.headers.get("Retry-After")).toBe("1");
-    vi.advanceTimersByTime(1);
+    vi.setSystemTime(refusedAt + 11_940);
     const again = await echo(t, "key-a");
     expect(again.status).toBe(200);
     expect(again.headers.get("RateLimit")).toBe('"apiKeyRequests";r=0;t=60');
@@ -107,10 +115,14 @@ describe("the dry-run burst limit", () => {
       logged.push(parts.map(String).join(" "));
     });
     try {
-      // Three requests in one instant: the burst limit holds 2, so it would refuse the third.
-      for (let i = 0; i < 3; i++) expect((await echo(t, "key-dry")).status).toBe(200);
+      // Three requests a ms apart: the burst limit holds 2 and gives back one every 5 s (0.0002 a
+      // ms), so it would refuse the third, 4,998 ms short of a token.
+      for (let i = 0; i < 3; i++) {
+        vi.setSystemTime(START + i);
+        expect((await echo(t, "key-dry")).status).toBe(200);
+      }
       const lines = logged.filter((line) => line.includes('"rateLimit.dryRun"')).map((line) => JSON.parse(line) as unknown);
-      expect(lines).toEqual([{ event: "rateLimit.dryRun", name: "apiKeyBurst", key: "key-dry", count: 1, retryAfter: 5_000 }]);
+      expect(lines).toEqual([{ event: "rateLimit.dryRun", name: "apiKeyBurst", key: "key-dry", count: 1, retryAfter: 4_998 }]);
     } finally {
       spy.mockRestore();
     }

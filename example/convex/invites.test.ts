@@ -1,16 +1,19 @@
 // invites.send through convex-test and register(): two limits (20 a day per user, 100 emails in
 // any hour for everyone, a sliding window) taken all or nothing; fake timers check the combined
-// retryAfter to the ms.
+// retryAfter to the ms, set before each call whose instant matters (a deployment's clock moves on
+// with its commits: on a frozen clock the third call in a ms runs in the next).
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { DAY, HOUR, isInvalidRateLimitError, MINUTE } from "convex-rate-limiter";
+import { DAY, HOUR, isInvalidRateLimitError, MINUTE, SECOND } from "convex-rate-limiter";
 import { ConvexError } from "convex/values";
 import { api } from "./_generated/api.js";
 import { rateLimiter } from "./limits.js";
 import { errorOf, makeTest } from "./test.setup.js";
 
+const START = Date.UTC(2025, 0, 1, 9, 41);
+
 beforeEach(() => {
   vi.useFakeTimers();
-  vi.setSystemTime(Date.UTC(2025, 0, 1, 9, 41));
+  vi.setSystemTime(START);
 });
 afterEach(() => vi.useRealTimers());
 
@@ -44,12 +47,14 @@ describe("send", () => {
     const t = makeTest();
     const alice = as(t, "alice");
     await alice.mutation(api.invites.send, { emails: emails("a", 20) });
-    // One invitation's worth refills in a day / 20.
+    // One invitation's worth refills in a day / 20: half of it is back a day / 40 later.
+    vi.setSystemTime(START + DAY / 40);
     expect(await alice.mutation(api.invites.send, { emails: ["late@example.com"] })).toEqual({
       ok: false,
-      retryAfter: DAY / 20,
+      retryAfter: DAY / 40,
     });
-    expect(await left(t, "alice")).toEqual({ user: 0, global: 80 });
+    // Read at that instant too (one commit in its ms so far, so the next call still runs in it).
+    expect(await left(t, "alice")).toEqual({ user: 0.5, global: 80 });
   });
 
   test("refused by the global budget, it takes nothing from the user's allowance", async () => {
@@ -68,6 +73,8 @@ describe("send", () => {
     for (const user of ["u0", "u1", "u2", "u3", "u4"]) {
       await as(t, user).mutation(api.invites.send, { emails: emails(user, 20) });
     }
+    // The refusal at an instant of its own: retryAfter counts from it.
+    vi.setSystemTime(START + SECOND);
     const result = await u0.mutation(api.invites.send, { emails: ["again@example.com"] });
     if (result.ok) throw new Error("expected a refusal");
     const each = await t.run(async (ctx) => [

@@ -1,7 +1,9 @@
 // messages.send and its hookAPI through convex-test and register(): a token bucket of 10 a minute
-// with bursts of 3, per signed-in user or per anonymous session; fake timers step the refill.
+// with bursts of 3, per signed-in user or per anonymous session; fake timers step the refill, set
+// before each call whose instant matters (a deployment's clock moves on with its commits, so on a
+// frozen clock the third call in a ms runs in the next).
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { calculateRateLimit, isInvalidRateLimitError, isRateLimitError, MINUTE } from "convex-rate-limiter";
+import { calculateRateLimit, isInvalidRateLimitError, isRateLimitError, MINUTE, SECOND } from "convex-rate-limiter";
 import type { SessionId } from "convex-helpers/server/sessions";
 import { ConvexError } from "convex/values";
 import { api } from "./_generated/api.js";
@@ -36,13 +38,17 @@ async function sendN(t: Sender, sessionId: SessionId, n: number) {
 describe("send", () => {
   test("a burst of three, then one every six seconds", async () => {
     const t = makeTest();
+    // The first at START empties the bucket by the third (in START's ms or the next): from START on
+    // it refills a token every 6 s.
     await sendN(t, tab1, 3);
-    expect(await refusedFor(t, tab1)).toBe(REFILL);
-    vi.advanceTimersByTime(REFILL - 1);
+    vi.setSystemTime(START + SECOND);
+    expect(await refusedFor(t, tab1)).toBe(REFILL - SECOND);
+    vi.setSystemTime(START + REFILL - 1);
     expect(await refusedFor(t, tab1)).toBe(1);
-    vi.advanceTimersByTime(1);
+    vi.setSystemTime(START + REFILL);
     await sendN(t, tab1, 1);
-    expect(await refusedFor(t, tab1)).toBe(REFILL);
+    vi.setSystemTime(START + REFILL + SECOND);
+    expect(await refusedFor(t, tab1)).toBe(REFILL - SECOND);
   });
 
   test("a sender who waits exactly retryAfter always gets through, within the bound", async () => {
@@ -60,9 +66,12 @@ describe("send", () => {
       }
       // Never more than the burst plus what refilled since the start.
       expect(sent).toBeLessThanOrEqual(3 + (10 * (Date.now() - START)) / MINUTE);
+      // The sender tries again a ms later: each try at an instant of its own, so that retryAfter
+      // counts from the instant the clock shows (no commit has put the deployment's ahead of it).
+      vi.advanceTimersByTime(1);
     }
-    // 3 at once, then one every 6 s: at 6, 12, ..., 60 s, and the last at 66 s ends the loop.
-    expect(sent).toBe(14);
+    // 3 in the first 3 ms, then one every 6 s from START: at 6, 12, ..., 60 s; 60.001 s ends the loop.
+    expect(sent).toBe(13);
   });
 
   test("trying every second for a minute reaches the bound: 3 + 10", async () => {
@@ -129,21 +138,30 @@ describe("send", () => {
 describe("hookAPI: getRateLimit and getServerTime", () => {
   test("reports the sender's bucket, so the client can predict the next send", async () => {
     const t = makeTest();
-    await sendN(t, tab1, 3);
+    await sendN(t, tab1, 3); // empty from START's ms on (see the first test)
+    // Read at a whole refill later: exactly one token back.
+    vi.setSystemTime(START + REFILL);
     const state = await t.query(api.messages.getRateLimit, { key: tab1 });
-    expect(state).toMatchObject({ value: 0, ts: START, shard: 0 });
+    expect(state).toMatchObject({ value: 1, ts: START + REFILL, shard: 0 });
     expect(state.config).toMatchObject({ kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 });
-    // What the hook computes from it agrees with the server's refusal.
-    const predicted = calculateRateLimit({ value: state.value, ts: state.ts }, state.config, START, 1);
-    expect(predicted.retryAfter).toBe(await refusedFor(t, tab1));
+    // What the hook computes from it, a second on, agrees with the server's refusal then.
+    await sendN(t, tab1, 1);
+    const reading = await t.query(api.messages.getRateLimit, { key: tab1 });
+    vi.setSystemTime(START + REFILL + SECOND);
+    const predicted = calculateRateLimit({ value: reading.value, ts: reading.ts }, reading.config, START + REFILL + SECOND, 1);
+    expect(predicted.retryAfter).toBe(REFILL - SECOND);
+    expect(await refusedFor(t, tab1)).toBe(predicted.retryAfter);
   });
 
   test("a signed-in user sees their own bucket whatever key the client sends", async () => {
     const t = makeTest();
     const alice = t.withIdentity({ subject: "alice" });
-    await sendN(alice, tab1, 2);
-    expect((await alice.query(api.messages.getRateLimit, { key: tab2 })).value).toBe(1);
-    expect((await alice.query(api.messages.getRateLimit, {})).value).toBe(1);
+    await sendN(alice, tab1, 2); // 1 left at START
+    // Read a whole refill later, where her bucket holds exactly 2 (the sends' commits put the
+    // deployment's clock a ms past START already).
+    vi.setSystemTime(START + REFILL);
+    expect((await alice.query(api.messages.getRateLimit, { key: tab2 })).value).toBe(2);
+    expect((await alice.query(api.messages.getRateLimit, {})).value).toBe(2);
     // The anonymous session tab2 is untouched (full: a missing row reads as capacity).
     expect((await t.query(api.messages.getRateLimit, { key: tab2 })).value).toBe(3);
   });

@@ -1,7 +1,8 @@
 // playground.* through convex-test and register(): client-chosen configs on the "playground"
-// limit, confined to "playground:" keys; fake timers make retryAfter and `at` exact.
+// limit, confined to "playground:" keys; fake timers make retryAfter and `at` exact, with the clock
+// set before each call whose instant matters (a deployment's clock moves on with its commits).
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { isInvalidRateLimitError, MINUTE, type RateLimitConfig } from "convex-rate-limiter";
+import { isInvalidRateLimitError, MINUTE, SECOND, type RateLimitConfig } from "convex-rate-limiter";
 import type { SessionId } from "convex-helpers/server/sessions";
 import { api } from "./_generated/api.js";
 import { errorOf, makeTest } from "./test.setup.js";
@@ -20,8 +21,14 @@ describe("request", () => {
     const t = makeTest();
     const fire = () => t.mutation(api.playground.request, { lane: "a", config: twoAMinute });
     expect(await fire()).toEqual({ ok: true, shards: [0], at: START });
-    expect(await fire()).toMatchObject({ ok: true });
-    expect(await fire()).toEqual({ ok: false, retryAfter: MINUTE / 2, shards: [0], at: START });
+    expect(await fire()).toMatchObject({ ok: true, at: START });
+    // The third call in START's ms runs in the next, as on a deployment, where a call never runs
+    // before a commit it can see; `at` says so, and retryAfter counts from it.
+    const third = await fire();
+    expect(third).toEqual({ ok: false, retryAfter: MINUTE / 2 - 1, shards: [0], at: START + 1 });
+    // At an instant set apart, the same request waits exactly from there.
+    vi.setSystemTime(START + SECOND);
+    expect(await fire()).toEqual({ ok: false, retryAfter: MINUTE / 2 - SECOND, shards: [0], at: START + SECOND });
   });
 
   test("reserve and count pass through", async () => {
@@ -68,7 +75,9 @@ describe("hookAPI with allowClientConfig", () => {
     const t = makeTest();
     const tab = "tab" as SessionId;
     for (let i = 0; i < 3; i++) await t.mutation(api.messages.send, { sessionId: tab, body: "hi" });
-    expect((await t.query(api.messages.getRateLimit, { key: tab })).value).toBe(0);
+    // Read 6 s on, where the drained bucket has exactly one token back (10 a minute).
+    vi.setSystemTime(START + 6 * SECOND);
+    expect((await t.query(api.messages.getRateLimit, { key: tab })).value).toBe(1);
     // The real bucket is "session:tab", drained; the playground reads "playground:session:tab".
     const peek = await t.query(api.playground.getRateLimit, {
       name: "sendMessage",
