@@ -98,16 +98,18 @@ describe.each(cases)("$kind, $shards shard(s)", ({ kind, shards }) => {
   };
 
   test("limit consumes tokens and check does not", async () => {
-    const t = makeT();
-    for (let i = 0; i < 5; i++) expect((await check(t, { key: "k", count: 10 })).ok).toBe(true);
-    expect(await rows(t)).toHaveLength(0); // check never writes
-    expect(await total(t, "k")).toBe(RATE);
-    for (let i = 0; i < 3; i++) expect((await limit(t, { key: "k", count: 2 })).ok).toBe(true);
-    expect(await total(t, "k")).toBe(RATE - 6);
-    const before = await rows(t);
-    expect((await check(t, { key: "k", count: 2 })).ok).toBe(true);
-    expect(await rows(t)).toEqual(before);
-    expect(await total(t, "k")).toBe(RATE - 6);
+    // At one instant, so the totals count exactly the tokens taken: nothing refills between.
+    await at(makeT(), T0, async (t) => {
+      for (let i = 0; i < 5; i++) expect((await check(t, { key: "k", count: 10 })).ok).toBe(true);
+      expect(await rows(t)).toHaveLength(0); // check never writes
+      expect(await total(t, "k")).toBe(RATE);
+      for (let i = 0; i < 3; i++) expect((await limit(t, { key: "k", count: 2 })).ok).toBe(true);
+      expect(await total(t, "k")).toBe(RATE - 6);
+      const before = await rows(t);
+      expect((await check(t, { key: "k", count: 2 })).ok).toBe(true);
+      expect(await rows(t)).toEqual(before);
+      expect(await total(t, "k")).toBe(RATE - 6);
+    });
   });
 
   test("getValue returns one shard's row with that shard's share of the config", async () => {
@@ -213,32 +215,36 @@ describe.each(cases)("$kind, $shards shard(s)", ({ kind, shards }) => {
   );
 
   test("reset removes every shard of that key and nothing else", async () => {
-    const t = makeT();
-    for (let i = 0; i < 40; i++) await limit(t, { key: "k" });
-    await limit(t, { key: "other", count: 3 });
-    const kRows = await rows(t, name, "k");
-    expect(kRows.length).toBeGreaterThan(shards === 1 ? 0 : 1); // several shards were used
-    const others = await rows(t, name, "other");
-    await t.run((ctx) => ctx.runMutation(api.lib.resetRateLimit, { name, key: "k" }));
-    expect(await rows(t, name, "k")).toHaveLength(0);
-    expect(await rows(t, name, "other")).toEqual(others);
-    expect(await total(t, "k")).toBe(RATE);
-    expect(await total(t, "other")).toBe(RATE - 3);
+    // At one instant, so the untouched key's total is exactly what was taken from it.
+    await at(makeT(), T0, async (t) => {
+      for (let i = 0; i < 40; i++) await limit(t, { key: "k" });
+      await limit(t, { key: "other", count: 3 });
+      const kRows = await rows(t, name, "k");
+      expect(kRows.length).toBeGreaterThan(shards === 1 ? 0 : 1); // several shards were used
+      const others = await rows(t, name, "other");
+      await t.run((ctx) => ctx.runMutation(api.lib.resetRateLimit, { name, key: "k" }));
+      expect(await rows(t, name, "k")).toHaveLength(0);
+      expect(await rows(t, name, "other")).toEqual(others);
+      expect(await total(t, "k")).toBe(RATE);
+      expect(await total(t, "other")).toBe(RATE - 3);
+    });
   });
 
   test("keys are isolated from each other and from the global (no key) limit", async () => {
-    const t = makeT();
-    await drain(t, "a");
-    expect((await check(t, { key: "a" })).ok).toBe(false);
-    expect((await limit(t, { key: "b" })).ok).toBe(true);
-    expect((await limit(t)).ok).toBe(true);
-    await drain(t);
-    expect((await check(t)).ok).toBe(false);
-    expect((await limit(t, { key: "b" })).ok).toBe(true);
-    expect(await total(t, "b")).toBe(RATE - 2);
-    expect((await check(t, { key: "a" })).ok).toBe(false);
-    // The global limit's rows have no key at all.
-    expect((await rows(t, name)).filter((r) => r.key === undefined).length).toBeGreaterThan(0);
+    // At one instant, so a drained key stays drained and the totals count exactly the tokens taken.
+    await at(makeT(), T0, async (t) => {
+      await drain(t, "a");
+      expect((await check(t, { key: "a" })).ok).toBe(false);
+      expect((await limit(t, { key: "b" })).ok).toBe(true);
+      expect((await limit(t)).ok).toBe(true);
+      await drain(t);
+      expect((await check(t)).ok).toBe(false);
+      expect((await limit(t, { key: "b" })).ok).toBe(true);
+      expect(await total(t, "b")).toBe(RATE - 2);
+      expect((await check(t, { key: "a" })).ok).toBe(false);
+      // The global limit's rows have no key at all.
+      expect((await rows(t, name)).filter((r) => r.key === undefined).length).toBeGreaterThan(0);
+    });
   });
 
   test("storage grows with keys, never with requests", async () => {
@@ -571,20 +577,22 @@ describe("retryAfter is exact for awkward rates (unsharded)", () => {
 
 describe("getValue's total when only some shards are read", () => {
   const config: RateLimitConfig = { kind: "token bucket", rate: 100, period: MINUTE, shards: 10 };
-  const total = (t: ReturnType<typeof makeT>) =>
+  const total = (t: Run) =>
     t.run((ctx) => ctx.runQuery(api.lib.getValue, { details: true, name: "sampled", config, sampleShards: 3 }));
 
   test("is scaled from the sample to the whole limit, and marked inexact", async () => {
-    const t = makeT();
-    // Fresh: three full shards of 10 stand for 100, not 30.
-    expect((await total(t)).total).toEqual({ value: 100, capacity: 100, exact: false });
-    // Drained (checked by reading every shard): any sample says 0.
-    const exactTotal = async () =>
-      (await t.run((ctx) => ctx.runQuery(api.lib.getValue, { details: true, name: "sampled", config, sampleShards: 10 }))).total;
-    for (let i = 0; i < 1000 && (await exactTotal())?.value !== 0; i++) {
-      await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: "sampled", config }));
-    }
-    expect(await exactTotal()).toEqual({ value: 0, capacity: 100, exact: true });
-    expect((await total(t)).total).toEqual({ value: 0, capacity: 100, exact: false });
+    // At one instant, so the drained limit is exactly 0 on every shard when it is read.
+    await at(makeT(), T0, async (t) => {
+      // Fresh: three full shards of 10 stand for 100, not 30.
+      expect((await total(t)).total).toEqual({ value: 100, capacity: 100, exact: false });
+      // Drained (checked by reading every shard): any sample says 0.
+      const exactTotal = async () =>
+        (await t.run((ctx) => ctx.runQuery(api.lib.getValue, { details: true, name: "sampled", config, sampleShards: 10 }))).total;
+      for (let i = 0; i < 1000 && (await exactTotal())?.value !== 0; i++) {
+        await t.run((ctx) => ctx.runMutation(api.lib.rateLimit, { name: "sampled", config }));
+      }
+      expect(await exactTotal()).toEqual({ value: 0, capacity: 100, exact: true });
+      expect((await total(t)).total).toEqual({ value: 0, capacity: 100, exact: false });
+    });
   });
 });
