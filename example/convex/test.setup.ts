@@ -27,3 +27,30 @@ export async function errorOf(promise: Promise<unknown>): Promise<unknown> {
   throw new Error("expected an error, but the call succeeded");
 }
 // #endregion testSetup
+
+/**
+ * quietCrashes runs `work`, during which scheduled runs of `fn` (a function path such as
+ * "generations:generate") are expected to crash on purpose with `message`. convex-test reports
+ * every scheduled function that throws with console.error and a stack trace; those reports are
+ * counted instead of printed. Any other console.error goes through as usual, so an unexpected
+ * error still shows. Returns `work`'s result and how many deliberate crashes were reported. (Plain
+ * TypeScript, no vitest: the demo uses it too.)
+ */
+export async function quietCrashes<T>(
+  fn: string,
+  message: string,
+  work: () => Promise<T>,
+): Promise<{ result: T; crashes: number }> {
+  const report = `Error when running scheduled function ${fn}`;
+  const original = console.error;
+  let crashes = 0;
+  console.error = (...args: unknown[]) => {
+    if (args[0] === report && args[1] instanceof Error && args[1].message === message) crashes++;
+    else original(...args);
+  };
+  try {
+    return { result: await work(), crashes };
+  } finally {
+    console.error = original;
+  }
+}
