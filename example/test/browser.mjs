@@ -1,12 +1,14 @@
 // @ts-check
 // Browser test of the example UI: builds it with vite, serves it on 127.0.0.1 with vite preview,
 // drives it in headless Chromium (playwright-core) and keeps a screenshot in test-artifacts/.
-// Checks the offline mode, where the example app and the rate limiter component run in the page
-// (the banner; Playground decisions, shards and form errors as the component gives them; config
+// Checks the offline mode, where the example app and the rate limiter component run in the page:
+// first the Monitor's admin view on a page of its own (keys a page at a time and the metrics
+// chart, from the app's admin queries; a key blocked from its form: listed, marked in the Keys
+// table, its calls refused and counted, removed again, the form naming the limit each time; and
+// at phone width, 390 px, nothing sideways: no scrolling, every override's Remove whole); then the
+// main page (the banner; Playground decisions, shards and form errors as the component gives them; config
 // changes, replays and long waits on the chart; a sliding window's form, decisions and chart (exact:
-// steps; approximate: straight lines); the chat's Send countdown and its contrast; the
-// Monitor's admin view: keys a page at a time and the metrics chart, from the app's admin queries,
-// and a key blocked from its form (listed, its calls refused and counted, removed again);
+// steps; approximate: straight lines); the chat's Send countdown and its contrast;
 // the form naming a blank or too-large number and saying what a peek or a fraction does), the
 // Monitor's and the admin chart's labels at phone width (390 px: 11 px or more, inside, apart), the
 // demo's HTML report at phone width (the same, and no note over the plot), and that the live build
@@ -160,6 +162,181 @@ function labelsOf(selector) {
       const name = svg.dataset.testid === "metrics-chart" ? "admin chart" : svg.dataset.testid === "monitor-chart" ? "Monitor chart" : "chart";
       return { name, smallest, outside, overlapping, notesOnPlot };
     });
+}
+
+/**
+ * What sticks out sideways at the page's width inside `root`: each element shown (more than 1 px
+ * each way) drawn past the viewport's left or right edge, and each that scrolls or clips its
+ * content sideways (its content wider than its box), as "tag.class: why".
+ * @param {Element} root
+ */
+function sidewaysOf(root) {
+  const width = document.documentElement.clientWidth;
+  const name = (/** @type {Element} */ e) => `${e.tagName.toLowerCase()}${e.classList.length > 0 ? `.${[...e.classList].join(".")}` : ""}`;
+  const out = [];
+  for (const e of [root, ...root.querySelectorAll("*")]) {
+    const r = e.getBoundingClientRect();
+    // Not drawn, or visually hidden for screen readers (1 px, clipped): nothing to see sideways.
+    if (r.width <= 1 || r.height <= 1) continue;
+    if (r.left < -0.5 || r.right > width + 0.5) out.push(`${name(e)}: drawn from ${r.left.toFixed(0)} to ${r.right.toFixed(0)} px`);
+    const overflow = getComputedStyle(e).overflowX;
+    if (overflow !== "visible" && e.scrollWidth > e.clientWidth + 1) out.push(`${name(e)}: scrolls ${e.scrollWidth - e.clientWidth} px sideways`);
+  }
+  return out;
+}
+
+/**
+ * How much of `el` is hidden sideways (px): cut by the viewport's edges or by an ancestor that
+ * clips or scrolls its overflow. 0 when it is shown whole.
+ * @param {Element} el
+ */
+function cutOf(el) {
+  const r = el.getBoundingClientRect();
+  let left = 0;
+  let right = document.documentElement.clientWidth;
+  for (let a = el.parentElement; a !== null; a = a.parentElement) {
+    if (getComputedStyle(a).overflowX === "visible") continue;
+    const b = a.getBoundingClientRect();
+    left = Math.max(left, b.left + a.clientLeft);
+    right = Math.min(right, b.left + a.clientLeft + a.clientWidth);
+  }
+  return Math.max(0, left - r.left) + Math.max(0, r.right - right);
+}
+
+/**
+ * Checks the Monitor's admin view offline on `page`: the app's admin queries and mutations run in
+ * the page, signed in as the offline admin, on the view's own simulated clock. Traffic, its
+ * totals and chart, keys a page at a time, a block from the form (listed, marked on the key's row,
+ * its calls refused and counted, removed again), the statuses naming the limit, and at phone width
+ * (390 px) nothing sideways: no scrolling, every override's Remove whole.
+ * @param {import("playwright-core").Page} page
+ * @param {string} url
+ */
+async function checkAdmin(page, url) {
+  await page.goto(url, { waitUntil: "load" });
+  const admin = page.getByTestId("admin-view");
+  const adminSettled = () => page.locator('[data-testid="admin-clock"][data-busy="false"]').waitFor();
+  await adminSettled();
+  await admin.getByTestId("admin-limit").selectOption("apiKeyRequests");
+  await admin.getByTestId("admin-no-keys").waitFor();
+  const apiKey = admin.getByTestId("admin-api-key");
+  const callThrice = admin.getByRole("button", { name: "Call it 3 times" });
+  // key-a: 6 calls, 5 a minute, so one refused; key-b, key-c and key-d: one each.
+  await callThrice.click();
+  await adminSettled();
+  await callThrice.click();
+  await adminSettled();
+  for (const key of ["key-b", "key-c", "key-d"]) {
+    await apiKey.selectOption(key);
+    await admin.getByRole("button", { name: "Call the API", exact: true }).click();
+    await adminSettled();
+  }
+  const totals = admin.getByTestId("admin-totals");
+  await totals.filter({ hasText: "8 admitted, 0 reserved, 1 refused" }).waitFor();
+  check(/9 not folded yet/.test((await totals.textContent()) ?? ""), "the admin totals count events not yet folded");
+  const bar = admin.locator('[data-testid="metrics-chart"] [data-admitted="8"][data-refused="1"]');
+  check((await bar.count()) === 1 && (await bar.locator("rect").count()) === 2, "the metrics chart stacks this minute's 8 admitted and 1 refused");
+  check(((await admin.getByTestId("admin-top").textContent()) ?? "").startsWith("key-a: 1 refused"), "key-a is the top offender");
+  const keyRows = admin.locator('[data-testid="admin-keys"] tbody tr');
+  check((await keyRows.count()) === 3, "the key listing shows its first page of 3 keys");
+  await admin.getByRole("button", { name: "Load more keys" }).click();
+  await keyRows.nth(3).waitFor();
+  check((await admin.getByRole("button", { name: "Load more keys" }).count()) === 0, "the next page brings the fourth key, and no more to load");
+  // The deployment's clock moves with its commits, a ms every two at one instant (convex-test
+  // 0.0.70, as a deployment's): the traffic's 9 transactions ran at 0, 0, 1, 1, 2, 2 (key-a's
+  // fifth token, its last), 3, 3 and 4 ms past 09:00, and the view reads at 5 ms, where it caught up.
+  check(
+    (await keyRows.first().textContent()) === "key-a0 of 5in 59.997 s",
+    `key-a has 0 of 5 tokens, full again a minute after its last take (${await keyRows.first().textContent()})`,
+  );
+  // A minute later the cron's fold has run: the same counts, now from summaries.
+  await admin.getByRole("button", { name: "Wait 1 min" }).click();
+  await adminSettled();
+  await totals
+    .filter({ hasText: /^8 admitted, 0 reserved, 1 refused in the last 10 minutes; 0 decided under an override, 0 refused by a block or lockout\.$/ })
+    .waitFor();
+  log("ok: after the fold the totals stand, with nothing left unfolded");
+  for (const scheme of /** @type {const} */ (["light", "dark"])) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const ratio = await keyRows.first().locator("td").nth(2).evaluate(contrastOf);
+    check(ratio >= 4.5, `the key table's text has contrast ${ratio.toFixed(2)}:1 (WCAG AA ≥ 4.5) in the ${scheme} scheme`);
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+
+  // Overrides: block key-b from the form (admin.setRateLimitOverride) for 5 minutes of the
+  // simulated clock; it is listed, its next call is refused by the block and counted as such, and
+  // Remove (admin.removeRateLimitOverride) lets it through again.
+  await admin.getByTestId("admin-no-overrides").waitFor();
+  await admin.getByTestId("admin-block-key").fill("key-b");
+  await admin.getByTestId("admin-block-note").fill("browser test");
+  await admin.getByRole("button", { name: "Block", exact: true }).click();
+  await adminSettled();
+  const overrideRows = admin.locator('[data-testid="admin-overrides"] tbody tr');
+  await overrideRows.first().waitFor();
+  check(
+    (await overrideRows.count()) === 1 &&
+      (await overrideRows.first().textContent()) === "key key-bblocked until 09:06:00 UTCbrowser test09:01:00 UTCRemove",
+    `the block is listed with its end, note and when it was set (${await overrideRows.first().textContent()})`,
+  );
+  const status = admin.getByTestId("admin-override-status");
+  check(
+    (await status.textContent()) === "Blocked key-b of apiKeyRequests until 09:06:00 UTC.",
+    `the form says which limit key-b is blocked from, and until when ("${await status.textContent()}")`,
+  );
+  // The Keys table marks key-b, whose tokens read full while its calls are refused, and no other.
+  const blockedRow = keyRows.filter({ has: page.locator("code", { hasText: /^key-b$/ }) });
+  await blockedRow.locator('[data-testid="admin-key-blocked"]').waitFor();
+  check(
+    (await blockedRow.getAttribute("data-blocked")) === "true" &&
+      (await blockedRow.textContent()) === "key-b blocked until 09:06:00 UTC5 of 5full" &&
+      (await admin.locator('[data-testid="admin-keys"] tr[data-blocked="true"]').count()) === 1,
+    `the Keys table marks key-b blocked, and only key-b ("${await blockedRow.textContent()}")`,
+  );
+
+  // At phone width nothing in the admin view goes sideways: the overrides are cards, each Remove
+  // shown whole (it was cut to "Re" in a table scrolling sideways, with nothing to say so).
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForFunction(() => document.documentElement.clientWidth <= 390);
+  const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  check(pageWidth <= 390, `at 390 px the page doesn't scroll sideways (${pageWidth} px wide)`);
+  const sideways = await admin.evaluate(sidewaysOf);
+  check(sideways.length === 0, `at 390 px nothing in the admin view scrolls or is drawn sideways${sideways.map((t) => ` (${t})`).join("")}`);
+  const removeButton = admin.getByRole("button", { name: "Remove the override of key key-b" });
+  const cut = await removeButton.evaluate(cutOf);
+  const removeBox = await removeButton.boundingBox();
+  check(
+    cut === 0 && removeBox !== null && removeBox.x >= 0 && removeBox.x + removeBox.width <= 390 && (await removeButton.textContent()) === "Remove",
+    `at 390 px the override's Remove button is shown whole (${cut.toFixed(1)} px cut)`,
+  );
+  check(
+    (await overrideRows.first().locator("td").nth(2).evaluate((td) => getComputedStyle(td, "::before").content)) === '"note: "',
+    "at 390 px an override's note is labelled, its header hidden",
+  );
+  await mkdir(artifacts, { recursive: true });
+  await page.screenshot({ path: path.join(artifacts, "admin-390.png"), fullPage: true });
+  log(`screenshot: ${path.relative(root, path.join(artifacts, "admin-390.png"))}`);
+  await page.setViewportSize({ width: 1280, height: 1000 });
+
+  await apiKey.selectOption("key-b");
+  const callOnce = admin.getByRole("button", { name: "Call the API", exact: true });
+  await callOnce.click();
+  await adminSettled();
+  await totals.filter({ hasText: "8 admitted, 0 reserved, 2 refused" }).waitFor();
+  check(/1 refused by a block or lockout\.$/.test((await totals.textContent()) ?? ""), "key-b's call is refused by the block, and counted as blocked");
+  await removeButton.click();
+  await adminSettled();
+  await admin.getByTestId("admin-no-overrides").waitFor();
+  check(
+    (await status.textContent()) === "Removed the override of key key-b of apiKeyRequests.",
+    `the form says which limit's override was removed ("${await status.textContent()}")`,
+  );
+  await admin.locator('[data-testid="admin-keys"] tr[data-blocked="true"]').waitFor({ state: "detached" });
+  log("ok: once the block is removed, key-b's row is no longer marked");
+  await callOnce.click();
+  await adminSettled();
+  await totals.filter({ hasText: "9 admitted, 0 reserved, 2 refused" }).waitFor();
+  log("ok: once the block is removed, key-b's next call is admitted");
+  await page.close();
 }
 
 /**
@@ -343,18 +520,27 @@ async function main() {
   });
   /** @type {string[]} */
   const errors = [];
-  const page = await context.newPage();
-  current = page;
-  page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(`console error: ${message.text()}`);
-  });
-  // A failed load (a missing /favicon.ico, say) is an error even where Chromium logs nothing.
-  page.on("response", (response) => {
-    if (response.status() >= 400) errors.push(`HTTP ${response.status()}: ${response.url()}`);
-  });
+  /** A new page whose errors fail the test, the one a failure's screenshot is taken of. */
+  const openPage = async () => {
+    const opened = await context.newPage();
+    current = opened;
+    opened.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+    opened.on("console", (message) => {
+      if (message.type() === "error") errors.push(`console error: ${message.text()}`);
+    });
+    // A failed load (a missing /favicon.ico, say) is an error even where Chromium logs nothing.
+    opened.on("response", (response) => {
+      if (response.status() >= 400) errors.push(`HTTP ${response.status()}: ${response.url()}`);
+    });
+    return opened;
+  };
+
+  // --- The Monitor's admin view, offline -----------------------------------------------------
+  // On its own page, so its in-browser deployment and clock start fresh whatever the Playground did.
+  await checkAdmin(await openPage(), offlineUrl);
 
   // --- Offline mode --------------------------------------------------------------------------
+  const page = await openPage();
   await page.goto(offlineUrl, { waitUntil: "load" });
   await page.getByRole("heading", { name: "Playground" }).waitFor();
   const banner = (await page.getByTestId("offline-banner").textContent()) ?? "";
@@ -701,86 +887,6 @@ async function main() {
     (await counted.count()) === 1 && (await counted.locator("text").textContent()) === "×3",
     'three refusals at 6 s are drawn as one mark labelled "×3"',
   );
-
-  // The admin view: the app's admin queries, signed in as the offline admin, on its own clock.
-  const admin = page.getByTestId("admin-view");
-  const adminSettled = () => page.locator('[data-testid="admin-clock"][data-busy="false"]').waitFor();
-  await adminSettled();
-  await admin.getByTestId("admin-limit").selectOption("apiKeyRequests");
-  await admin.getByTestId("admin-no-keys").waitFor();
-  const apiKey = admin.getByTestId("admin-api-key");
-  const callThrice = admin.getByRole("button", { name: "Call it 3 times" });
-  // key-a: 6 calls, 5 a minute, so one refused; key-b, key-c and key-d: one each.
-  await callThrice.click();
-  await adminSettled();
-  await callThrice.click();
-  await adminSettled();
-  for (const key of ["key-b", "key-c", "key-d"]) {
-    await apiKey.selectOption(key);
-    await admin.getByRole("button", { name: "Call the API", exact: true }).click();
-    await adminSettled();
-  }
-  const totals = admin.getByTestId("admin-totals");
-  await totals.filter({ hasText: "8 admitted, 0 reserved, 1 refused" }).waitFor();
-  check(/9 not folded yet/.test((await totals.textContent()) ?? ""), "the admin totals count events not yet folded");
-  const bar = admin.locator('[data-testid="metrics-chart"] [data-admitted="8"][data-refused="1"]');
-  check((await bar.count()) === 1 && (await bar.locator("rect").count()) === 2, "the metrics chart stacks this minute's 8 admitted and 1 refused");
-  check(((await admin.getByTestId("admin-top").textContent()) ?? "").startsWith("key-a: 1 refused"), "key-a is the top offender");
-  const keyRows = admin.locator('[data-testid="admin-keys"] tbody tr');
-  check((await keyRows.count()) === 3, "the key listing shows its first page of 3 keys");
-  await admin.getByRole("button", { name: "Load more keys" }).click();
-  await keyRows.nth(3).waitFor();
-  check((await admin.getByRole("button", { name: "Load more keys" }).count()) === 0, "the next page brings the fourth key, and no more to load");
-  check(
-    (await keyRows.first().textContent()) === "key-a0 of 5in 60 s",
-    `key-a has 0 of 5 tokens, full again in a minute (${await keyRows.first().textContent()})`,
-  );
-  // A minute later the cron's fold has run: the same counts, now from summaries.
-  await admin.getByRole("button", { name: "Wait 1 min" }).click();
-  await adminSettled();
-  await totals
-    .filter({ hasText: /^8 admitted, 0 reserved, 1 refused in the last 10 minutes; 0 decided under an override, 0 refused by a block or lockout\.$/ })
-    .waitFor();
-  log("ok: after the fold the totals stand, with nothing left unfolded");
-  for (const scheme of /** @type {const} */ (["light", "dark"])) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const ratio = await keyRows.first().locator("td").nth(2).evaluate(contrastOf);
-    check(ratio >= 4.5, `the key table's text has contrast ${ratio.toFixed(2)}:1 (WCAG AA ≥ 4.5) in the ${scheme} scheme`);
-  }
-  await page.emulateMedia({ colorScheme: "light" });
-
-  // Overrides: block key-b from the form (admin.setRateLimitOverride) for 5 minutes of the
-  // simulated clock; it is listed, its next call is refused by the block and counted as such, and
-  // Remove (admin.removeRateLimitOverride) lets it through again.
-  await admin.getByTestId("admin-no-overrides").waitFor();
-  await admin.getByTestId("admin-block-key").fill("key-b");
-  await admin.getByTestId("admin-block-note").fill("browser test");
-  await admin.getByRole("button", { name: "Block", exact: true }).click();
-  await adminSettled();
-  const overrideRows = admin.locator('[data-testid="admin-overrides"] tbody tr');
-  await overrideRows.first().waitFor();
-  check(
-    (await overrideRows.count()) === 1 &&
-      (await overrideRows.first().textContent()) === "key key-bblocked until 09:06:00 UTCbrowser test09:01:00 UTCRemove",
-    `the block is listed with its end, note and when it was set (${await overrideRows.first().textContent()})`,
-  );
-  check(
-    (await admin.getByTestId("admin-override-status").textContent()) === "Blocked key-b until 09:06:00 UTC.",
-    "the form says until when key-b is blocked",
-  );
-  await apiKey.selectOption("key-b");
-  const callOnce = admin.getByRole("button", { name: "Call the API", exact: true });
-  await callOnce.click();
-  await adminSettled();
-  await totals.filter({ hasText: "8 admitted, 0 reserved, 2 refused" }).waitFor();
-  check(/1 refused by a block or lockout\.$/.test((await totals.textContent()) ?? ""), "key-b's call is refused by the block, and counted as blocked");
-  await admin.getByRole("button", { name: "Remove the override of key key-b" }).click();
-  await adminSettled();
-  await admin.getByTestId("admin-no-overrides").waitFor();
-  await callOnce.click();
-  await adminSettled();
-  await totals.filter({ hasText: "9 admitted, 0 reserved, 2 refused" }).waitFor();
-  log("ok: once the block is removed, key-b's next call is admitted");
 
   await mkdir(artifacts, { recursive: true });
   await page.screenshot({ path: screenshot, fullPage: true });

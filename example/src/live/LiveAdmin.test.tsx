@@ -77,7 +77,7 @@ test("blocks a key from this browser's clock, and removes an override, through t
     fireEvent.click(screen.getByRole("button", { name: "Block" }));
   });
   expect(setOverride).toHaveBeenCalledExactlyOnceWith({ name: limit, target: { key: "key-c" }, override: { blockedUntil: T0 + 2 * MINUTE } });
-  expect(screen.getByRole("status").textContent).toBe("Blocked key-c until 09:02:00 UTC.");
+  expect(screen.getByRole("status").textContent).toBe(`Blocked key-c of ${limit} until 09:02:00 UTC.`);
 
   await act(async () => {
     fireEvent.click(screen.getByRole("button", { name: "Remove the override of key key-b" }));

@@ -1,8 +1,9 @@
 // @vitest-environment jsdom
 // Covers the admin view's overrides (AdminView.tsx) in jsdom, on fixed listings and instants: each
 // override's row (target, terms or block, note, set at), paging, the metrics totals' overridden
-// and blocked counts, and the block form and remove buttons calling their mutations with the
-// arguments admin.ts takes, and saying what the server answered.
+// and blocked counts, the block form and remove buttons calling their mutations with the
+// arguments admin.ts takes, and saying what the server answered and of which limit, and the mark
+// on a blocked key's row in the Keys table.
 import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, expect, test, vi } from "vitest";
 import { HOUR, MINUTE, type KeyStatus, type MetricsResult, type OverrideRecord } from "convex-rate-limiter";
@@ -110,7 +111,7 @@ test("the form blocks a key for the minutes asked from now, says until when, and
     override: { blockedUntil: T0 + 11 * MINUTE },
     note: "too many calls",
   });
-  expect(screen.getByRole("status").textContent).toBe("Blocked key-c until 09:11:00 UTC.");
+  expect(screen.getByRole("status").textContent).toBe("Blocked key-c of apiKeyRequests until 09:11:00 UTC.");
   expect(screen.getByRole("textbox", { name: "Block key" })).toHaveProperty("value", "");
   expect(screen.getByRole("spinbutton", { name: "Block for (minutes)" })).toHaveProperty("value", "5");
 });
@@ -140,7 +141,7 @@ test("each row's Remove takes that override away, a key's or a tier's", async ()
     fireEvent.click(screen.getByRole("button", { name: "Remove the override of tier pro" }));
   });
   expect(onRemove).toHaveBeenCalledExactlyOnceWith({ name: "llmRequests", target: { tier: "pro" } });
-  expect(screen.getByRole("status").textContent).toBe("Removed the override of tier pro.");
+  expect(screen.getByRole("status").textContent).toBe("Removed the override of tier pro of llmRequests.");
   onRemove.mockRejectedValueOnce(new Error("connection lost"));
   await act(async () => {
     fireEvent.click(screen.getByRole("button", { name: "Remove the override of key key-b" }));
@@ -157,4 +158,36 @@ test("the metrics totals count the requests decided under an override and refuse
   expect(screen.getByTestId("admin-totals").textContent).toBe(
     "8 admitted, 0 reserved, 3 refused in the last 10 minutes; 2 decided under an override, 1 refused by a block or lockout.",
   );
+});
+
+test("the Keys table marks a key blocked now, whose tokens may read full, and no other", () => {
+  const status = (key: string | undefined, value: number): KeyStatus => ({
+    ...(key === undefined ? {} : { key }),
+    value,
+    capacity: 5,
+    fullIn: value === 5 ? 0 : 12_000,
+    idle: false,
+    rows: 1,
+    pending: 0,
+  });
+  const keys = done([status(undefined, 5), status("key-a", 4), status("key-b", 5)]);
+  const blockAll: OverrideRecord = { target: {}, override: { blockedUntil: T0 + 2 * MINUTE }, updatedAt: T0 };
+  const { view } = show({ keys, overrides: done([BLOCK, PRO]) });
+  const keyRows = () =>
+    within(screen.getByTestId("admin-keys"))
+      .getAllByRole("row")
+      .slice(1)
+      .map((row) => [row.textContent ?? "", row.getAttribute("data-blocked")]);
+  expect(keyRows()).toEqual([
+    ["(global)5 of 5full", "false"],
+    ["key-a4 of 5in 12 s", "false"],
+    ["key-b blocked until 09:05:00 UTC5 of 5full", "true"],
+  ]);
+  // A block of the global key marks "(global)"; a block past its instant marks nothing.
+  view.rerender(<AdminView {...props({ keys, overrides: done([BLOCK, blockAll]), now: T0 + 3 * MINUTE })} />);
+  expect(keyRows().map(([, blocked]) => blocked)).toEqual(["false", "false", "true"]);
+  view.rerender(<AdminView {...props({ keys, overrides: done([BLOCK, blockAll]), now: T0 + MINUTE })} />);
+  expect(keyRows()[0]).toEqual(["(global) blocked until 09:02:00 UTC5 of 5full", "true"]);
+  view.rerender(<AdminView {...props({ keys, overrides: done([BLOCK]), now: T0 + 5 * MINUTE })} />);
+  expect(keyRows().map(([, blocked]) => blocked)).toEqual(["false", "false", "false"]);
 });

@@ -1,5 +1,5 @@
 // The Monitor's admin view: one of the app's limits at a time, its keys a page at a time (each with
-// its tokens now and when it is full again), its overrides a page at a time (a key's or a tier's
+// its tokens now and when it is full again, and a mark on a key blocked now), its overrides a page at a time (a key's or a tier's
 // terms, or a block until an instant) with a form to block a key for some minutes and a button to
 // remove each, and, for limits with metrics, a chart of the requests admitted, reserved and
 // refused per minute with the keys refused most. It shows what the app's admin queries
@@ -9,7 +9,16 @@ import type { KeyStatus, MetricsResult, OverrideRecord, OverrideTarget } from "c
 import { isInvalidRateLimitError } from "convex-rate-limiter";
 import { ConvexError } from "convex/values";
 import { useState, type FormEvent, type ReactNode } from "react";
-import { blockRequest, keyCells, minuteSeries, overrideCells, utcLabel, type BlockForm, type BlockRequest } from "./admin.js";
+import {
+  blockRequest,
+  blocksInForce,
+  keyCells,
+  minuteSeries,
+  overrideCells,
+  utcLabel,
+  type BlockForm,
+  type BlockRequest,
+} from "./admin.js";
 import { MetricsChart } from "./MetricsChart.js";
 import "./admin.css";
 
@@ -72,7 +81,7 @@ export function AdminView({ limits, name, onName, keys, overrides, now, onBlock,
       <div className="admin-grid">
         <div>
           <h3>Keys</h3>
-          <KeyTable keys={keys} />
+          <KeyTable keys={keys} blocks={blocksInForce(overrides.results, now)} now={now} />
         </div>
         <div>
           <h3>Requests per minute</h3>
@@ -103,7 +112,8 @@ function LoadMore({ pages, what }: { pages: Pages<unknown>; what: string }) {
   );
 }
 
-function KeyTable({ keys }: { keys: KeyPages }) {
+/** The keys' table; `blocks` (from the overrides listed) marks each key blocked at `now`. */
+function KeyTable({ keys, blocks, now }: { keys: KeyPages; blocks: ReadonlyMap<string | undefined, number>; now: number }) {
   if (keys.status === "LoadingFirstPage") return <p className="muted">Loading…</p>;
   return (
     <>
@@ -122,11 +132,20 @@ function KeyTable({ keys }: { keys: KeyPages }) {
           </thead>
           <tbody>
             {keys.results.map((k) => {
-              const cells = keyCells(k);
+              const until = blocks.get(k.key);
+              const cells = keyCells(k, until === undefined ? undefined : { until, now });
               return (
-                <tr key={cells.key}>
+                <tr key={cells.key} data-blocked={cells.blocked !== undefined}>
                   <td>
                     <code>{cells.key}</code>
+                    {cells.blocked !== undefined && (
+                      <>
+                        {" "}
+                        <span className="admin-blocked" data-testid="admin-key-blocked">
+                          {cells.blocked}
+                        </span>
+                      </>
+                    )}
                   </td>
                   <td>{cells.tokens}</td>
                   <td>{cells.full}</td>
@@ -179,10 +198,11 @@ function Overrides({ name, overrides, now, onBlock, onRemove }: OverridesProps) 
       return;
     }
     const { target, override } = request.args;
-    const done = `Blocked ${target.key} until ${utcLabel(override.blockedUntil, now)}.`;
+    const done = `Blocked ${target.key} of ${name} until ${utcLabel(override.blockedUntil, now)}.`;
     if (await change(() => onBlock(request.args), done)) setForm(EMPTY_BLOCK);
   };
-  const remove = (target: OverrideTarget, label: string) => void change(() => onRemove({ name, target }), `Removed the override of ${label}.`);
+  const remove = (target: OverrideTarget, label: string) =>
+    void change(() => onRemove({ name, target }), `Removed the override of ${label} of ${name}.`);
 
   return (
     <>
@@ -193,7 +213,8 @@ function Overrides({ name, overrides, now, onBlock, onRemove }: OverridesProps) 
           No overrides: every key and tier of <code>{name}</code> is under its named config.
         </p>
       ) : (
-        // Five columns: on a phone the table scrolls sideways, not the page.
+        // Five columns: on a phone each override is a card of its cells (admin.css), so nothing
+        // scrolls sideways; the labels name the cells the hidden header would.
         <div className="admin-scroll">
           <table className="admin-keys admin-overrides" data-testid="admin-overrides">
             <thead>
@@ -217,8 +238,8 @@ function Overrides({ name, overrides, now, onBlock, onRemove }: OverridesProps) 
                       <span className="muted">{cells.scope}</span> <code>{cells.target}</code>
                     </td>
                     <td>{cells.terms}</td>
-                    <td>{cells.note}</td>
-                    <td>{cells.set}</td>
+                    <td data-label="note">{cells.note}</td>
+                    <td data-label="set at">{cells.set}</td>
                     <td>
                       <button
                         type="button"

@@ -8,6 +8,7 @@ import {
   blockRequest,
   busiest,
   chartSpan,
+  blocksInForce,
   describeSeries,
   describeTerms,
   keyCells,
@@ -68,6 +69,39 @@ describe("keyCells", () => {
     const key = { key: "key-a", value: 2.5, capacity: 5, fullIn: 30_000, idle: false, rows: 1, pending: 0 };
     expect(keyCells(key)).toEqual({ key: "key-a", tokens: "2.5 of 5", full: "in 30 s" });
     expect(keyCells({ ...key, key: undefined, value: 5, fullIn: 0 })).toEqual({ key: "(global)", tokens: "5 of 5", full: "full" });
+  });
+
+  it("says until when a key is blocked: its tokens read full, yet every request of it is refused", () => {
+    const key = { key: "key-b", value: 5, capacity: 5, fullIn: 0, idle: false, rows: 1, pending: 0 };
+    expect(keyCells(key, { until: T0 + 5 * MINUTE, now: T0 })).toEqual({
+      key: "key-b",
+      tokens: "5 of 5",
+      full: "full",
+      blocked: "blocked until 09:05:00 UTC",
+    });
+  });
+});
+
+describe("blocksInForce", () => {
+  it("maps each key blocked at now to the block's end: not a lifted block, a tier's override or terms", () => {
+    const at = (target: OverrideRecord["target"], override: OverrideRecord["override"]): OverrideRecord => ({ target, override, updatedAt: T0 });
+    const bucket = { kind: "token bucket", rate: 1, period: MINUTE } as const;
+    const blocks = blocksInForce(
+      [
+        at({ key: "key-b" }, { blockedUntil: T0 + MINUTE }),
+        at({}, { blockedUntil: T0 + 2 * MINUTE }),
+        at({ key: "lifted" }, { blockedUntil: T0 }),
+        at({ key: "terms" }, { config: bucket }),
+        at({ tier: "key-c" }, { blockedUntil: T0 + MINUTE }),
+      ],
+      T0,
+    );
+    expect([...blocks]).toEqual([
+      ["key-b", T0 + MINUTE],
+      [undefined, T0 + 2 * MINUTE],
+    ]);
+    // A block ends at its instant: not in force from then on.
+    expect(blocksInForce([at({ key: "key-b" }, { blockedUntil: T0 + MINUTE })], T0 + MINUTE).size).toBe(0);
   });
 });
 

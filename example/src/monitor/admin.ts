@@ -68,13 +68,35 @@ export function describeSeries(series: readonly MinuteCounts[]): string {
   return `From ${span}: ${sum((m) => m.admitted)} requests admitted, ${sum((m) => m.reserved)} reserved and ${sum((m) => m.refused)} refused; at most ${busiest(series)} in one minute.`;
 }
 
-/** What a key's row in the admin table says: its tokens now, and when it is full again. */
-export function keyCells(k: KeyStatus): { key: string; tokens: string; full: string } {
+/** What a key's row in the admin table says; `blocked` only while a block of the key is in force. */
+export type KeyCells = { key: string; tokens: string; full: string; blocked?: string };
+
+/**
+ * keyCells writes a key's row: its tokens now and when it is full again, and, given the block in
+ * force for it (`until`, ms, from {@link blocksInForce}), "blocked until <time>": a blocked key's
+ * tokens may read full while every request of it is refused.
+ */
+export function keyCells(k: KeyStatus, block?: { until: number; now: number }): KeyCells {
   return {
     key: k.key ?? "(global)",
     tokens: `${formatTokens(k.value)} of ${formatTokens(k.capacity)}`,
     full: k.fullIn <= 0 ? "full" : `in ${formatDuration(k.fullIn)}`,
+    ...(block === undefined ? {} : { blocked: `blocked until ${utcLabel(block.until, block.now)}` }),
   };
+}
+
+/**
+ * blocksInForce maps each key with a block in force at `now` among `overrides` to the instant
+ * (ms) it ends; the global key is `undefined`. Tiers' overrides block no key by name. It knows the
+ * overrides listed so far: a block on a page not loaded yet is not in it.
+ */
+export function blocksInForce(overrides: readonly OverrideRecord[], now: number): Map<string | undefined, number> {
+  const blocks = new Map<string | undefined, number>();
+  for (const r of overrides) {
+    if ("tier" in r.target || !("blockedUntil" in r.override) || !(now < r.override.blockedUntil)) continue;
+    blocks.set(r.target.key, r.override.blockedUntil);
+  }
+  return blocks;
 }
 
 /**
