@@ -22,7 +22,7 @@ function freshLane(): Lane {
 async function served(lane: Lane, form: Form): Promise<string> {
   try {
     const r = await lane.limit(ORIGIN, requestOf(form));
-    return r.ok ? "ok" : "refused";
+    return r.result.ok ? "ok" : "refused";
   } catch (error) {
     if (isInvalidRateLimitError(error)) return `invalid ${error.data.field}: ${error.data.message}`;
     throw error;
