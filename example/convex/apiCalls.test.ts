@@ -1,5 +1,7 @@
 // apiCalls.call through convex-test and register(): a hot global token bucket (100 a second)
 // split over 10 shards; a burst beyond it, then the refill. Math.random is seeded so runs replay.
+// A burst's calls share one instant by running in one transaction (`t.run`): a deployment's clock
+// moves on with its commits, so separate calls made "at once" would run a ms apart.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { isRateLimitError, SECOND } from "convex-rate-limiter";
 import { api } from "./_generated/api.js";
@@ -24,20 +26,26 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** Makes `n` calls at the current instant; returns how many were admitted and the refusals' waits. */
+/**
+ * Makes `n` calls at the current instant, one after another, each a nested mutation in one
+ * transaction (a refused one rolls back alone); returns how many were admitted and the refusals'
+ * waits.
+ */
 async function burst(t: Test, n: number) {
-  let admitted = 0;
-  const waits: number[] = [];
-  for (let i = 0; i < n; i++) {
-    try {
-      await t.mutation(api.apiCalls.call, {});
-      admitted++;
-    } catch (error) {
-      if (!isRateLimitError(error)) throw error;
-      waits.push(error.data.retryAfter);
+  return t.run(async (ctx) => {
+    let admitted = 0;
+    const waits: number[] = [];
+    for (let i = 0; i < n; i++) {
+      try {
+        await ctx.runMutation(api.apiCalls.call, {});
+        admitted++;
+      } catch (error) {
+        if (!isRateLimitError(error)) throw error;
+        waits.push(error.data.retryAfter);
+      }
     }
-  }
-  return { admitted, waits };
+    return { admitted, waits };
+  });
 }
 
 /** Tokens left across all ten shards (reads every shard row). */
