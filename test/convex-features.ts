@@ -3,7 +3,7 @@
 // where it exists, and says why it skips elsewhere: `describe.runIf(stalenessKnown)(…)`.
 import { version } from "convex";
 
-const [major, minor] = version.split(".").map(Number);
+const [major = 0, minor = 0] = version.split(".").map(Number);
 const atLeast = (maj: number, min: number) => major > maj || (major === maj && minor >= min);
 
 /**
