@@ -74,10 +74,12 @@ export const upstreamBugsFixed: (Entry & { readmeRow: string })[] = [
   {
     readmeRow: "`getValue` of an asynchronous limit before the worker ran",
     tests: ["client/index.test.ts > asynchronous > limit and reset queue their writes instead of applying them"],
-    because: /^AssertionError: expected \+0 to be 3 \/\/ Object.is equality/,
+    // 0 left, plus what 1 ms refills at 10 an hour (1/360000): convex-test's clock moves with
+    // commits, so the third take and the read after it run 1 ms after the first (see frozenClock).
+    because: /^AssertionError: expected 0\.0000027777777777959756 to be 3 \/\/ Object.is equality[^]*\nat: client\/index\.test\.ts:171$/,
     why:
       "three takes recorded, the worker not run yet: upstream's getValue reports the last applied state (3 left); " +
-      "ours counts the recorded takes (0 left), as its decisions do",
+      "ours counts the recorded takes (0 left, plus the 1/360000 token that 1 ms of convex-test's moving clock refills)",
   },
 ];
 
@@ -119,6 +121,26 @@ export const internalDetails: Entry[] = [
 ];
 
 /**
+ * (c) Upstream tests that assume convex-test's clock stands still across top-level calls, as it did
+ * before 0.0.70: they fail the same way against upstream's own code on convex-test 0.0.70 (checked
+ * with its src/ unredirected: these tests, and only these, fail, with these very values). Since
+ * 0.0.70 a call runs at max(Date.now(), the last commit rounded up to the ms) and a commit at a
+ * frozen instant takes the last one + 1 ns, so with fake timers frozen the third call and every
+ * later one run 1 ms after the first, as a deployment's transactions never run behind a commit
+ * they can see. The bodies are upstream's and stay untouched; the values are exact.
+ */
+export const frozenClock: Entry[] = [
+  {
+    tests: ["client/index.test.ts > transactional > limit consumes the rate limit"],
+    // Line 277: `expect(await valueOf(t, "strict")).toBe(0)` after three takes of a bucket of 3.
+    because: /^AssertionError: expected 0\.0000027777777777959756 to be \+0 \/\/ Object.is equality[^]*\nat: client\/index\.test\.ts:277$/,
+    why:
+      "three takes of a bucket of 3 at 10 an hour, then getValue expects exactly 0: the third take and the read " +
+      "run 1 ms after the first on convex-test 0.0.70's moving clock, so 1 ms of refill (1/360000 token) is there",
+  },
+];
+
+/**
  * Differences that are neither: bugs in ours, to fix in src/ (then delete the entry; the run says
  * when). Listed so the suite can run in CI meanwhile.
  */
@@ -144,13 +166,14 @@ export const pendingAsync = {
 
 /** A listed test, with the section it is listed in. */
 export type Listed = Entry & {
-  section: "upstream bug fixed" | "internal detail" | "ours to fix" | "pending: asynchronous mode";
+  section: "upstream bug fixed" | "internal detail" | "frozen clock" | "ours to fix" | "pending: asynchronous mode";
   readmeRow?: string;
 };
 
 const listed: Listed[] = [
   ...upstreamBugsFixed.map((e) => ({ ...e, section: "upstream bug fixed" as const })),
   ...internalDetails.map((e) => ({ ...e, section: "internal detail" as const })),
+  ...frozenClock.map((e) => ({ ...e, section: "frozen clock" as const })),
   ...oursToFix.map((e) => ({ ...e, section: "ours to fix" as const })),
   ...pendingAsync.tests.map((e) => ({ ...e, section: "pending: asynchronous mode" as const })),
 ];
