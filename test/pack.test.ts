@@ -1,24 +1,24 @@
-// Packaging as a user meets it: `npm pack` a copy of this tree (building via `prepack`), install the tarball in a temporary app made from test/pack-fixture, and run that app's convex-test suite and tsc; and paste the README's opening example into a second fresh app, generate its convex/_generated offline (tools/app-codegen.mjs) and typecheck it. No network: after `npm ci`, it runs with the registry unreachable.
+// Packaging as a user meets it: `npm pack` a copy of this tree (building via `prepack`), and install the tarball in a fresh app beside what a user installs from the registry (convex, convex-test, vitest, @edge-runtime/vm, typescript, vite, react: the latest of each, as the README and docs/testing.md's bare `npm install` commands get them; nothing borrowed from this project's node_modules). In that install: the app made from test/pack-fixture runs its convex-test suite and tsc; the example app's convex/ folder, the code the guide and docs/testing.md show, runs its whole test suite; and the README's opening example and feature snippets, pasted into an app with the README's tsconfig.json, get convex/_generated offline (tools/app-codegen.mjs) and typecheck. Needs the npm registry (one install, about 10-30 s, shared by the apps).
 // @vitest-environment node
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const fixture = join(root, "test", "pack-fixture");
 
-// What the temporary app takes from this project's node_modules instead of the registry: the
-// user's own dev dependencies (installing them again would be slow).
-const borrowed = ["convex", "convex-test", "vitest", "vite", "@edge-runtime/vm", "typescript"];
-
-// The test needs no network once `npm ci` has run here: the package's own runtime dependencies
-// (its package.json `dependencies`: convex-helpers, @convex-dev/batch-worker) are linked from this
-// project's node_modules into the app before `npm install --offline`, which then finds them in
-// place and only unpacks the tarball. Only what `dependencies` declares is linked, so a
-// dependency declared only in devDependencies still breaks the app, as it would for a user.
+/**
+ * What a user installs from the registry beside the tarball, unpinned: the latest of each, as
+ * `npm install convex` and docs/testing.md's `npm install --save-dev convex-test vitest
+ * @edge-runtime/vm` get them. typescript, vite and @types/node for tsc (the fixture's test imports
+ * node:module), react and its types
+ * for the README's button, convex-helpers for the example's sessions (an app that imports it lists
+ * it itself).
+ */
+const fromRegistry = ["convex", "convex-test", "vitest", "@edge-runtime/vm", "typescript", "vite", "@types/node", "react", "@types/react", "convex-helpers"];
 
 // Paths the copy of the tree leaves out: installs, builds, VCS data, earlier tarballs.
 const skipped = new Set(["node_modules", ".git", "dist", "test-artifacts", ".vite"]);
@@ -62,14 +62,27 @@ let work = "";
 let app = "";
 let tarball = "";
 let installed = "";
+/** The version of each package of {@link fromRegistry} that the install got. */
+const versions: Record<string, string> = {};
 
-/** link makes this project's installed copy of package `name` the temporary app's (default: `app`). */
-function link(name: string, into = app): void {
-  const from = join(root, "node_modules", name);
-  if (!existsSync(from)) throw new Error(`${from} is missing: run npm ci in ${root}`);
-  const to = join(into, "node_modules", name);
-  mkdirSync(dirname(to), { recursive: true });
-  symlinkSync(from, to, "junction");
+/** appManifest is the package.json of an app that depends on the tarball and on what the install got. */
+function appManifest(name: string): Record<string, unknown> {
+  return {
+    name,
+    private: true,
+    type: "module",
+    dependencies: {
+      "convex-rate-limiter": `file:${tarball}`,
+      ...Object.fromEntries(fromRegistry.map((p) => [p, `^${versions[p] ?? ""}`])),
+    },
+  };
+}
+
+/** newApp makes an empty app at `dir` sharing the one install (its node_modules) of {@link app}. */
+function newApp(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify(appManifest(basename(dir)), null, 2));
+  symlinkSync(join(app, "node_modules"), join(dir, "node_modules"), "junction");
 }
 
 beforeAll(async () => {
@@ -90,42 +103,27 @@ beforeAll(async () => {
   expect(tgz, "npm pack wrote exactly one tarball").toHaveLength(1);
   tarball = join(packed, tgz[0] ?? "");
 
-  // 2. A fresh app from the fixture, depending on the tarball alone.
+  // 2. A fresh app from the fixture, depending on the tarball; then the user's own dependencies
+  //    from the registry, in the same install. No install scripts run: the package has none (see
+  //    "runs nothing when installed" below), and esbuild's works without its postinstall.
   app = join(work, "app");
   cpSync(fixture, app, { recursive: true });
   writeFileSync(
     join(app, "package.json"),
     JSON.stringify({ name: "pack-test-app", private: true, type: "module", dependencies: { "convex-rate-limiter": `file:${tarball}` } }, null, 2),
   );
-
-  // 3. Install it, offline. The package's runtime dependencies are linked in first (see the top
-  //    of this file); npm never links a package's dependencies into anything but the app, so this
-  //    tree's node_modules is only read. Peers (convex) are borrowed below rather than fetched,
-  //    hence legacy-peer-deps. The package has no install scripts (see "runs nothing when
-  //    installed" below), so none are lost.
-  for (const name of runtimeDependencies()) link(name);
-  await must(
-    "npm",
-    ["install", "--offline", "--legacy-peer-deps", "--no-package-lock", "--no-audit", "--no-fund", "--ignore-scripts"],
-    app,
-    180_000,
-  );
+  await must("npm", ["install", "--no-package-lock", "--no-audit", "--no-fund", "--ignore-scripts", ...fromRegistry], app, 300_000);
   installed = join(app, "node_modules", "convex-rate-limiter");
-  for (const name of borrowed) {
-    // The package brought its own copy: keep it, as a user would.
-    if (!existsSync(join(app, "node_modules", name))) link(name);
+  for (const name of fromRegistry) {
+    const manifest: unknown = JSON.parse(readFileSync(join(app, "node_modules", name, "package.json"), "utf8"));
+    versions[name] = isRecord(manifest) && typeof manifest.version === "string" ? manifest.version : "?";
   }
+  console.log(`pack.test: installed from the registry: ${fromRegistry.map((p) => `${p}@${versions[p]}`).join(", ")}`);
 }, 420_000);
 
 afterAll(() => {
   if (work !== "") rmSync(work, { recursive: true, force: true });
 });
-
-/** The package's runtime dependencies: its package.json `dependencies`. */
-function runtimeDependencies(): string[] {
-  const manifest: unknown = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-  return isRecord(manifest) && isRecord(manifest.dependencies) ? Object.keys(manifest.dependencies) : [];
-}
 
 /** listFiles lists the files under dir, as /-separated paths relative to it. */
 function listFiles(dir: string, prefix = ""): string[] {
@@ -139,18 +137,64 @@ function isRecord(x: unknown): x is Record<string, unknown> {
   return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
-/** The files of the README's opening example ("At a glance"): where each goes in an app, and its code as shown. */
-function openingExample(): { path: string; code: string }[] {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  const start = readme.indexOf("\n## At a glance");
-  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
-  return [...section.matchAll(/<!-- snippet: example\/(\S+?)#\S+ -->\s*```tsx?\n([\s\S]*?)```/g)].map((m) => ({
+/** A file the README tells a user to put in their app: where it goes, and its contents as shown. */
+type Pasted = { path: string; code: string };
+
+/** The README's code blocks copied from `example/`, under `section` (a `## ` heading) or everywhere: where each goes in an app (its path under example/), and its code as shown. */
+function readmeSnippets(section?: string): Pasted[] {
+  let text = readFileSync(join(root, "README.md"), "utf8");
+  if (section !== undefined) {
+    const start = text.indexOf(`\n## ${section}`);
+    if (start < 0) throw new Error(`README.md has no section ${section}`);
+    text = text.slice(start, text.indexOf("\n## ", start + 1));
+  }
+  return [...text.matchAll(/<!-- snippet: example\/(\S+?)#\S+ -->\s*```tsx?\n([\s\S]*?)```/g)].map((m) => ({
     path: m[1] ?? "",
     code: m[2] ?? "",
   }));
 }
 
+/** The files the README shows whole, outside `example/` (its tsconfig.json): each block marked `<!-- app file: path -->`. */
+function readmeAppFiles(): Pasted[] {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  return [...readme.matchAll(/<!-- app file: (\S+) -->\s*```\w*\n([\s\S]*?)```/g)].map((m) => ({ path: m[1] ?? "", code: m[2] ?? "" }));
+}
+
+/** paste writes each file into `dir`, making its folders. */
+function paste(dir: string, files: Pasted[]): void {
+  for (const { path, code } of files) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), code);
+  }
+}
+
+/** runVitest runs the app's vitest in `dir` and returns its exit code, counts and output. */
+async function runVitest(dir: string) {
+  const vitest = join(dir, "node_modules", "vitest", "vitest.mjs");
+  const report = join(dir, "vitest-report.json");
+  rmSync(report, { force: true });
+  const r = await run(process.execPath, [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`], dir, 300_000);
+  const parsed: unknown = existsSync(report) ? JSON.parse(readFileSync(report, "utf8")) : undefined;
+  const counts = isRecord(parsed)
+    ? {
+        files: Array.isArray(parsed.testResults) ? parsed.testResults.length : undefined,
+        passed: parsed.numPassedTests,
+        failed: parsed.numFailedTests,
+        suites: parsed.numFailedTestSuites,
+      }
+    : undefined;
+  return { code: r.code, counts, output: r.output };
+}
+
 describe("the packed package, installed in a fresh app", () => {
+  test("installs the user's own dependencies from the registry, none borrowed from this project", () => {
+    for (const name of fromRegistry) {
+      const dir = join(app, "node_modules", name);
+      expect(lstatSync(dir).isSymbolicLink(), name).toBe(false);
+      expect(relative(app, realpathSync(dir)).startsWith(".."), name).toBe(false);
+    }
+  });
+
   test("ships the TypeScript source behind ./test and a built client, and no tests", () => {
     // A nested node_modules would hold the package's own dependencies, not its files.
     const files = listFiles(installed).filter((f) => !f.startsWith("node_modules/"));
@@ -210,19 +254,8 @@ describe("the packed package, installed in a fresh app", () => {
     const pkg: unknown = JSON.parse(readFileSync(manifest, "utf8"));
     if (!isRecord(pkg)) throw new Error("the app's package.json is not an object");
     writeFileSync(manifest, JSON.stringify({ ...pkg, type }, null, 2));
-    const vitest = join(app, "node_modules", "vitest", "vitest.mjs");
-    const report = join(work, "vitest-report.json");
-    rmSync(report, { force: true });
-    const r = await run(
-      process.execPath,
-      [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
-      app,
-      180_000,
-    );
-    const parsed: unknown = existsSync(report) ? JSON.parse(readFileSync(report, "utf8")) : undefined;
-    const counts = isRecord(parsed)
-      ? { passed: parsed.numPassedTests, failed: parsed.numFailedTests, suites: parsed.numFailedTestSuites }
-      : undefined;
+    const r = await runVitest(app);
+    const counts = r.counts === undefined ? undefined : { passed: r.counts.passed, failed: r.counts.failed, suites: r.counts.suites };
     // Three tests in test/pack-fixture/convex/limits.spec.ts; a failure to import counts as a failed suite.
     expect({ code: r.code, counts }, r.output).toEqual({
       code: 0,
@@ -239,80 +272,25 @@ describe("the packed package, installed in a fresh app", () => {
   }, 240_000);
 });
 
-describe("the README's opening example, pasted into a fresh app", () => {
-  const files = openingExample();
-  let paste = "";
+describe("the README's examples, pasted into a fresh app", () => {
+  const opening = readmeSnippets("At a glance");
+  const features = readmeSnippets().filter((f) => f.path.startsWith("convex/features/"));
+  const configs = readmeAppFiles();
+  let readmeApp = "";
 
   beforeAll(async () => {
-    // What a new user has: an app with the tarball installed, the six files pasted as the README
-    // shows them, and convex/_generated as `npx convex dev` writes it (made offline, by
-    // tools/app-codegen.mjs, with Convex's own codegen and its default convex/tsconfig.json).
-    paste = join(work, "readme-app");
-    mkdirSync(paste);
-    writeFileSync(
-      join(paste, "package.json"),
-      JSON.stringify({ name: "readme-app", private: true, type: "module", dependencies: { "convex-rate-limiter": `file:${tarball}` } }, null, 2),
-    );
-    for (const name of runtimeDependencies()) link(name, paste);
-    await must(
-      "npm",
-      ["install", "--offline", "--legacy-peer-deps", "--no-package-lock", "--no-audit", "--no-fund", "--ignore-scripts"],
-      paste,
-      180_000,
-    );
-    for (const name of [...borrowed, "react", "@types/react"]) {
-      if (!existsSync(join(paste, "node_modules", name))) link(name, paste);
-    }
-    // The app's own dependencies, as a Convex + React app lists them (codegen looks for convex).
-    writeFileSync(
-      join(paste, "package.json"),
-      JSON.stringify(
-        {
-          name: "readme-app",
-          private: true,
-          type: "module",
-          dependencies: { convex: "^1.48.0", "convex-rate-limiter": `file:${tarball}`, react: "^19.0.0" },
-          devDependencies: { "@types/react": "^19.0.0", typescript: "^5.9.0" },
-        },
-        null,
-        2,
-      ),
-    );
-    for (const { path, code } of files) {
-      mkdirSync(dirname(join(paste, path)), { recursive: true });
-      writeFileSync(join(paste, path), code);
-    }
-    await must(process.execPath, [join(root, "tools", "app-codegen.mjs"), paste], paste, 60_000);
-    // The React side's config: strict, as a Vite + React app's is, unused names included.
-    writeFileSync(
-      join(paste, "tsconfig.json"),
-      JSON.stringify(
-        {
-          compilerOptions: {
-            target: "ES2022",
-            lib: ["ES2022", "DOM", "DOM.Iterable"],
-            module: "ESNext",
-            moduleResolution: "bundler",
-            jsx: "react-jsx",
-            strict: true,
-            noUnusedLocals: true,
-            noUnusedParameters: true,
-            verbatimModuleSyntax: true,
-            isolatedModules: true,
-            skipLibCheck: true,
-            noEmit: true,
-            types: [],
-          },
-          include: ["src"],
-        },
-        null,
-        2,
-      ),
-    );
-  }, 420_000);
+    // What a new user has: an app with the tarball installed, the files pasted as the README shows
+    // them (the opening example's six, each feature's file, and its tsconfig.json), and
+    // convex/_generated as `npx convex dev` writes it (made offline, by tools/app-codegen.mjs, with
+    // Convex's own codegen and its default convex/tsconfig.json).
+    readmeApp = join(work, "readme-app");
+    newApp(readmeApp);
+    paste(readmeApp, [...opening, ...features, ...configs]);
+    await must(process.execPath, [join(root, "tools", "app-codegen.mjs"), readmeApp], readmeApp, 60_000);
+  }, 120_000);
 
-  test("is six files, from the component's install to a React button", () => {
-    expect(files.map((f) => f.path)).toEqual([
+  test("the opening example is six files, from the component's install to a React button", () => {
+    expect(opening.map((f) => f.path)).toEqual([
       "convex/convex.config.ts",
       "convex/limits.ts",
       "convex/schema.ts",
@@ -322,12 +300,59 @@ describe("the README's opening example, pasted into a fresh app", () => {
     ]);
   });
 
+  test("every feature has a whole file of its own, and the app a tsconfig.json", () => {
+    expect(features.map((f) => f.path).sort()).toEqual(
+      readdirSync(join(root, "example", "convex", "features")).map((f) => `convex/features/${f}`).sort(),
+    );
+    expect(configs.map((f) => f.path)).toEqual(["tsconfig.json"]);
+  });
+
   test.each([
-    ["the Convex functions, under the convex/tsconfig.json Convex writes", join("convex", "tsconfig.json")],
-    ["the React button and what it imports, under a strict app config", "tsconfig.json"],
+    ["`npx tsc --noEmit` with the README's tsconfig.json: the Convex functions and the React button", []],
+    ["the Convex functions under the convex/tsconfig.json Convex writes", ["--project", join("convex", "tsconfig.json")]],
   ])("typechecks: %s", async (_, project) => {
-    const tsc = join(paste, "node_modules", "typescript", "bin", "tsc");
-    const r = await run(process.execPath, [tsc, "--project", project], paste, 180_000);
+    const tsc = join(readmeApp, "node_modules", "typescript", "bin", "tsc");
+    const r = await run(process.execPath, [tsc, "--noEmit", ...project], readmeApp, 180_000);
+    expect(r.code, r.output).toBe(0);
+  }, 240_000);
+});
+
+describe("the example app's convex/ folder (the guide's and docs/testing.md's code), in a fresh app", () => {
+  let guideApp = "";
+  const tests = readdirSync(join(root, "example", "convex"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".test.ts"));
+
+  beforeAll(async () => {
+    // The folder as it is, but for its _generated (written here as a user's `npx convex dev`
+    // would), with the vitest config docs/testing.md shows (test/pack-fixture's).
+    guideApp = join(work, "guide-app");
+    newApp(guideApp);
+    cpSync(join(root, "example", "convex"), join(guideApp, "convex"), {
+      recursive: true,
+      filter: (src) => basename(src) !== "_generated",
+    });
+    cpSync(join(fixture, "vitest.config.mts"), join(guideApp, "vitest.config.mts"));
+    // Two of its tests import helpers of this repository's (tools/bounds.ts, tools/random.ts) by
+    // `../../tools/`: from the app's convex/, that is a tools/ folder beside the app.
+    for (const helper of new Set(
+      tests.flatMap((f) => [...readFileSync(join(root, "example", "convex", f), "utf8").matchAll(/from "\.\.\/\.\.\/tools\/(\w+)\.js"/g)].map((m) => m[1] ?? "")),
+    )) {
+      mkdirSync(join(work, "tools"), { recursive: true });
+      cpSync(join(root, "tools", `${helper}.ts`), join(work, "tools", `${helper}.ts`));
+    }
+    await must(process.execPath, [join(root, "tools", "app-codegen.mjs"), guideApp], guideApp, 60_000);
+  }, 120_000);
+
+  test("runs its whole test suite with the registry's convex-test and vitest", async () => {
+    const r = await runVitest(guideApp);
+    expect({ code: r.code, counts: r.counts }, r.output).toEqual({
+      code: 0,
+      counts: { files: tests.length, passed: expect.any(Number), failed: 0, suites: 0 },
+    });
+  }, 360_000);
+
+  test("typechecks under the convex/tsconfig.json Convex writes", async () => {
+    const tsc = join(guideApp, "node_modules", "typescript", "bin", "tsc");
+    const r = await run(process.execPath, [tsc, "--noEmit", "--project", join("convex", "tsconfig.json")], guideApp, 180_000);
     expect(r.code, r.output).toBe(0);
   }, 240_000);
 });
