@@ -1,9 +1,12 @@
 // llm.request and llm.generate through convex-test and register(): token reservations with
 // scheduled work, and each user's allowance of requests, ten times larger on the pro plan (a tier
 // override). Fake timers step timer by timer, so every job runs at its own instant; the tests
-// check each ran no earlier than promised and that the budget was never exceeded.
+// check each ran no earlier than promised and that the budget was never exceeded. The clock is set
+// before each call whose instant matters, or a test reads the instant the app recorded: a
+// deployment's clock moves on with its commits (on a frozen clock, the third call in a ms runs in
+// the next).
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { calculateRateLimit, HOUR, isInvalidRateLimitError, MINUTE, type RateLimitConfig } from "convex-rate-limiter";
+import { calculateRateLimit, HOUR, isInvalidRateLimitError, MINUTE, SECOND, type RateLimitConfig } from "convex-rate-limiter";
 import { ConvexError } from "convex/values";
 import { api, internal } from "./_generated/api.js";
 import type { Doc } from "./_generated/dataModel.js";
@@ -56,7 +59,9 @@ describe("request", () => {
     expect(result).toMatchObject({ ok: true, runAfter: 0 });
     await step(t);
     const [job] = await allJobs(t);
-    expect(job).toMatchObject({ user: "test|ada", tokens: 30_000, requestedAt: START, notBefore: START, ranAt: START });
+    // It ran as soon as the deployment could: the request's commit and the scheduler's own (it
+    // marks the run started) put the deployment's clock into the next ms.
+    expect(job).toMatchObject({ user: "test|ada", tokens: 30_000, requestedAt: START, notBefore: START, ranAt: START + 1 });
   });
 
   test("beyond it, the tokens are reserved and the work waits until they exist", async () => {
@@ -80,13 +85,17 @@ describe("request", () => {
     // 40k now plus 200k reserved: the queue is full.
     await as(t).mutation(api.llm.request, { prompt: "a", tokens: 40_000 });
     for (let i = 0; i < 5; i++) await as(t).mutation(api.llm.request, { prompt: "b", tokens: 40_000 });
+    // 1k tokens of debt are repaid 1.5 s after the first request (at START), making room for this
+    // one: asked half a second on, it waits a second more.
+    vi.setSystemTime(START + 500);
     const refused = await as(t).mutation(api.llm.request, { prompt: "c", tokens: 1_000 });
-    // 1k tokens of debt are repaid in 1.5 s, making room for this request.
-    expect(refused).toEqual({ ok: false, retryAfter: 1_500 });
+    expect(refused).toEqual({ ok: false, retryAfter: 1_000 });
     expect(await allJobs(t)).toHaveLength(6);
-    // The refused request spent none of the user's allowance: 20, less the 6 taken.
+    // The refused request spent none of the user's allowance: 20, less the 6 taken, plus the one
+    // back 3 minutes after START.
+    vi.setSystemTime(START + HOUR / 20);
     const allowance = await t.run((ctx) => rateLimiter.getValue(ctx, "llmRequests", { key: "test|ada" }));
-    expect(allowance.value).toBe(14);
+    expect(allowance.value).toBe(15);
   });
 
   test("a request that could never fit is an error", async () => {
@@ -108,7 +117,7 @@ describe("a stream of requests larger than the budget", () => {
   test("every job runs no earlier than promised, and the budget is never exceeded", async () => {
     const t = makeTest();
     const sizes = seeded(7);
-    const accepted: { at: number; tokens: number }[] = [];
+    const accepted: { jobId: Doc<"llmJobs">["_id"]; tokens: number }[] = [];
     let refused = 0;
     // One request every 2 s for 2 minutes, 2k to 30k tokens each: ~8× the budget.
     for (let i = 0; i < 60; i++) {
@@ -116,7 +125,7 @@ describe("a stream of requests larger than the budget", () => {
       const tokens = 2_000 + Math.floor(sizes() * 28_000);
       // Six users, ten requests each: well within each one's allowance, so only the budget refuses.
       const result = await as(t, `user${i % 6}`).mutation(api.llm.request, { prompt: `#${i}`, tokens });
-      if (result.ok) accepted.push({ at: Date.now(), tokens });
+      if (result.ok) accepted.push({ jobId: result.jobId, tokens });
       else refused++;
     }
     while (vi.getTimerCount() > 0) await step(t);
@@ -141,15 +150,18 @@ describe("a stream of requests larger than the budget", () => {
     const runs = jobs.map((j) => ({ at: j.ranAt ?? NaN, count: j.tokens }));
     expect(worstExcess(runs, limitOf(budget), JITTER_MS + 1)).toBeLessThanOrEqual(0);
 
-    // The scheduled runs took nothing: the limit's state is what the accepted requests alone make.
+    // The scheduled runs took nothing: the limit's state is what the accepted requests alone make,
+    // each at the instant the app recorded (the deployment's, which commits may put past the fake
+    // clock's).
+    const requestedAt = new Map(jobs.map((j) => [j._id, j.requestedAt]));
     let model: { value: number; ts: number } | null = null;
-    for (const { at, tokens } of accepted) {
-      const next = calculateRateLimit(model, budget, at, tokens);
+    for (const { jobId, tokens } of accepted) {
+      const next = calculateRateLimit(model, budget, requestedAt.get(jobId) ?? NaN, tokens);
       model = { value: next.value, ts: next.ts };
     }
     // getValue evaluates the limit at the query's time; bring the replay to the same instant.
-    const state = await t.run((ctx) => rateLimiter.getValue(ctx, "llmTokens"));
-    const replayed = calculateRateLimit(model, budget, Date.now(), 0);
+    const { state, now } = await t.run(async (ctx) => ({ state: await rateLimiter.getValue(ctx, "llmTokens"), now: Date.now() }));
+    const replayed = calculateRateLimit(model, budget, now, 0);
     expect(state.ts).toBe(replayed.ts);
     expect(state.value).toBeCloseTo(replayed.value, 6);
   });
@@ -160,26 +172,33 @@ describe("settle", () => {
     const t = makeTest();
     const first = await as(t).mutation(api.llm.request, { prompt: "estimate", tokens: 30_000 });
     if (!first.ok) throw new Error("expected the reservation");
-    const left = async () => (await t.run((ctx) => rateLimiter.getValue(ctx, "llmTokens"))).value;
+    // Read with a query, which commits nothing: it runs at the instant of the mutation before it.
+    const left = async () => (await t.query((ctx) => rateLimiter.getValue(ctx, "llmTokens"))).value;
     expect(await left()).toBe(10_000);
-    // The model used 12k of the 30k estimated: 18k come back.
+    // 3 s on (2k tokens back), the model used 12k of the 30k estimated: 18k come back.
+    vi.setSystemTime(START + 3 * SECOND);
     expect(await t.mutation(internal.llm.settle, { jobId: first.jobId, used: 12_000 })).toBe(18_000);
-    expect(await left()).toBe(28_000);
-    // Settling again gives nothing more back.
+    expect(await left()).toBe(30_000);
+    // Settling again, 3 s later (2k more back), gives nothing more back.
+    vi.setSystemTime(START + 6 * SECOND);
     expect(await t.mutation(internal.llm.settle, { jobId: first.jobId, used: 0 })).toBe(0);
-    expect(await left()).toBe(28_000);
+    expect(await left()).toBe(32_000);
   });
 });
 
 describe("each user's allowance: 20 requests an hour, ten times that on the pro plan", () => {
   /** One request of `llm.request` as `user`, small enough that the budget never refuses it. */
   const ask = (t: Test, user: string) => as(t, user).mutation(api.llm.request, { prompt: "p", tokens: 100 });
-  /** How many of `n` requests made at once `user` is allowed. */
-  const burst = async (t: Test, user: string, n: number) => {
-    let ok = 0;
-    for (let i = 0; i < n; i++) if ((await ask(t, user)).ok) ok++;
-    return ok;
-  };
+  /**
+   * How many of `n` requests made at once `user` is allowed: one transaction of nested requests,
+   * so they share one instant (separate calls would run a ms apart once two have committed).
+   */
+  const burst = (t: Test, user: string, n: number) =>
+    as(t, user).run(async (ctx) => {
+      let ok = 0;
+      for (let i = 0; i < n; i++) if ((await ctx.runMutation(api.llm.request, { prompt: "p", tokens: 100 })).ok) ok++;
+      return ok;
+    });
   const admin = (t: Test) => t.withIdentity({ email: "admin@example.com" });
   const setPlan = (t: Test, user: string, plan: "free" | "pro") => admin(t).mutation(api.admin.setPlan, { user: `test|${user}`, plan });
   /** A fresh app with the plans' overrides in force (admin.seedPlanOverrides) and bob on the pro plan. */
@@ -213,11 +232,15 @@ describe("each user's allowance: 20 requests an hour, ten times that on the pro 
 
   test("upgrading grants no tokens: the allowance refills from what was left, at the pro rate", async () => {
     const t = await withPlans();
+    const drained = START + SECOND;
+    vi.setSystemTime(drained);
     expect(await burst(t, "ada", 20)).toBe(20);
     await setPlan(t, "ada", "pro");
-    // Still none left, and the wait is the pro rate's.
-    expect(await ask(t, "ada")).toEqual({ ok: false, retryAfter: HOUR / 200 });
-    vi.advanceTimersByTime(HOUR / 200);
+    // Still none left at the upgrade; half a pro refill later, half a request is back, and the
+    // wait for the rest is the pro rate's (the free rate's would be 20 times as long).
+    vi.setSystemTime(drained + HOUR / 400);
+    expect(await ask(t, "ada")).toEqual({ ok: false, retryAfter: HOUR / 400 });
+    vi.setSystemTime(drained + HOUR / 200);
     expect((await ask(t, "ada")).ok).toBe(true);
     expect((await ask(t, "ada")).ok).toBe(false);
   });
