@@ -95,6 +95,7 @@ export function resolveOverride(named: RateLimitConfig, tier: Override | undefin
       return block ? { config, by, block } : { config, by };
     }
     // Blocks in force now, one over another, lift together: when the key's lifts, the tier's decides.
+    // Ending at the same instant, the key's stands (`>=`): the key outranks its tier.
     if (now < override.blockedUntil && !(block && block.until >= override.blockedUntil)) block = { until: override.blockedUntil, by };
   }
   return block ? { config: named, by: "config", block } : { config: named, by: "config" };
