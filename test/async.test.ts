@@ -10,6 +10,7 @@ import { convexToJson, jsonToConvex } from "convex/values";
 import { convexErrorData, inspectable, makeInspectableTest } from "./setup.js";
 import { withSyscalls } from "./convex-global.js";
 import { MemoryStore } from "../tools/memory-store.js";
+import { stalenessKnown } from "./convex-features.js";
 
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 0);
 const api = inspectable.rateLimiter;
@@ -175,7 +176,9 @@ async function withLag<T>(lagMs: number, fn: () => Promise<T>): Promise<T> {
   );
 }
 
-describe("shedding: near its limit while others' takes are pending, an unsharded limit refuses on its stale snapshot", () => {
+// Shedding decides on a stale snapshot, which needs ctx.meta.getSnapshotTs (convex 1.48 on): on an
+// older convex (npm run test:lowest) every request is decided on the current state instead.
+describe.runIf(stalenessKnown)("shedding: near its limit while others' takes are pending, an unsharded limit refuses on its stale snapshot", () => {
   // 8 tokens per 8 s (1 a second): the margin is 2.
   const config: RateLimitConfig = { kind: "token bucket", rate: 8, period: 8 * SECOND, applyUpdates: ASYNC };
 
