@@ -1,6 +1,6 @@
 // Keeps the README and docs/*.md honest: every code block marked `<!-- snippet: path#region -->`
 // must equal that `// #region` of a typechecked file (a `// …` line standing for lines left out),
-// and the fresh-clone commands they name must exist.
+// and the fresh-clone commands they name must exist; the README shows every feature file whole.
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -56,6 +56,20 @@ describe("README and docs", () => {
     const source = region(s.file, s.name);
     if (s.code.split("\n").some((l) => l.trim() === "// …")) expect(shows(s.code, source), s.code).toBe(true);
     else expect(s.code).toBe(source);
+  });
+
+  test("the README shows each feature file of the example whole (example/convex/features)", () => {
+    const files = readdirSync(resolve(root, "example", "convex", "features")).map((f) => `example/convex/features/${f}`);
+    const shown = snippets.filter((s) => s.page === "README.md" && s.file.startsWith("example/convex/features/"));
+    expect(shown.map((s) => s.file).sort()).toEqual(files.sort());
+    // Whole: pasted as they are into an app (test/pack.test.ts), nothing left out.
+    for (const s of shown) expect(s.code.split("\n").filter((l) => l.trim() === "// …"), s.file).toEqual([]);
+  });
+
+  test("the app files the README shows outside example/ (its tsconfig.json) are valid JSON", () => {
+    const files = [...readme.matchAll(/<!-- app file: (\S+) -->\s*```json\n([\s\S]*?)```/g)];
+    expect(files.map((m) => m[1])).toEqual(["tsconfig.json"]);
+    for (const m of files) expect(() => JSON.parse(m[2]!), m[1]).not.toThrow();
   });
 
   test("every npm script they name exists", () => {
