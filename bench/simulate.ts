@@ -96,9 +96,10 @@ export const USAGE = `usage: npm run simulate -- [--quick] [options]
 
 How many shards, and which mode, for your traffic: run
   npm run simulate -- --qps <your peak QPS> --only grid
-(add --service MS for your mutation's time, 25 ms by default) and read its table "Smallest shard
-count with failed requests under 0.1 %"; docs/hot-limits.md has that table for 10 to 1,000 QPS, in
-"Choosing shards and modes", and what to choose under overload, in "What to choose".
+(add --service MS for your mutation's time, 25 ms by default) and read its table
+  "Smallest shard count with failed requests under ${pct(FAIL_TARGET, 1)}";
+docs/hot-limits.md has that table for 10 to 1,000 QPS, in "Choosing shards and modes", and what
+to choose under overload, in "What to choose".
 
   (default)          20 s of model time per cell, every section (a few minutes)
   --quick            2 s per cell (CI: only that it runs matters, not its numbers)
