@@ -100,7 +100,8 @@ describe("closingText", () => {
     const ok = { ...result, checks: [result.checks[0]!] };
     const lines = closingText([ok], { wallMs: 2000, report: "demo-report.html" }, { width: 80, color: false });
     expect(lines[0]).toBe("all 1 checks passed");
-    expect(lines.join("\n")).toContain("840 convex-test calls in 1s (840 per second)");
+    // The scenarios' time (1 s), then the whole run's (2 s): wrapped at spaces to the width.
+    expect(lines.join(" ")).toContain("840 convex-test calls in 1s of scenarios (840 per second); 2s in all, loading the app included");
     expect(lines.at(-1)).toBe("report: demo-report.html");
   });
 

@@ -48,7 +48,11 @@ export function scenarioText(r: ScenarioResult, index: number, count: number, op
   return lines;
 }
 
-/** The closing lines: checks passed or failed (listing the failures), calls and real time. */
+/**
+ * The closing lines: checks passed or failed (listing the failures), the calls made and the real
+ * time the scenarios took (the sum of each one's, never more than `run.wallMs`), and the whole
+ * run's real time.
+ */
 export function closingText(
   results: readonly ScenarioResult[],
   run: { wallMs: number; report: string | null },
@@ -69,8 +73,12 @@ export function closingText(
       lines.push(...wrap(`${f.scenario}: ${f.check.name}: ${f.check.detail}`, opts.width - 4).map((l, i) => (i === 0 ? `  ✗ ${l}` : `    ${l}`)));
     }
   }
+  // The scenarios' real time (each scenario's own, added up: they run one after another), then the
+  // whole run's, which also loads the app and writes the report.
   const rate = busy > 0 ? ` (${num((calls / busy) * 1000)} per second)` : "";
-  lines.push(...wrap(`${num(calls)} convex-test calls in ${duration(busy)}${rate}; ${duration(run.wallMs)} in all`, opts.width));
+  lines.push(
+    ...wrap(`${num(calls)} convex-test calls in ${duration(busy)} of scenarios${rate}; ${duration(run.wallMs)} in all, loading the app included`, opts.width),
+  );
   if (run.report !== null) lines.push(...wrap(`report: ${run.report}`, opts.width));
   return lines;
 }
