@@ -1,7 +1,7 @@
 // `limitAll`: merging a call's requests by key, and combining their results into one answer.
 import type { MetricEventOf, Raise, RequestOutcome } from "./request.js";
 import { keyIdOf, type RowOp } from "./rows.js";
-import { invalid } from "./validate.js";
+import { invalid, validateCountValue } from "./validate.js";
 import { validateConfigShape } from "./validate-config.js";
 import type { LimitAllArgs, LimitAllResult } from "./limit-all-validators.js";
 import type { RateLimitAllError, RateLimitArgs, RateLimitConfig, RateLimitResult } from "./validators.js";
@@ -20,9 +20,7 @@ export function mergeRequests(
   const byKey = new Map<string, number>();
   const of = args.requests.map((r) => {
     // Each count on its own, before any sum: a negative count is an error, not a credit.
-    if (r.count !== undefined && !(Number.isFinite(r.count) && r.count >= 0)) {
-      throw invalid("count", r.count, "must be a finite number ≥ 0");
-    }
+    if (r.count !== undefined) validateCountValue(r.count, r.name);
     // Each config's own fields before configs are compared, so a field of another kind is named.
     validateConfigShape(r.config);
     const id = keyIdOf(r);

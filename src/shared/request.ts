@@ -178,7 +178,7 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
   validateNameAndKey(args.name, args.key);
   checkConfig(args.config);
   if (args.tier !== undefined) validateTier(args.tier);
-  validateCountValue(args.count ?? 1);
+  validateCountValue(args.count ?? 1, args.name);
   return yield* inForce(args, now, random, (resolved, own, draw) => decideUnder<Id>(args, resolved, own, now, draw));
 }
 
