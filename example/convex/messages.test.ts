@@ -36,6 +36,7 @@ async function sendN(t: Sender, sessionId: SessionId, n: number) {
 }
 
 describe("send", () => {
+  // #region movingClock
   test("a burst of three, then one every six seconds", async () => {
     const t = makeTest();
     // The first at START empties the bucket by the third (in START's ms or the next): from START on
@@ -50,6 +51,7 @@ describe("send", () => {
     vi.setSystemTime(START + REFILL + SECOND);
     expect(await refusedFor(t, tab1)).toBe(REFILL - SECOND);
   });
+  // #endregion movingClock
 
   test("a sender who waits exactly retryAfter always gets through, within the bound", async () => {
     const t = makeTest();

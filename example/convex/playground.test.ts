@@ -17,6 +17,7 @@ beforeEach(() => {
 afterEach(() => vi.useRealTimers());
 
 describe("request", () => {
+  // #region resultInstant
   test("decides with the client's config and says when it decided", async () => {
     const t = makeTest();
     const fire = () => t.mutation(api.playground.request, { lane: "a", config: twoAMinute });
@@ -30,6 +31,7 @@ describe("request", () => {
     vi.setSystemTime(START + SECOND);
     expect(await fire()).toEqual({ ok: false, retryAfter: MINUTE / 2 - SECOND, shards: [0], at: START + SECOND });
   });
+  // #endregion resultInstant
 
   test("reserve and count pass through", async () => {
     const t = makeTest();
