@@ -135,10 +135,10 @@ export class Deployment {
     const maps: Modules[] = [remember(appGlob)];
     register({
       ...t,
-      registerComponent: (name, componentSchema, modules) => {
+      registerComponent: <ComponentApi = unknown>(name: string, componentSchema: Parameters<Test["registerComponent"]>[1], modules: Modules) => {
         const kept = remember(modules);
         maps.push(kept);
-        t.registerComponent(name, componentSchema, kept);
+        return t.registerComponent<ComponentApi>(name, componentSchema, kept);
       },
     });
     await Promise.all(maps.map(preload));
