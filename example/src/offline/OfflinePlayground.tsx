@@ -106,8 +106,10 @@ export function OfflinePlayground() {
         <h2 id="playground-heading">Playground</h2>
         <p className="panel-note">
           Requests go to the rate limiter component itself, running in your browser on convex-test, through the
-          app&apos;s <code>rateLimiter.limit</code>, at a simulated clock. Changing the limit applies it from the
-          current instant, as on a deployment; <em>Replay</em> fires the same requests again under the new limit.
+          app&apos;s <code>rateLimiter.limit</code>, at a simulated clock. As on a deployment, a call never runs
+          before a commit it can see, so requests fired at once are decided two to a ms (0, 0, 1, 1, 2 ms). Changing
+          the limit applies it from the current instant; <em>Replay</em> fires the same requests again under the
+          new limit.
         </p>
         <PlaygroundForm form={form} validation={validation} onChange={setForm} />
         <div className="actions" role="group" aria-label="Traffic">
