@@ -260,11 +260,15 @@ export function leastDelay(
   let lo = 0; // a d known to fail; 0 stands for "nothing below 1 is allowed"
   if (ok(now + hi)) {
     for (let step = 1; hi - step >= 1; step *= 2) {
-      if (!ok(now + hi - step)) {
-        lo = hi - step;
+      // `now + (hi - step)`, not `now + hi - step`: the instant a retry after `hi - step` ms lands
+      // on. Past Number.MAX_SAFE_INTEGER ms they differ (floats there are whole numbers spaced
+      // more than 1 apart), and the answer must be a wait whose instant `ok` was asked about.
+      const d = hi - step;
+      if (!ok(now + d)) {
+        lo = d;
         break;
       }
-      hi -= step;
+      hi = d;
     }
   } else {
     lo = hi;
@@ -287,6 +291,22 @@ export function leastDelay(
     else lo = mid;
   }
   return hi;
+}
+
+/**
+ * exactWait returns `retryAfter` (ms), a request's wait from `now` (ms), when a retry at `now +
+ * retryAfter` is an instant counted in whole ms: at most Number.MAX_SAFE_INTEGER (about the year
+ * 287,000). Past it, floats are whole numbers more than 1 ms apart, so no wait can be exact to the
+ * ms: such a request, at a `rate` per `period` far below its `count` (or reserving far ahead), can
+ * never succeed in any time that can be told, and is an `InvalidRateLimit` error naming `count`.
+ */
+export function exactWait(retryAfter: number, now: number, count: number, p: Pick<Params, "rate" | "period">): number {
+  if (now + retryAfter <= Number.MAX_SAFE_INTEGER) return retryAfter;
+  throw invalid(
+    "count",
+    count,
+    `can never succeed in time that can be told: at rate ${p.rate} per ${p.period} ms its wait (${retryAfter} ms) runs past Number.MAX_SAFE_INTEGER ms, where instants are not whole ms apart`,
+  );
 }
 
 /** A float estimate of how long until `state` holds `need` tokens (a guess for {@link leastDelay}). */

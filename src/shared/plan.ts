@@ -4,7 +4,7 @@
 import { decideRow, delayUntil, evaluate, leastDelay, valueAt, withValue, type Params, type State } from "./algebra.js";
 import type { Plan, ShardRead } from "./shard.js";
 import { NO_COMBINE_COUNTS, nearEmptyRule, planNearEmpty, servesAlone } from "./overload.js";
-import { minus, pairAccepts } from "./split.js";
+import { landed, minus, pairAccepts } from "./split.js";
 import { math } from "./math.js";
 
 /**
@@ -167,7 +167,12 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
     };
   }
   if (count === 0) return { ok: true, writes: [], shards };
-  const [va, vb] = balance(minus(ca.value + cb.value, count), a.p, b.p);
+  // Each as the applier's fold lands on it (`landed`): an asynchronous limit records the takes, and
+  // a `retryAfter` computed from a value the fold can't reproduce would be off (by ms, at rates of
+  // a few tokens in 1e15 ms).
+  const [ba, bb] = balance(minus(ca.value + cb.value, count), a.p, b.p);
+  const va = math.min(a.p.capacity, landed(ca.value, ba));
+  const vb = math.min(b.p.capacity, landed(cb.value, bb));
   const next: [State, State] = [
     withValue(ca, a.p, va),
     withValue(cb, b.p, vb),

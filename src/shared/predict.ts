@@ -2,7 +2,7 @@
 // functions of one row's state that the server, the React hook and the example's offline mode all
 // decide with. Only they default `now` to `Date.now()`; the algebra itself takes time as an
 // argument.
-import { decideRow, delayUntil, evaluate, paramsOf, phaseOf, stateOf, withValue, type State } from "./algebra.js";
+import { decideRow, delayUntil, evaluate, exactWait, paramsOf, phaseOf, stateOf, withValue, type State } from "./algebra.js";
 import { minus } from "./split.js";
 import { validateConfig, validateCount } from "./validate.js";
 import { kindOf, type RateLimitConfig } from "./validators.js";
@@ -39,7 +39,8 @@ export type CalculatedRateLimit = {
  * window's phase is `config.start`, else the row's `ts`; a sliding window's is `config.start`,
  * else 0. With `reserve`, `value` may go into debt up to `maxReserved` and `retryAfter` is when it
  * is repaid; `decideRateLimit` gives the server's verdict directly. Throws `InvalidRateLimit` for a
- * malformed config or a count that could never fit.
+ * malformed config or a count that could never fit, or whose wait runs past
+ * Number.MAX_SAFE_INTEGER ms (where no wait is exact to the ms).
  */
 export function calculateRateLimit(
   existing: State | null,
@@ -58,9 +59,7 @@ export function calculateRateLimit(
   // which is when the server runs reserved work (for a count within capacity, the same instant).
   const retryAfter = !(value < 0)
     ? undefined
-    : reserve
-      ? delayUntil({ ...cur, value }, p, now, 0, undefined, count)
-      : delayUntil(existing, p, now, count);
+    : exactWait(reserve ? delayUntil({ ...cur, value }, p, now, 0, undefined, count) : delayUntil(existing, p, now, count), now, count, p);
   return { ...stateOf(withValue(cur, p, value)), retryAfter, windowStart: p.kind === "fixed window" ? cur.ts : undefined };
 }
 
@@ -86,7 +85,7 @@ export type RateLimitDecision =
  * tests; `calculateRateLimit` answers the simpler "what does the row hold after taking `count`".
  * The phase of a fixed or sliding window comes as in `calculateRateLimit`.
  * Throws an `InvalidRateLimit` `ConvexError` for a malformed config or a count that could never
- * succeed, as the server does.
+ * succeed (or whose wait runs past Number.MAX_SAFE_INTEGER ms), as the server does.
  */
 export function decideRateLimit(
   existing: State | null,
@@ -99,6 +98,7 @@ export function decideRateLimit(
   validateCount(count, whole, reserve);
   const p = paramsOf(whole, phaseFor(config, existing));
   const d = decideRow(existing, p, now, count, reserve);
+  if (d.retryAfter !== undefined) exactWait(d.retryAfter, now, count, p);
   const after = d.ok && d.next ? d.next : evaluate(existing, p, now);
   const row = stateOf(after);
   return d.ok ? { ok: true, retryAfter: d.retryAfter, ...row } : { ok: false, retryAfter: d.retryAfter, ...row };

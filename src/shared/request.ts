@@ -1,5 +1,5 @@
 // Deciding one request: which shards to read, the result, and the exact writes that apply it.
-import { evaluate } from "./algebra.js";
+import { evaluate, exactWait } from "./algebra.js";
 import { shedPlan } from "./overload.js";
 import { planRequest, type Plan } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
@@ -202,6 +202,8 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
   const flow = planRequest(view.n, now, count, reserve, random, undefined, !isAsync(config));
   let step = flow.next();
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
+  // A wait that can't be told to the ms is an error, except in a dry run, which admits whatever it would do.
+  if (step.value.retryAfter !== undefined && config.dryRun !== true) exactWait(step.value.retryAfter, now, count, config);
   const plan = barred(step.value, resolved, view, count);
   const blocked = plan !== step.value;
   // A dry run admits, now, what it would refuse or make wait (a refusal writes nothing), and says so.

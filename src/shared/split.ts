@@ -62,3 +62,36 @@ export function minus(a: number, b: number): number {
   const snapped = math.round(d * m) / m;
   return math.abs(snapped - d) <= scale * 1e-13 ? snapped : d;
 }
+
+/**
+ * takeCount returns the count of a take from `from` tokens down to `to`, such that the fold, subtracting it back
+ * with `minus`, lands on `to` itself, not an ulp off it (a `retryAfter` computed from `to` could
+ * then be a ms late): the plain difference when that does (a count like 27.999999999999996 that
+ * `minus` would snap to 28), else the difference `minus` takes when that does, else the plain
+ * difference (off by float noise at most).
+ */
+export function takeCount(from: number, to: number): number {
+  const plain = from - to;
+  if (minus(from, plain) === to) return plain;
+  const snapped = minus(from, to);
+  return minus(from, snapped) === to ? snapped : plain;
+}
+
+/**
+ * landed returns the value a shard holding `from` tokens is left with once the take from `from`
+ * down to `to` (see {@link takeCount}) is subtracted back with `minus`, as the applier folds a
+ * recorded take: `to` itself, except where `to` lies within `minus`'s snapping of a 12-digit
+ * decimal that it is not (then that decimal, float noise away). A plan that writes `landed`
+ * values stores, transactionally or through the applier, the same value, so a `retryAfter`
+ * computed from it holds to the ms either way.
+ */
+export function landed(from: number, to: number): number {
+  let value = to;
+  // Once landed, a value lands on itself; the loop only guards a float corner where it wouldn't.
+  for (let i = 0; i < 4; i++) {
+    const next = minus(from, takeCount(from, value));
+    if (next === value) return value;
+    value = next;
+  }
+  return value;
+}

@@ -11,7 +11,7 @@ import { kindOf, type RateLimitConfig } from "./validators.js";
 import type { RowFields, StoredRow, Take } from "./stored.js";
 import type { Override } from "./overrides.js";
 import { math } from "./math.js";
-import { minus } from "./split.js";
+import { minus, takeCount } from "./split.js";
 
 /**
  * The fields of a row holding `state`, written under `config`: the state (an approximate sliding
@@ -306,20 +306,6 @@ export function patchOf<Id>(row: KeyRow<Id>, shard: number, fields: RowFields, h
 /** The state of a shard the view has read, as of the current layout. */
 export function readOf<Id>(view: View<Id>, shard: number): ShardRead {
   return view.migration ? migrated(view, shard).read : view.rows.get(shard)!.read;
-}
-
-/**
- * The count of a take from `from` tokens down to `to`, such that the fold, subtracting it back
- * with `minus`, lands on `to` itself, not an ulp off it (a `retryAfter` computed from `to` could
- * then be a ms late): the plain difference when that does (a count like 27.999999999999996 that
- * `minus` would snap to 28), else the difference `minus` takes when that does, else the plain
- * difference (off by float noise at most).
- */
-function takeCount(from: number, to: number): number {
-  const plain = from - to;
-  if (minus(from, plain) === to) return plain;
-  const snapped = minus(from, to);
-  return minus(from, snapped) === to ? snapped : plain;
 }
 
 /**
