@@ -120,12 +120,16 @@ export function isComfortable(read: ShardRead, now: number, count: number, comfo
 
 /**
  * Splits `total` tokens between two shards so they end balanced: in proportion to their rates
- * (so debts are repaid at the same moment), clamped to each shard's bounds, and in whole tokens
- * when the total is whole (so fixed windows never strand fractions).
+ * (so debts are repaid at the same moment), clamped to each shard's bounds; in whole tokens when
+ * the total is whole (so fixed windows never strand fractions); and for a reservation (`gather`),
+ * `a`'s in whole tokens, so a fraction of the total stays on one shard. Split over both, a
+ * reservation's fractions spread over every shard of the limit, and with each shard a fraction
+ * short of its `maxReserved` no pair can reserve one more token, though the limit may owe it;
+ * kept on one, a pair of shards that both hold fractions leaves one of them whole.
  */
-function balance(total: number, a: Params, b: Params): [number, number] {
+function balance(total: number, a: Params, b: Params, gather: boolean): [number, number] {
   let va = (total * a.rate) / (a.rate + b.rate);
-  if (Number.isInteger(total)) va = math.round(va);
+  if (gather || Number.isInteger(total)) va = math.round(va);
   va = math.min(a.capacity, math.max(0 - a.maxReserved, va));
   let vb = total - va;
   if (vb > b.capacity) {
@@ -170,7 +174,7 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
   // Each as the applier's fold lands on it (`landed`): an asynchronous limit records the takes, and
   // a `retryAfter` computed from a value the fold can't reproduce would be off (by ms, at rates of
   // a few tokens in 1e15 ms).
-  const [ba, bb] = balance(minus(ca.value + cb.value, count), a.p, b.p);
+  const [ba, bb] = balance(minus(ca.value + cb.value, count), a.p, b.p, reserve);
   const va = math.min(a.p.capacity, landed(ca.value, ba));
   const vb = math.min(b.p.capacity, landed(cb.value, bb));
   const next: [State, State] = [
