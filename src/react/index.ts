@@ -7,6 +7,7 @@ import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "r
 import { stateOf } from "../shared/algebra.js";
 import { calculateRateLimit } from "../shared/predict.js";
 import { predictAcquire } from "../shared/concurrency.js";
+import { blockedWait } from "../shared/overrides.js";
 import { invalid } from "../shared/validate.js";
 import type { GetValueResult, HookQueryArgs, RateLimitConfig } from "../shared/validators.js";
 import type { HookLeaseValue, LimitConfig } from "../shared/concurrency-validators.js";
@@ -209,15 +210,17 @@ export function useRateLimit(
         );
       }
       const r = calculateRateLimit(stateOf(rate), rate.config, clientTime + offset, n);
-      // A block or lockout the server reported refuses every request until it ends, whatever the tokens.
-      const blockedFor = rate.blockedUntil === undefined ? 0 : Math.ceil(rate.blockedUntil - (clientTime + offset));
-      const wait = blockedFor > 0 ? Math.max(blockedFor, r.retryAfter ?? 0) : r.retryAfter;
+      // A block or lockout the server reported refuses every request until it ends, whatever the
+      // tokens: decided by the server's own rule (blockedWait).
+      const tokens = r.value >= 0 ? undefined : r.retryAfter;
+      const blocked = rate.blockedUntil === undefined ? undefined : blockedWait(rate.blockedUntil, clientTime + offset, tokens);
+      const wait = blocked ?? tokens;
       return {
         value: r.value,
         ts: r.ts - offset,
         config: rate.config,
         shard: rate.shard,
-        ok: r.value >= 0 && !(blockedFor > 0),
+        ok: r.value >= 0 && blocked === undefined,
         retryAt: wait === undefined ? undefined : clientTime + wait,
       };
     },

@@ -5,6 +5,7 @@ import { v, type Infer } from "convex/values";
 import { literals } from "convex-helpers/validators";
 import type { KeyFlow, KeyRead, RowQuery } from "./rows.js";
 import { invalid } from "./validate.js";
+import { math } from "./math.js";
 import { configValidator, type DecidedBy, type RateLimitConfig } from "./validators.js";
 
 /**
@@ -99,6 +100,19 @@ export function resolveOverride(named: RateLimitConfig, tier: Override | undefin
     if (now < override.blockedUntil && !(block && block.until >= override.blockedUntil)) block = { until: override.blockedUntil, by };
   }
   return block ? { config: named, by: "config", block } : { config: named, by: "config" };
+}
+
+/**
+ * blockedWait returns the wait (whole ms) of a request at `now` (ms) while a block or lockout
+ * lasts until `until` (UTC ms): refused until the later of its end and `tokens`, the wait the
+ * request's tokens need (undefined when they are there now), since once the block lifts the
+ * tokens decide. Undefined when no block is in force at `now` (the tokens decide alone). The
+ * server's verdict (`requestFlow`) and `useRateLimit`'s prediction both decide with it.
+ */
+export function blockedWait(until: number, now: number, tokens: number | undefined): number | undefined {
+  if (!(until > now)) return undefined;
+  const wait = math.ceil(until - now);
+  return tokens === undefined ? wait : math.max(wait, tokens);
 }
 
 /** The override a read's rows carry (every row of a key carries the same), if any. */

@@ -3,7 +3,7 @@ import { evaluate, exactWait } from "./algebra.js";
 import { shedPlan } from "./overload.js";
 import { planRequest, type Plan } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
-import { inForce, type InForce, type Override } from "./overrides.js";
+import { blockedWait, inForce, type InForce, type Override } from "./overrides.js";
 import { validateCount, validateCountValue, validateNameAndKey, validateTier } from "./validate.js";
 import { checkConfig } from "./validate-config.js";
 import { outcomeOf, recordsMetrics, type DecisionEvent } from "./metrics.js";
@@ -244,10 +244,8 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
  */
 function barred<Id>(plan: Plan, resolved: InForce, view: View<Id>, count: number): Plan {
   const until = math.max(resolved.block?.until ?? -Infinity, view.lockedUntil);
-  if (until > view.now) {
-    const wait = math.ceil(until - view.now);
-    return { ok: false, retryAfter: plan.ok ? wait : math.max(wait, plan.retryAfter), writes: [], shards: plan.shards };
-  }
+  const wait = blockedWait(until, view.now, plan.ok ? undefined : plan.retryAfter);
+  if (wait !== undefined) return { ok: false, retryAfter: wait, writes: [], shards: plan.shards };
   const { lockout } = view.config;
   if (lockout !== undefined && plan.ok && count > 0 && plan.writes.some((w) => w.state.value < 1)) view.lockedUntil = view.now + lockout;
   return plan;
