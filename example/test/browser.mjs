@@ -6,9 +6,11 @@
 // chart, from the app's admin queries; a key blocked from its form: listed, marked in the Keys
 // table, its calls refused and counted, removed again, the form naming the limit each time; and
 // at phone width, 390 px, nothing sideways: no scrolling, every override's Remove whole); then the
-// main page (the banner; Playground decisions, shards and form errors as the component gives them; config
-// changes, replays and long waits on the chart; a sliding window's form, decisions and chart (exact:
-// steps; approximate: straight lines); the chat's Send countdown and its contrast;
+// main page (the banner; Playground decisions, shards and form errors as the component gives
+// them, each at the instant the deployment decided it, two to a ms, with the clock following to
+// the ms; config changes, replays and long waits on the chart, and a burst's refusals a ms apart
+// drawn as one mark, "×3"; a sliding window's form, decisions and chart (exact: steps;
+// approximate: straight lines); the chat's Send countdown and its contrast;
 // the form naming a blank or too-large number and saying what a peek or a fraction does), the
 // Monitor's and the admin chart's labels at phone width (390 px: 11 px or more, inside, apart), the
 // demo's HTML report at phone width (the same, and no note over the plot), and that the live build
@@ -65,6 +67,31 @@ function log(message) {
 function check(condition, message) {
   if (!condition) throw new Error(`check failed: ${message}`);
   log(`ok: ${message}`);
+}
+
+/**
+ * Writes `ms` as the UI writes a duration under 2 minutes: seconds, to the ms ("1.001 s").
+ * @param {number} ms
+ */
+function seconds(ms) {
+  return `${(Math.round(ms) / 1000).toLocaleString("en-US", { maximumFractionDigits: 3 })} s`;
+}
+
+/**
+ * Writes `v` tokens as the UI does: at most 2 decimals ("0.01").
+ * @param {number} v
+ */
+function tokens(v) {
+  return (Math.round(v * 100) / 100 + 0).toLocaleString("en-US", { maximumFractionDigits: 2 });
+}
+
+/**
+ * The ms a duration written in seconds stands for ("1.001 s": 1001), or NaN for other text.
+ * @param {string | null | undefined} text
+ */
+function msOf(text) {
+  const m = /^(-?\d+(?:\.\d{1,3})?) s$/.exec(text ?? "");
+  return m === null ? NaN : Math.round(Number(m[1]) * 1000);
 }
 
 /** A free TCP port on 127.0.0.1, for a server that must not move elsewhere (strictPort). */
@@ -566,6 +593,15 @@ async function main() {
   const chart = async () => `${await curve.getAttribute("d")}|${await projection.getAttribute("d")}`;
   /** The outcomes in the log, oldest first. */
   const outcomes = async () => (await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-outcome")))).reverse();
+  /** The instants (ms) the log says each request was decided at, oldest first. */
+  const instants = async () =>
+    (await rows.evaluateAll((trs) => trs.map((tr) => tr.querySelector("td:nth-child(2)")?.textContent ?? ""))).reverse().map(msOf);
+  const simClock = page.getByTestId("sim-clock");
+  /**
+   * Waits until the simulated clock reads `ms`, as the UI writes it (to the ms).
+   * @param {number} ms
+   */
+  const clockReads = (ms) => simClock.filter({ hasText: new RegExp(`^${seconds(ms).replace(/\./g, "\\.")}$`) }).waitFor();
   /**
    * Fills a form field and waits for the component's verdict on the new request.
    * @param {string} name
@@ -586,6 +622,10 @@ async function main() {
   await rows.nth(2).waitFor();
   await settled();
   check((await outcomes()).join() === "admitted,admitted,admitted", "three requests are admitted");
+  // A deployment's clock never runs before a commit it can see: it decides two requests in a ms,
+  // then moves to the next, so requests fired at once from 0 are decided at 0, 0, 1, 1, 2 ms, and
+  // the simulated clock follows.
+  check((await instants()).join() === "0,0,1", `the three are decided at 0, 0 and 1 ms (${(await instants()).join(", ")})`);
   check((await marks.count()) === 3, "the chart marks the three requests");
   const afterFiring = await chart();
   check(afterFiring !== initial, "the chart redraws after requests");
@@ -600,6 +640,7 @@ async function main() {
   await page.locator('[data-testid="decision-log"] tbody tr[data-outcome="refused"]').waitFor();
   await settled();
   check((await outcomes()).join() === "admitted,admitted,refused", "replayed with capacity 2, the third is refused");
+  check((await instants()).join() === "0,0,1", `the replay decides them at the same instants (${(await instants()).join(", ")})`);
   check((await page.locator(".mark-refused").count()) === 1, "the chart marks the refusal");
   const capacity2 = await chart();
 
@@ -666,9 +707,12 @@ async function main() {
   await page.getByLabel("Kind").selectOption("fixed window");
   await settled();
   check((await projection.getAttribute("d"))?.includes("H") === true, "a fixed window is drawn as steps");
+  // The clock stands at the last request's instant, 1 ms: waiting 1 s moves it to 1.001 s.
+  const beforeWait = msOf(await simClock.textContent());
+  check(beforeWait === 1, `the clock stands at the last request's 1 ms (${await simClock.textContent()})`);
   await page.getByRole("button", { name: "Wait", exact: true }).click();
-  await page.getByTestId("sim-clock").filter({ hasText: /^1 s$/ }).waitFor();
-  check(true, "waiting moves the simulated clock to 1 s");
+  await clockReads(beforeWait + 1000);
+  check(true, "waiting 1 s moves the simulated clock to 1.001 s");
 
   // A sliding window (5 in any 10 s): the form shows its capacity locked to the rate and no
   // reservations; a burst past 5 is refused; the chart is straight lines, and "Wait until full"
@@ -708,14 +752,26 @@ async function main() {
     (await outcomes()).join() === "admitted,admitted,admitted,admitted,admitted,refused",
     "an exact sliding window admits 5 of a burst of 6",
   );
+  // Two to a ms: the five admitted at 0, 0, 1, 1 and 2 ms, the sixth refused at 2 ms.
+  const exactAt = await instants();
+  check(exactAt.join() === "0,0,1,1,2,2", `a burst of six is decided at 0, 0, 1, 1, 2 and 2 ms (${exactAt.join(", ")})`);
   check((await projection.getAttribute("d"))?.includes("H") === true, "an exact sliding window is drawn as steps");
+  // The refused request may go when the first take (at 0) leaves the window, 10 s after it: 9.998 s
+  // after its own 2 ms. The limit is full when the last (at 2 ms) leaves: at 10.002 s.
+  const [firstTake = NaN, , , , lastTake = NaN, refusedAt = NaN] = exactAt;
   const exactRefused = (await rows.first().locator(".decision").textContent()) ?? "";
-  check(exactRefused === "refused: retry in 10 s", `the refused request waits until the 5 taken leave the window, 10 s later ("${exactRefused}")`);
+  check(
+    exactRefused === `refused: retry in ${seconds(firstTake + 10_000 - refusedAt)}`,
+    `the refused request waits until the first take leaves the window, 10 s after it ("${exactRefused}")`,
+  );
   await page.getByRole("button", { name: "Wait until full" }).click();
   await page.locator('.clock[data-busy="false"]').waitFor();
   await readout.filter({ hasText: /^5 of 5 tokens/ }).waitFor();
-  const exactFull = (await page.getByTestId("sim-clock").textContent()) ?? "";
-  check(exactFull === "10 s", `"Wait until full" moves the clock to 10 s, when they leave (${exactFull})`);
+  const exactFull = (await simClock.textContent()) ?? "";
+  check(
+    exactFull === seconds(lastTake + 10_000),
+    `"Wait until full" moves the clock to when the last take leaves, 10 s after it (${exactFull})`,
+  );
   // Approximate (the box unchecked): two counting windows, drawn with straight lines.
   await exactBox.uncheck();
   await settled();
@@ -724,6 +780,8 @@ async function main() {
     (await outcomes()).join() === "admitted,admitted,admitted,admitted,admitted,refused",
     "an approximate sliding window admits 5 of a burst of 6",
   );
+  const approximateAt = await instants();
+  check(approximateAt.join() === "0,0,1,1,2,2", `again at 0, 0, 1, 1, 2 and 2 ms (${approximateAt.join(", ")})`);
   const slidingPath = (await projection.getAttribute("d")) ?? "";
   check(slidingPath.includes("L") && !slidingPath.includes("H"), "an approximate sliding window is drawn with straight lines");
   check((await readout.textContent())?.startsWith("0 of 5 tokens") === true, "the readout says 0 of 5 tokens are left");
@@ -732,14 +790,15 @@ async function main() {
   await readout.filter({ hasText: /^5 of 5 tokens/ }).waitFor();
   // Nothing slid out before the boundary (the window before took nothing), so the refused request
   // waits for it plus a token's 2 s, and the limit is full a whole period after the boundary:
-  // 8 s after the retry, wherever the lane's hashed phase put the boundary.
+  // 8 s after the retry, wherever the lane's hashed phase put the boundary. The retry is counted
+  // from the instant the refusal was decided at (its logged 2 ms).
   const refusedText = (await rows.first().locator(".decision").textContent()) ?? "";
-  const retryIn = Number(refusedText.match(/^refused: retry in ([\d.]+) s$/)?.[1]);
-  const fullAt = (await page.getByTestId("sim-clock").textContent()) ?? "";
-  const fullSeconds = Number(fullAt.match(/^([\d.]+) s$/)?.[1]);
+  const retryIn = msOf(refusedText.match(/^refused: retry in (.+)$/)?.[1]);
+  const retryAt = (approximateAt[5] ?? NaN) + retryIn;
+  const fullAt = (await simClock.textContent()) ?? "";
   check(
-    Math.abs(fullSeconds - retryIn - 8) < 1e-9,
-    `"Wait until full" moves the clock to when the approximate window is full (${fullAt}), 8 s after the refusal's retry (${refusedText})`,
+    msOf(fullAt) - retryAt === 8000,
+    `"Wait until full" moves the clock to when the approximate window is full (${fullAt}), 8 s after the refusal's retry (${refusedText}, at ${seconds(retryAt)})`,
   );
   check(await page.getByRole("button", { name: "Wait until full" }).isDisabled(), "and then the limit is full: nothing left to wait for");
   await exactBox.check();
@@ -777,10 +836,26 @@ async function main() {
   const admittedShards = sharded.filter((r) => r.outcome === "admitted").flatMap((r) => r.shards);
   const perShard = [0, 1, 2, 3, 4].map((n) => admittedShards.filter((x) => x === n).length);
   check(perShard.every((n) => n <= 2), `no shard is reported for more than its 2 tokens (${perShard.join(", ")})`);
+  // Two to a ms: the twelve are decided at 0, 0, 1, 1, … 5, 5 ms, and the clock moves on to 6 ms.
+  const shardedAt = await instants();
+  check(
+    shardedAt.join() === "0,0,1,1,2,2,3,3,4,4,5,5" && msOf(await simClock.textContent()) === 6,
+    `the twelve are decided two to a ms, from 0 to 5 ms, and the clock stands at 6 ms (${shardedAt.join(", ")}; ${await simClock.textContent()})`,
+  );
+  // Each shard (2 tokens, refilling 2 per 10 s) holds 2, less the tokens it served, plus what it
+  // refilled since its first take (it is never full again): summed over every shard at the clock.
+  const clockMs = msOf(await simClock.textContent());
+  const oldestFirst = [...sharded].reverse();
+  const left = [0, 1, 2, 3, 4]
+    .map((n) => {
+      const takes = oldestFirst.flatMap((r, i) => (r.outcome === "admitted" && r.shards.includes(n) ? [shardedAt[i] ?? NaN] : []));
+      return takes.length === 0 ? 2 : 2 - takes.length + ((clockMs - Math.min(...takes)) * 2) / 10_000;
+    })
+    .reduce((a, b) => a + b, 0);
   const admittedCount = sharded.filter((r) => r.outcome === "admitted").length;
   check(
-    (await readout.textContent())?.startsWith(`${10 - admittedCount} of 10 tokens`) === true,
-    `the readout (every shard read by getValue) says ${10 - admittedCount} of 10 are left`,
+    (await readout.textContent())?.startsWith(`${tokens(left)} of 10 tokens available at ${seconds(clockMs)}`) === true,
+    `the readout (every shard read by getValue) says ${tokens(left)} of 10 are left at ${seconds(clockMs)}: ${10 - admittedCount} and what refilled since the takes ("${await readout.textContent()}")`,
   );
 
   // Reserve: debts show as reservations.
@@ -881,11 +956,29 @@ async function main() {
       "admitted,admitted,admitted,admitted,admitted,refused,admitted,admitted,admitted,refused,refused,refused,admitted,admitted,admitted",
     "the scripted traffic gets the decisions the token bucket promises",
   );
-  await page.getByTestId("sim-clock").filter({ hasText: /^13 s$/ }).waitFor();
+  // Each burst is decided two to a ms from the clock it starts at (a lone request keeps its ms),
+  // and each wait counts from where the last decision left the clock.
+  const scripted = [
+    [0, 0, 1, 1, 2], // the clock stands at 2 ms
+    [1002], // 1 s later
+    [3002], // 2 s later
+    [6002, 6002, 6003, 6003, 6004], // 3 s later: the three refused at 6.003, 6.003 and 6.004 s
+    [10_004], // 4 s later
+    [13_004, 13_004], // 3 s later: two in a ms, so the deployment's clock moves on to 13.005 s
+  ].flat();
+  const scriptAt = await instants();
+  check(scriptAt.join() === scripted.join(), `the scripted requests are decided at ${scriptAt.map(seconds).join(", ")}`);
+  await clockReads(13_005);
+  check(true, "after the script the clock stands at 13.005 s, the ms after the last two requests");
+  // The three refusals are less than a pixel apart on a chart of 13 s, so they are one mark.
   const counted = page.locator('.mark[data-count="3"]');
+  const countedTitle = (await counted.locator("title").allTextContents()).join("|");
   check(
-    (await counted.count()) === 1 && (await counted.locator("text").textContent()) === "×3",
-    'three refusals at 6 s are drawn as one mark labelled "×3"',
+    (await counted.count()) === 1 &&
+      (await counted.getAttribute("data-outcome")) === "refused" &&
+      (await counted.locator("text").textContent()) === "×3" &&
+      ["#10 at 6.003 s", "#11 at 6.003 s", "#12 at 6.004 s"].every((at, i) => countedTitle.split("\n")[i]?.startsWith(`${at},`)),
+    `three refusals at 6.003, 6.003 and 6.004 s are drawn as one mark labelled "×3" (${countedTitle.replaceAll("\n", "; ")})`,
   );
 
   await mkdir(artifacts, { recursive: true });

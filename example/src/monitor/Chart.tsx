@@ -52,12 +52,10 @@ export function Chart({ capacity, step, past, future, from, to, now, origin, mar
   const HEIGHT = Math.round(Math.min(300, Math.max(240, WIDTH * 0.42)));
   const clampedNow = Math.min(Math.max(now, from), to);
   const inRange = (t: number) => t >= from && t <= to;
-  const shown = groupMarks(
-    marks.filter((m) => inRange(m.t)).map((m) => ({ ...m, v: m.v ?? pointAt(past, m.t, step) ?? capacity })),
-  );
+  const placed = marks.filter((m) => inRange(m.t)).map((m) => ({ ...m, v: m.v ?? pointAt(past, m.t, step) ?? capacity }));
 
   const values = [...past, ...future].filter((p) => inRange(p.t)).map((p) => p.v);
-  const lo = Math.min(0, ...values, ...shown.map((m) => m.v ?? 0));
+  const lo = Math.min(0, ...values, ...placed.map((m) => m.v));
   const hi = Math.max(capacity, ...values, lo + 1);
   const left = MARGIN.left;
   const right = WIDTH - MARGIN.right;
@@ -73,6 +71,8 @@ export function Chart({ capacity, step, past, future, from, to, now, origin, mar
     x: (t) => left + inset + ((t - from) / span) * (right - left - 2 * inset),
     y: (v) => MARGIN.top + (1 - (v - yLo) / (yHi - yLo)) * (bottom - MARGIN.top),
   };
+  // Marks less than a pixel apart are drawn as one, counted: a burst decided a ms or two apart.
+  const shown = groupMarks(placed, scale);
   const time = timeTicks(from, to, origin, Math.max(2, Math.min(6, Math.floor((right - left) / TICK_SPACING))));
   const timeLabels = placeLabels(
     time.ticks.map((tick) => ({ x: scale.x(tick.t), text: tick.label })),
@@ -139,7 +139,7 @@ export function Chart({ capacity, step, past, future, from, to, now, origin, mar
         <g className="chart-marks">
           {shown.map((m) => {
             const x = scale.x(m.t);
-            const y = scale.y(m.v ?? 0);
+            const y = scale.y(m.v);
             return (
               <g key={m.id} className={`mark mark-${m.outcome}`} data-outcome={m.outcome} data-count={m.count}>
                 <title>{m.labels.join("\n")}</title>

@@ -1,9 +1,9 @@
 // The Monitor's axes and marks (axis.ts) and number formats (format.ts): table-driven, on explicit
 // spans and positions.
 import { describe, expect, it } from "vitest";
-import { groupMarks, placeLabels, timeTicks } from "./axis.js";
+import { groupMarks, placeLabels, timeTicks, type PlacedMark } from "./axis.js";
 import { formatDuration, formatTokens, unitFor } from "./format.js";
-import type { Mark } from "./model.js";
+import type { Mark, Scale } from "./model.js";
 
 const S = 1000;
 const MIN = 60 * S;
@@ -97,23 +97,24 @@ describe("placeLabels", () => {
 });
 
 describe("groupMarks", () => {
-  const mark = (id: number, t: number, outcome: Mark["outcome"], v?: number): Mark => ({
-    id,
-    t,
-    outcome,
-    label: `#${id}`,
-    ...(v === undefined ? {} : { v }),
-  });
+  const mark = (id: number, t: number, outcome: Mark["outcome"], v: number): PlacedMark => ({ id, t, outcome, label: `#${id}`, v });
+  // 10 px a second across, 20 px a token up: a ms is 0.01 px, a token's thousandth 0.02 px.
+  const seconds: Scale = { x: (t) => 64 + t / 100, y: (v) => 200 - 20 * v };
+  // 10 px a ms across: the same instants stand apart.
+  const ms: Scale = { x: (t) => 64 + 10 * t, y: seconds.y };
 
   it("counts marks drawn on the same spot, and keeps others apart", () => {
-    const grouped = groupMarks([
-      mark(1, 0, "admitted", 4),
-      mark(2, 0, "admitted", 3),
-      mark(3, 6000, "refused", 0),
-      mark(4, 6000, "refused", 0),
-      mark(5, 6000, "refused", 0),
-      mark(6, 6000, "admitted", 0),
-    ]);
+    const grouped = groupMarks(
+      [
+        mark(1, 0, "admitted", 4),
+        mark(2, 0, "admitted", 3), // 20 px lower
+        mark(3, 6000, "refused", 0),
+        mark(4, 6000, "refused", 0),
+        mark(5, 6000, "refused", 0),
+        mark(6, 6000, "admitted", 0), // another outcome
+      ],
+      seconds,
+    );
     expect(grouped.map((g) => [g.id, g.outcome, g.count])).toEqual([
       [1, "admitted", 1],
       [2, "admitted", 1],
@@ -123,7 +124,33 @@ describe("groupMarks", () => {
     expect(grouped[2]?.labels).toEqual(["#3", "#4", "#5"]);
   });
 
-  it("groups marks read off the curve (no height of their own) by instant", () => {
-    expect(groupMarks([mark(1, 5, "refused"), mark(2, 5, "refused")]).map((g) => g.count)).toEqual([2]);
+  it("counts a burst's refusals a ms apart as one mark on a chart of seconds, and not on a chart of ms", () => {
+    // The deployment decides two requests a ms: refusals at 6003, 6003 and 6004 ms, each with the
+    // tokens of its own instant (0.0005 a ms): less than a pixel apart either way at 10 px a second.
+    const burst = [mark(1, 6003, "refused", 0.0015), mark(2, 6003, "refused", 0.0015), mark(3, 6004, "refused", 0.002)];
+    const onSeconds = groupMarks(burst, seconds);
+    expect(onSeconds.map((g) => [g.id, g.t, g.count])).toEqual([[1, 6003, 3]]);
+    expect(onSeconds[0]?.labels).toEqual(["#1", "#2", "#3"]);
+    // At 10 px a ms the third is drawn 10 px to the right: a mark of its own.
+    expect(groupMarks(burst, ms).map((g) => [g.id, g.count])).toEqual([
+      [1, 2],
+      [3, 1],
+    ]);
+  });
+
+  it("groups within a pixel of a group's first mark, both ways, and no further", () => {
+    // The second mark (at 1 ms, 1 token) drawn (x, y) px from the first (at 0, 0 tokens).
+    const at = (x: number, y: number): Scale => ({ x: (t) => (t === 0 ? 100 : 100 + x), y: (v) => (v === 0 ? 50 : 50 + y) });
+    const pair = [mark(1, 0, "admitted", 0), mark(2, 1, "admitted", 1)];
+    expect(groupMarks(pair, at(0.99, -0.99)).map((g) => g.count)).toEqual([2]);
+    expect(groupMarks(pair, at(1, 0)).map((g) => g.count)).toEqual([1, 1]);
+    expect(groupMarks(pair, at(0, -1)).map((g) => g.count)).toEqual([1, 1]);
+    // Measured from the first mark, not the last joined: 0.6 px steps make a pair, then a new mark.
+    const steps: Scale = { x: (t) => 100 + 0.6 * t, y: () => 50 };
+    const drift = [mark(1, 0, "refused", 0), mark(2, 1, "refused", 0), mark(3, 2, "refused", 0)];
+    expect(groupMarks(drift, steps).map((g) => [g.id, g.count])).toEqual([
+      [1, 2],
+      [3, 1],
+    ]);
   });
 });

@@ -1,8 +1,8 @@
 // The Monitor chart's axes and marks, as plain data: a time axis whose unit follows the span
 // shown (seconds up to days), tick labels kept inside the plot and apart from each other, and
-// requests made at the same instant with the same outcome counted as one mark. Pure.
+// requests with the same outcome drawn on the same spot counted as one mark. Pure.
 import { formatIn, unitFor, type TimeUnit } from "./format.js";
-import { ticks, type Mark } from "./model.js";
+import { ticks, type Mark, type Scale } from "./model.js";
 
 /** One tick of the time axis: instant `t` (ms) and its label, relative to the origin. */
 export type TimeTick = { t: number; label: string };
@@ -56,24 +56,31 @@ export function placeLabels(
   return out;
 }
 
-/** A chart mark standing for `count` requests with the same instant, outcome and height. */
-export type GroupedMark = Mark & { count: number; labels: string[] };
+/** A chart mark with its height: the tokens it is drawn at (see `Mark.v`). */
+export type PlacedMark = Mark & { v: number };
+
+/** A chart mark standing for `count` requests drawn on the same spot, with the same outcome. */
+export type GroupedMark = PlacedMark & { count: number; labels: string[] };
 
 /**
- * groupMarks merges marks that would be drawn on top of each other (same instant, same outcome,
- * same height) into one, counting them, so three refusals at once read "×3". Order is kept: a
- * group sits where its first mark was.
+ * groupMarks merges marks that would be drawn on top of each other into one, counting them, so
+ * three refusals at once read "×3": marks with the same outcome placed by `scale` less than a
+ * pixel from a group's first mark, across and up. The instant alone can't say that: a burst's
+ * requests are decided a ms or two apart (two to a ms, as a deployment's commits move its clock),
+ * a small fraction of a pixel on a chart of seconds, while on a chart of ms they stand apart.
+ * Order is kept: a group sits where its first mark was.
  */
-export function groupMarks(marks: readonly Mark[]): GroupedMark[] {
-  const groups = new Map<string, GroupedMark>();
+export function groupMarks(marks: readonly PlacedMark[], scale: Scale): GroupedMark[] {
+  const groups: { x: number; y: number; mark: GroupedMark }[] = [];
   for (const m of marks) {
-    const key = `${m.t}|${m.outcome}|${m.v === undefined ? "curve" : Math.round(m.v * 1e6) / 1e6}`;
-    const g = groups.get(key);
-    if (g === undefined) groups.set(key, { ...m, count: 1, labels: [m.label] });
+    const x = scale.x(m.t);
+    const y = scale.y(m.v);
+    const g = groups.find((g) => g.mark.outcome === m.outcome && Math.abs(g.x - x) < 1 && Math.abs(g.y - y) < 1);
+    if (g === undefined) groups.push({ x, y, mark: { ...m, count: 1, labels: [m.label] } });
     else {
-      g.count += 1;
-      g.labels.push(m.label);
+      g.mark.count += 1;
+      g.mark.labels.push(m.label);
     }
   }
-  return [...groups.values()];
+  return groups.map((g) => g.mark);
 }
