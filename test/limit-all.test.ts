@@ -105,11 +105,6 @@ describe("limitAll", () => {
     for (let i = 0; i < 10; i++) expect((await t.run((ctx) => rl.limitAll(ctx, [{ name: "hot" }]))).ok).toBe(true);
     expect((await t.run((ctx) => rl.check(ctx, "hot"))).ok).toBe(false);
   });
-
-  test("a name the RateLimiter doesn't know needs a config", () => {
-    // @ts-expect-error "perUsr" is not a named limit and has no config
-    void (() => rl.limitAll({} as never, [{ name: "perUsr" }]));
-  });
 });
 
 describe("mergeRequests and combineResults (pure)", () => {

@@ -35,7 +35,7 @@ describe("a sharded limit's reservations reach maxReserved", () => {
   )(
     "fractional takes first, each its own request at its own instant; then one reserved at a time: floor(tokens + maxReserved) of them, and the limit never owes more than maxReserved",
     (kind, shards, fractions, async, draws) => {
-      const config: RateLimitConfig = {
+      const config = {
         kind,
         rate: 12,
         period: HOUR,
@@ -43,7 +43,7 @@ describe("a sharded limit's reservations reach maxReserved", () => {
         shards,
         ...(kind === "fixed window" ? { start: 0 } : {}),
         ...(async ? { applyUpdates: "asynchronously" as const } : {}),
-      };
+      } as RateLimitConfig;
       const random = () => draws.next().value as number;
       const store = new MemoryStore();
       let now = T0;

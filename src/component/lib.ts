@@ -6,17 +6,16 @@ import { ConvexError, v, type Infer } from "convex/values";
 import { creditFlow } from "../shared/credit.js";
 import { limitAllOutcome, mergeRequests, type LimitAllOutcome } from "../shared/limit-all.js";
 import { MAX_STALENESS_MS, staleVerdict } from "../shared/overload.js";
-import { requestFlow, type MetricEventOf, type Raise, type RequestOutcome } from "../shared/request.js";
+import { requestFlow, type Raise, type RequestOutcome } from "../shared/request.js";
 
 export { MAX_STALENESS_MS };
 import { runPlanAsync } from "../shared/rows.js";
 import { validateNameAndKey } from "../shared/validate.js";
 import { getValueFlow } from "../shared/value.js";
-import { isAsync } from "../shared/view.js";
-import { configArgValidator, creditArgs, getValueArgs, getValueResult, rateLimitArgs, rateLimitCallReturns, rateLimitErrorValidator, rateLimitResult, type RateLimitArgs, type RateLimitCallResult, type RateLimitError } from "../shared/validators.js";
+import { configArgValidator, creditArgs, isAsync, getValueArgs, getValueResult, rateLimitArgs, rateLimitCallReturns, rateLimitErrorValidator, rateLimitResult, type RateLimitArgs, type RateLimitCallResult, type RateLimitError } from "../shared/validators.js";
 import { limitAllArgs, limitAllCallResult, limitAllResult, type LimitAllArgs, type LimitAllCallResult } from "../shared/limit-all-validators.js";
 import { takeValidator } from "../shared/stored.js";
-import { decisionEvent } from "../shared/metrics.js";
+import { decisionEvent, type DecisionEvent } from "../shared/metrics.js";
 import { api, internal } from "./_generated/api.js";
 import type { Id } from "./_generated/dataModel.js";
 import { internalQuery, mutation, query, type DatabaseReader, type DatabaseWriter } from "./_generated/server.js";
@@ -32,7 +31,7 @@ function decide(db: DatabaseReader, args: RateLimitArgs, now = Date.now()) {
 }
 
 /** Records a verdict's metric event, if it has one: one insert, no read. */
-async function record(db: DatabaseWriter, at: KeyAddress, event: MetricEventOf | undefined, now: number): Promise<void> {
+async function record(db: DatabaseWriter, at: KeyAddress, event: DecisionEvent | undefined, now: number): Promise<void> {
   if (event) await recordMetric(db, at, event, now);
 }
 

@@ -6,8 +6,8 @@
 import { validateConcurrencyConfig, validateExtendBy, validateNameAndKey } from "./validate.js";
 import type { RateLimitError } from "./validators.js";
 import type { AcquireArgs, ConcurrencyConfig, ExtendResult, LeaseValue } from "./concurrency-validators.js";
-import { recordsMetrics } from "./metrics.js";
-import type { MetricEventOf, Raise } from "./request.js";
+import { recordsMetrics, type DecisionEvent } from "./metrics.js";
+import type { Raise } from "./request.js";
 import { math } from "./math.js";
 
 /** A held lease as the flows see it: its handle, when it frees itself (UTC ms) and its length (ms). */
@@ -59,7 +59,7 @@ export function decideAcquire(live: readonly number[], config: ConcurrencyConfig
  * the `RateLimited` error to throw when the request asked for `throws`. With `metrics: true`,
  * `event` is the metric event to record (admitted or refused, one slot).
  */
-export type AcquireOutcome = { event?: MetricEventOf } & (
+export type AcquireOutcome = { event?: DecisionEvent } & (
   | (Extract<AcquireDecision, { ok: true }> & { insert: LeaseInsert })
   | (Extract<AcquireDecision, { ok: false }> & { raise?: Raise<RateLimitError> })
 );
@@ -80,7 +80,7 @@ export function* acquireFlow<Id>(args: AcquireArgs, now: number): LeaseFlow<Id, 
     args.config,
     now,
   );
-  const event: { event?: MetricEventOf } = recordsMetrics(args.config) ? { event: { outcome: decision.ok ? "admitted" : "refused", count: 1 } } : {};
+  const event: { event?: DecisionEvent } = recordsMetrics(args.config) ? { event: { outcome: decision.ok ? "admitted" : "refused", count: 1 } } : {};
   if (decision.ok) return { ...decision, ...event, insert: { ...at, expiresAt: decision.expiresAt, lease: args.config.lease } };
   if (!args.throws) return { ...decision, ...event };
   const error: RateLimitError = { kind: "RateLimited", name, retryAfter: decision.retryAfter };

@@ -9,6 +9,6 @@ export { ASYNC_MARGIN, requestFlow, resultOf, type RequestOutcome } from "./requ
 export { MAX_STALENESS_MS, staleVerdict } from "./overload.js";
 export { answerRead, keyIdOf, runPlan, runPlanAsync, type KeyFlow, type KeyRead, type KeyRow, type RowOp, type RowQuery } from "./rows.js";
 export { getValueFlow, summarize } from "./value.js";
-export { isAsync } from "./view.js";
+export { isAsync } from "./validators.js";
 export { fold, settle } from "./settle.js";
 export type { RowFields, StoredRow, Take } from "./stored.js";

@@ -1,5 +1,6 @@
 // `limitAll`: merging a call's requests by key, and combining their results into one answer.
-import type { MetricEventOf, Raise, RequestOutcome } from "./request.js";
+import type { Raise, RequestOutcome } from "./request.js";
+import type { DecisionEvent } from "./metrics.js";
 import { keyIdOf, type RowOp } from "./rows.js";
 import { invalid, validateCountValue } from "./validate.js";
 import { validateConfigShape } from "./validate-config.js";
@@ -86,7 +87,7 @@ export function combineResults(
 export type LimitAllOutcome<Id> = {
   result: LimitAllResult;
   writes: { request: RateLimitArgs; ops: RowOp<Id>[] }[];
-  events: { request: RateLimitArgs; event: MetricEventOf }[];
+  events: { request: RateLimitArgs; event: DecisionEvent }[];
   raise?: Raise<RateLimitAllError>;
   /** The merged requests a dry run would have refused or made wait, with that wait (ms). */
   wouldRefuse: { request: RateLimitArgs; retryAfter: number }[];

@@ -52,22 +52,24 @@ export const ALONE_COUNTS = 10;
  */
 export type NearEmptyRule = "pair" | "no combining" | "alone";
 
-/** nearEmptyRule returns the rule for a request of `count` tokens whose first shard is `first`. */
-export function nearEmptyRule(first: ShardRead, count: number, reserve: boolean): NearEmptyRule {
+/**
+ * nearEmptyRule returns the rule for a request of `count` tokens whose first shard is `first`,
+ * and once the second shard is read, `second`: a second shard too small to refill a request soon
+ * (under {@link NO_COMBINE_COUNTS} requests' worth) is decided on as a `pair` whatever the first
+ * (partial tokens would strand on it). The planner asks before reading the second shard (is the
+ * rule `alone`?) and again after; only this function compares a shard with the thresholds.
+ */
+export function nearEmptyRule(first: ShardRead, count: number, reserve: boolean, second?: ShardRead): NearEmptyRule {
   if (reserve || !(count > 0)) return "pair";
+  if (second !== undefined && !(second.p.capacity >= NO_COMBINE_COUNTS * count)) return "pair";
   if (first.p.capacity >= ALONE_COUNTS * count) return "alone";
   if (first.p.capacity >= NO_COMBINE_COUNTS * count) return "no combining";
   return "pair";
 }
 
-/** Whether `read` alone holds `need` tokens at `now`. */
-function holds(read: ShardRead, now: number, need: number): boolean {
+/** holds reports whether `read` alone holds `need` tokens at `now`: it can serve them without debt. */
+export function holds(read: ShardRead, now: number, need: number): boolean {
   return minus(evaluate(read.state, read.p, now).value, need) >= 0;
-}
-
-/** Whether `read` alone can serve `count` tokens at `now`, without debt. */
-export function servesAlone(read: ShardRead, now: number, count: number): boolean {
-  return holds(read, now, count);
 }
 
 /** Whole ms until `read` holds `need` tokens with no other traffic; Infinity if it never can. */

@@ -3,7 +3,7 @@
 // next and, at the end, which tokens to take from which shard.
 import { decideRow, delayUntil, evaluate, leastDelay, valueAt, withValue, type Params, type State } from "./algebra.js";
 import type { Plan, ShardRead } from "./shard.js";
-import { NO_COMBINE_COUNTS, nearEmptyRule, planNearEmpty, servesAlone } from "./overload.js";
+import { holds, nearEmptyRule, planNearEmpty } from "./overload.js";
 import { landed, minus, pairAccepts } from "./split.js";
 import { math } from "./math.js";
 
@@ -76,13 +76,11 @@ export function* planRequest(
   if (n === 1 || isComfortable(a, now, count, comfort)) return planOne(yield first, now, count, reserve);
   // Near empty, on shards big enough, read no second shard when the first can serve, and never
   // combine two shards' partial tokens: see nearEmptyRule.
-  const rule = nearEmpty ? nearEmptyRule(a, count, reserve) : "pair";
-  if (rule === "alone" && servesAlone(a, now, count)) return planOne(yield first, now, count, reserve);
+  if (nearEmpty && nearEmptyRule(a, count, reserve) === "alone" && holds(a, now, count)) return planOne(yield first, now, count, reserve);
   const b = yield second;
   const again = yield first;
-  return rule === "pair" || !(b.p.capacity >= NO_COMBINE_COUNTS * count)
-    ? planTwo(again, b, now, count, reserve)
-    : planNearEmpty(rule, again, b, now, count);
+  const rule = nearEmpty ? nearEmptyRule(a, count, reserve, b) : "pair";
+  return rule === "pair" ? planTwo(again, b, now, count, reserve) : planNearEmpty(rule, again, b, now, count);
 }
 
 /**

@@ -7,16 +7,9 @@ import { blockedWait, inForce, type InForce, type Override } from "./overrides.j
 import { validateCount, validateCountValue, validateNameAndKey, validateTier } from "./validate.js";
 import { checkConfig } from "./validate-config.js";
 import { outcomeOf, recordsMetrics, type DecisionEvent } from "./metrics.js";
-import type { DecidedBy, RateLimitArgs, RateLimitConfig, RateLimitDetails, RateLimitError, RateLimitResult, RateLimitReturns } from "./validators.js";
-import { fullAfter, isAsync, migrated, newView, opsOf, readOf, scaledTotal, shardOf, type View } from "./view.js";
+import { isAsync, type DecidedBy, type RateLimitArgs, type RateLimitConfig, type RateLimitDetails, type RateLimitError, type RateLimitResult, type RateLimitReturns } from "./validators.js";
+import { fullAfter, migrated, newView, opsOf, readOf, scaledTotal, shardOf, type View } from "./view.js";
 import { math } from "./math.js";
-
-/**
- * A metric event to record (a limit with `metrics: true`): what the limit decided, or for a dry
- * run what it would have decided, the tokens asked for, the override that decided and whether a
- * block refused it. Declared once, as `decisionEvent` (metrics.ts).
- */
-export type MetricEventOf = DecisionEvent;
 
 /**
  * How a call that is rate limited throws (`throws: true`, and the work can't run now): the
@@ -36,7 +29,7 @@ export type Raise<E> = { error: E; inCaller: boolean };
 export type Executed = {
   result: RateLimitResult;
   /** The metric event to record with it, if the limit records metrics (a peek records none). */
-  event?: MetricEventOf;
+  event?: DecisionEvent;
   /** Set when the call throws `RateLimited`; see {@link Raise}. */
   raise?: Raise<RateLimitError>;
 };
@@ -150,9 +143,9 @@ export function eventOf(
   decided: Pick<Plan, "ok" | "retryAfter">,
   by: DecidedBy = "config",
   blocked = false,
-): MetricEventOf | undefined {
+): DecisionEvent | undefined {
   if (!(recordsMetrics(config) && count > 0)) return undefined;
-  const event: MetricEventOf = { outcome: outcomeOf(decided), count };
+  const event: DecisionEvent = { outcome: outcomeOf(decided), count };
   if (by !== "config") event.by = by;
   if (blocked) event.blocked = true;
   return event;

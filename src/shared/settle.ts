@@ -58,8 +58,8 @@ export function takenUnder(take: Take, config: RateLimitConfig, phaseOf: PhaseOf
 /** A layout: a config's shards, their params, and what each holds (null: never used, full). */
 type Layout = { config: RateLimitConfig; phase: number; params: Params[]; states: (State | null)[] };
 
-/** The row a shard's state is stored as under `p`, one of `shards`: what a write of it records. */
-function rowOf(shard: number, state: State, p: Params, shards: number): StoredRow {
+/** storedRowOf returns the row a shard's state is stored as under `p`, one of `shards`: what a write of it records. */
+function storedRowOf(shard: number, state: State, p: Params, shards: number): StoredRow {
   return {
     shard,
     value: state.value,
@@ -121,7 +121,7 @@ export function settle(
     const on = (t: Take) => (isShardOf(t.shard, n) ? t.shard : 0);
     current = layout.states.flatMap((state, k) => {
       const after = fold(state, run.filter((t) => on(t) === k), layout.params[k]!);
-      return after ? [rowOf(k, after, layout.params[k]!, n)] : [];
+      return after ? [storedRowOf(k, after, layout.params[k]!, n)] : [];
     });
     i = j;
   }

@@ -138,6 +138,14 @@ export const kindValidator = v.union(
 );
 
 /**
+ * isAsync reports whether a config records its consumption for the applier instead of writing
+ * its rows (`applyUpdates: "asynchronously"`).
+ */
+export function isAsync(config: RateLimitConfig): boolean {
+  return config.applyUpdates === "asynchronously";
+}
+
+/**
  * kindOf returns the kind of a config's rows, as the algebra evaluates them: the config's kind,
  * except a sliding window without `exact: false`, whose rows keep a log: `"exact sliding window"`.
  */

@@ -7,7 +7,7 @@ import type { Plan, ShardRead } from "./plan.js";
 import type { KeyFlow, KeyRead, KeyRow, RowOp } from "./rows.js";
 import { fold, settle, takenUnder, type PhaseOf } from "./settle.js";
 import { invalid } from "./validate.js";
-import { kindOf, type RateLimitConfig } from "./validators.js";
+import { isAsync, kindOf, type RateLimitConfig } from "./validators.js";
 import type { RowFields, StoredRow, Take } from "./stored.js";
 import type { Override } from "./overrides.js";
 import { math } from "./math.js";
@@ -55,11 +55,6 @@ export function* expanded<Id>(
   const text = known.get(h);
   const old = text === undefined ? undefined : termsConfig(text);
   return old ? expandRow(row, old, resolvePhase(old, at.name, at.key)) : row;
-}
-
-/** Whether a config records its consumption for the applier instead of writing its rows. */
-export function isAsync(config: RateLimitConfig): boolean {
-  return config.applyUpdates === "asynchronously";
 }
 
 /**
