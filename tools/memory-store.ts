@@ -8,7 +8,8 @@ import { answerRead, keyIdOf, type KeyInMemory } from "../src/shared/rows.js";
 import { ConvexError } from "convex/values";
 import { isIdleKey } from "../src/shared/idle.js";
 import { resolvePhase } from "../src/shared/layout.js";
-import { mergeOverride, scopeOf, type Override, type OverrideTarget } from "../src/shared/overrides.js";
+import { mergeOverride, scopeOf, type Override, type OverrideEntry, type OverrideTarget } from "../src/shared/overrides.js";
+import { canonicalNetwork, networkIntervals } from "../src/shared/address.js";
 import { keyOverrideOps, resetOps, validateOverride, validateTarget } from "../src/shared/override-writes.js";
 import type { CreditArgs } from "../src/shared/validators.js";
 import { runPlan } from "../src/shared/rows.js";
@@ -38,6 +39,8 @@ export class MemoryStore {
   private overrides = new Map<string, Map<string, Override>>();
   /** The tier overrides per limit name, by tier, as a request's `tier` read finds them. */
   private tiers = new Map<string, Map<string, Override>>();
+  /** Each name's network entries, by canonical CIDR. */
+  private networks = new Map<string, Map<string, OverrideEntry>>();
   private nextId = 0;
 
   /**
@@ -48,7 +51,9 @@ export class MemoryStore {
     const rows = [...(this.rows.get(keyIdOf(at)) ?? [])].sort((a, b) => a.shard - b.shard || a.id - b.id);
     // With the config each was decided under, as the component's store reads them (`takeOf`).
     const pending = (this.takes.get(keyIdOf(at)) ?? []).map(({ shard, count, ts, config }) => ({ shard, count, ts, config }));
-    return { rows, pending, known: this.terms.get(at.name) ?? new Map(), tiers: this.tiers.get(at.name) ?? new Map() };
+    const entries = this.networks.get(at.name) ?? new Map<string, OverrideEntry>();
+    const networks = networkIntervals([...entries.keys()]).map((x) => ({ ...x, override: entries.get(x.network)! }));
+    return { rows, pending, known: this.terms.get(at.name) ?? new Map(), tiers: this.tiers.get(at.name) ?? new Map(), networks };
   }
 
   /**
@@ -128,8 +133,16 @@ export class MemoryStore {
    * a tier's kept for requests naming the tier; a key's also written on every row of the key
    * (`keyOverrideOps`).
    */
-  setOverride(at: { name: string }, target: OverrideTarget, override: Override, named: RateLimitConfig, now: number): void {
-    validateOverride(at.name, target, override, named);
+  setOverride(at: { name: string }, target: OverrideTarget, entry: OverrideEntry, named: RateLimitConfig, now: number): void {
+    validateOverride(at.name, target, entry, named);
+    if ("network" in target) {
+      const networks = this.networks.get(at.name) ?? new Map<string, OverrideEntry>();
+      networks.set(canonicalNetwork(target.network, "target.network"), entry);
+      this.networks.set(at.name, networks);
+      return;
+    }
+    // Only a network's entry may be `{ allow }` (validateOverride).
+    const override = entry as Override;
     const byTarget = this.overrides.get(at.name) ?? new Map<string, Override>();
     byTarget.set(JSON.stringify(scopeOf(target)), override);
     this.overrides.set(at.name, byTarget);
@@ -149,6 +162,7 @@ export class MemoryStore {
    */
   removeOverride(at: { name: string }, target: OverrideTarget, named: RateLimitConfig, now: number): boolean {
     validateTarget(at.name, target);
+    if ("network" in target) return this.networks.get(at.name)?.delete(canonicalNetwork(target.network, "target.network")) ?? false;
     const had = this.overrides.get(at.name)?.delete(JSON.stringify(scopeOf(target))) ?? false;
     if ("tier" in target) {
       this.tiers.get(at.name)?.delete(target.tier);

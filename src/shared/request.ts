@@ -202,8 +202,9 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
   const flow = planRequest(view.n, now, count, reserve, random, undefined, !isAsync(config));
   let step = flow.next();
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
-  const plan = barred(step.value, resolved, view, count);
-  const blocked = plan !== step.value;
+  // A network's `{ allow: true }` admits, taking nothing, whatever the state or a lockout says.
+  const plan = resolved.allow ? allowed(step.value) : barred(step.value, resolved, view, count);
+  const blocked = plan !== step.value && !resolved.allow;
   // A dry run admits, now, what it would refuse or make wait (a refusal writes nothing), and says so.
   const shadow = config.dryRun === true && plan.retryAfter !== undefined;
   // Built field by field, not by spreading: this runs on every call.
@@ -211,7 +212,7 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
   if (args.details) result.details = detailsOf(view, plan);
   const event = eventOf(config, count, plan, resolved.by, blocked);
   // A block or lockout refuses writing nothing, not even a carry-over of rows of other terms.
-  const ops = blocked ? [] : opsOf(view, plan, count);
+  const ops = blocked || resolved.allow ? [] : opsOf(view, plan, count);
   const raise = raiseOf(args, result, ops.length > 0, event !== undefined);
   const outcome: RequestOutcome<Id> = { plan, result, ops: raise ? [] : ops, safeOnStale: isAsync(config) && keepsMargin(view, plan) };
   if (event) outcome.event = event;
@@ -230,6 +231,11 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
   }
   if (shadow) outcome.wouldRefuse = { retryAfter: plan.retryAfter! };
   return outcome;
+}
+
+/** The plan of a request a network's `{ allow: true }` exempts: admitted now, writing nothing. */
+function allowed(plan: Plan): Plan {
+  return { ok: true, writes: [], shards: plan.shards };
 }
 
 /**
