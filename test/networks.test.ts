@@ -334,7 +334,7 @@ describe("bad input: an InvalidRateLimit error naming the field, and nothing wri
   test.each([
     ["", "an empty user agent"],
     [null, "no user agent"],
-  ])("by userAgent, %j is an error naming request.userAgent (%s)", async (userAgent) => {
+  ] as const)("by userAgent, %j is an error naming request.userAgent (%s)", async (userAgent: string | null, _why: string) => {
     const t = makeTest();
     expect(await convexErrorData(keyOf(t, "203.0.113.7", { by: "userAgent" }, userAgent))).toMatchObject({ kind: "InvalidRateLimit", field: "request.userAgent" });
     expect(await convexErrorData(keyOf(t, "203.0.113.7", { by: "ip+userAgent" }, userAgent))).toMatchObject({ field: "request.userAgent" });

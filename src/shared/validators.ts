@@ -2,6 +2,16 @@
 // validator is the single source of truth.
 import { v, type Infer } from "convex/values";
 import { addFieldsToValidator, literals, partial } from "convex-helpers/validators";
+import { rateLimitErrorValidator } from "./error-validators.js";
+
+export {
+  invalidRateLimitErrorValidator,
+  rateLimitAllErrorValidator,
+  rateLimitErrorValidator,
+  type InvalidRateLimitError,
+  type RateLimitAllError,
+  type RateLimitError,
+} from "./error-validators.js";
 
 /**
  * How a limit's consumption is written. `"transactionally"` (the default): the decision reads the
@@ -405,27 +415,6 @@ const hookQueryArgsObject = v.object(hookQueryArgs);
 /** The arguments of `hookAPI`'s `getRateLimit` query; see {@link hookQueryArgs}. */
 export type HookQueryArgs = Infer<typeof hookQueryArgsObject>;
 
-/** The data of the `ConvexError` thrown for a refused request when `throws: true`. */
-export const rateLimitErrorValidator = v.object({
-  kind: v.literal("RateLimited"),
-  /** The name of the limit that refused. */
-  name: v.string(),
-  /** Whole ms after which the same request succeeds if nothing else takes tokens meanwhile. */
-  retryAfter: v.number(),
-});
-
-/**
- * The data of the `RateLimited` `ConvexError` that `limitAll`/`checkAll` throw with `throws`: a
- * `RateLimitError` (`name` is the first limit that refused, `retryAfter` when all succeed
- * together), plus `names`, every limit that refused (or would make reserved work wait).
- */
-export const rateLimitAllErrorValidator = v.object({
-  ...rateLimitErrorValidator.fields,
-  names: v.array(v.string()),
-});
-
-export type RateLimitError = Infer<typeof rateLimitErrorValidator>;
-export type RateLimitAllError = Infer<typeof rateLimitAllErrorValidator>;
 
 /**
  * What `lib.rateLimit` returns: its result and, when the call is refused with `throws` and the
@@ -453,16 +442,3 @@ export const rateLimitCallReturns = v.union(
   }),
 );
 export type RateLimitCallResult = Infer<typeof rateLimitCallResult>;
-
-
-/** The data of the `ConvexError` thrown for a malformed config or request. */
-export const invalidRateLimitErrorValidator = v.object({
-  kind: v.literal("InvalidRateLimit"),
-  /** The field at fault, e.g. `"config.rate"` or `"count"`. */
-  field: v.string(),
-  /** The offending value, as a string so NaN and ±Infinity survive serialization. */
-  value: v.string(),
-  /** `field = value: what is wrong`, readable as it stands. */
-  message: v.string(),
-});
-export type InvalidRateLimitError = Infer<typeof invalidRateLimitErrorValidator>;
