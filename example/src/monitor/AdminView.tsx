@@ -179,8 +179,10 @@ function Overrides({ name, overrides, now, onBlock, onRemove }: OverridesProps) 
       return;
     }
     const { target, override } = request.args;
-    const done = `Blocked ${target.key} until ${utcLabel(override.blockedUntil, now)}.`;
-    if (await change(() => onBlock(request.args), done)) setForm(EMPTY_BLOCK);
+    const what = "network" in target ? `network ${target.network}` : target.key;
+    const done = `Blocked ${what} until ${utcLabel(override.blockedUntil, now)}.`;
+    // The form keeps what it blocks (a key or a network) for the next one.
+    if (await change(() => onBlock(request.args), done)) setForm({ ...EMPTY_BLOCK, scope: form.scope ?? "key" });
   };
   const remove = (target: OverrideTarget, label: string) => void change(() => onRemove({ name, target }), `Removed the override of ${label}.`);
 
@@ -240,11 +242,21 @@ function Overrides({ name, overrides, now, onBlock, onRemove }: OverridesProps) 
       <LoadMore pages={overrides} what="overrides" />
       <form className="actions admin-block" aria-label="Block a key" onSubmit={(e) => void block(e)}>
         <label className="inline-field">
-          <span>Block key</span>
+          <span>Block</span>
+          <select
+            value={form.scope ?? "key"}
+            aria-label="What to block"
+            onChange={(e) => setForm({ ...form, scope: e.target.value === "network" ? "network" : "key" })}
+            data-testid="admin-block-scope"
+          >
+            <option value="key">key</option>
+            <option value="network">network (CIDR)</option>
+          </select>
           <input
             className="admin-block-key"
             value={form.key}
-            placeholder="key-a"
+            aria-label={form.scope === "network" ? "Block network" : "Block key"}
+            placeholder={form.scope === "network" ? "203.0.113.0/24" : "key-a"}
             autoComplete="off"
             onChange={(e) => setForm({ ...form, key: e.target.value })}
             data-testid="admin-block-key"
