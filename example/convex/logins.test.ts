@@ -142,12 +142,14 @@ describe("logIn per address", () => {
     const t = await withAccounts();
     const admin = t.withIdentity({ email: "admin@example.com" });
     step();
+    // #region blockNetwork
     await admin.mutation(api.admin.setRateLimitOverride, {
       name: "signInsPerAddress",
       target: { network: "203.0.113.0/24" },
       override: { blockedUntil: Date.now() + HOUR },
       note: "abuse",
     });
+    // #endregion blockNetwork
     step();
     const error = await errorOf(t.withRequestMetadata({ ip: "203.0.113.99" }).mutation(api.logins.logIn, { name: "alice", password: "right" }));
     if (!isRateLimitError(error)) throw error;

@@ -14,8 +14,8 @@ import { rateLimiter } from "./limits.js";
  *
  * Throws a `RateLimited` `ConvexError` (`data.retryAfter`, ms) without looking at the password
  * while the address is banned or its network blocked (`data.name`: "signInsPerAddress"), or the
- * account is locked (for a day from the wrong guess that left it less than one guess,
- * or by an admin's block). Otherwise returns `{ ok: true }` for the right password, or `{ ok: false,
+ * account is locked (for a day from the wrong guess that left it less than one guess, or by an
+ * admin's block). Otherwise returns `{ ok: true }` for the right password, or `{ ok: false,
  * retryAfter }` for a wrong one, where `retryAfter` (ms) says when the next guess is allowed
  * (absent: right away; a day after the guess that locked the account).
  */
@@ -26,10 +26,12 @@ export const logIn = mutation({
     v.object({ ok: v.literal(false), retryAfter: v.optional(v.number()) }),
   ),
   handler: async (ctx, { name, password }) => {
+    // #region perAddress
     // Per address first: a banned address (or blocked network) learns nothing about accounts.
     // Server-to-server calls have no address; they share one key.
     const address = await rateLimiter.requestKey(ctx, { by: "ip", fallback: "no address" });
     await rateLimiter.limit(ctx, "signInsPerAddress", { key: address, throws: true });
+    // #endregion perAddress
     // Before the attempt: refuse outright if this account is locked. `check` takes nothing.
     await rateLimiter.check(ctx, "failedLogins", { key: name, throws: true });
     const user = await ctx.db
