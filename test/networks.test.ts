@@ -253,6 +253,15 @@ describe("allow and deny lists by network", () => {
     expect(result.total).toMatchObject({ admitted: 5, refused: 0, overridden: 5 });
   });
 
+  test("the clean-up deletes an idle key whose rows a network's config wrote", async () => {
+    const t = makeTest();
+    await set(t, { network: "192.0.2.0/24" }, { config: { kind: "token bucket", rate: 1, period: MINUTE } });
+    expect(await signIn(t, "192.0.2.1")).toMatchObject({ ok: true });
+    // Full again a minute on: idle under the network's config, its rows say nothing.
+    tick(MINUTE);
+    expect(await t.mutation(api.networks.cleanup, {})).toMatchObject({ keysDeleted: 1, rowsDeleted: 1 });
+  });
+
   test("clearAll removes the entries and their intervals", async () => {
     const t = makeTest();
     await set(t, { network: "203.0.113.0/24" }, { blockedUntil: T0 + HOUR });

@@ -211,7 +211,7 @@ export class MemoryStore {
   /**
    * Runs the clean-up at `now` over the keys of `limits` (each name with its config), as
    * `admin.cleanup` does: every key that `isIdleKey` finds idle, under the named config or one of
-   * the name's tier overrides' (as `cleanupFlow` judges it), loses all its rows.
+   * the name's tier overrides' or network entries' (as `cleanupFlow` judges it), loses all its rows.
    */
   cleanup(limits: readonly { name: string; config: RateLimitConfig }[], now: number): CleanupTally {
     const tally: CleanupTally = { rowsRead: 0, keysRead: 0, keysDeleted: 0, rowsDeleted: 0 };
@@ -221,7 +221,8 @@ export class MemoryStore {
         const read = this.read(at);
         tally.rowsRead += read.rows.length;
         tally.keysRead += 1;
-        const tiers = [...(this.tiers.get(name)?.values() ?? [])].flatMap((o) => ("config" in o ? [mergeOverride(config, o.config)] : []));
+        const entries = [...(this.tiers.get(name)?.values() ?? []), ...(this.networks.get(name)?.values() ?? [])];
+        const tiers = entries.flatMap((o) => ("config" in o ? [mergeOverride(config, o.config)] : []));
         if (![config, ...tiers].some((c) => isIdleKey(read, c, resolvePhase(c, name, at.key), now))) continue;
         tally.keysDeleted += 1;
         tally.rowsDeleted += read.rows.length;

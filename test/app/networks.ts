@@ -139,3 +139,8 @@ export const clearAll = mutationGeneric({
     await ctx.runMutation(components.rateLimiter.lib.clearAll, {});
   },
 });
+
+export const cleanup = mutationGeneric({
+  args: {},
+  handler: async (ctx) => rateLimiter.cleanup(ctx),
+});
