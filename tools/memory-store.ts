@@ -175,7 +175,8 @@ export class MemoryStore {
   }
 
   /** Limit `at.name`'s override for `target`, as `overrides.get` finds it (without note or time). */
-  getOverride(at: { name: string }, target: OverrideTarget): Override | undefined {
+  getOverride(at: { name: string }, target: OverrideTarget): OverrideEntry | undefined {
+    if ("network" in target) return this.networks.get(at.name)?.get(canonicalNetwork(target.network, "target.network"));
     return this.overrides.get(at.name)?.get(JSON.stringify(scopeOf(target)));
   }
 
