@@ -152,7 +152,14 @@ describe("blockRequest", () => {
     });
     expect(blockRequest("signInsPerAddress", { scope: "network", key: " ", minutes: "60", note: "" }, T0)).toEqual({
       ok: false,
-      reason: "Name the network to block, e.g. 203.0.113.0/24.",
+      reason: "Name the network, e.g. 203.0.113.0/24.",
+    });
+  });
+
+  it("allows a network, with no minutes: an allow-list entry lasts until removed", () => {
+    expect(blockRequest("signInsPerAddress", { scope: "allow", key: "192.0.2.0/24", minutes: "", note: " office " }, T0)).toEqual({
+      ok: true,
+      args: { name: "signInsPerAddress", target: { network: "192.0.2.0/24" }, override: { allow: true }, note: "office" },
     });
   });
 

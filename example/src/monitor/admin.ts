@@ -155,34 +155,40 @@ export function overrideCells(r: OverrideRecord, now: number): OverrideCells {
 }
 
 /**
- * What the admin's "block" form holds: what it blocks (`scope`: a key, the default, or a network
- * in CIDR, on a limit with network entries), the key or network, how many minutes, and a note
- * (blank: none).
+ * What the admin's "block" form holds: what it does (`scope`: block a key, the default; block a
+ * network, in CIDR, on a limit with network entries; or allow a network, an allow-list entry that
+ * is never limited), the key or network, how many minutes a block lasts, and a note (blank: none).
  */
-export type BlockForm = { scope?: "key" | "network"; key: string; minutes: string; note: string };
+export type BlockForm = { scope?: "key" | "network" | "allow"; key: string; minutes: string; note: string };
 
-/** The arguments of `admin.setRateLimitOverride` a block puts in force, or why the form can't be sent. */
+/** The arguments of `admin.setRateLimitOverride` the form puts in force, or why it can't be sent. */
 export type BlockRequest =
-  | { ok: true; args: { name: string; target: { key: string } | { network: string }; override: { blockedUntil: number }; note?: string } }
+  | {
+      ok: true;
+      args: { name: string; target: { key: string } | { network: string }; override: { blockedUntil: number } | { allow: true }; note?: string };
+    }
   | { ok: false; reason: string };
 
 /**
  * blockRequest turns the form into a block of limit `name`'s key or network for the minutes
- * asked, from `now` (ms, the caller's clock): the key or network trimmed and required (a block of
- * the global key would stop everyone; the server checks the network's CIDR and names what is
- * wrong), minutes a positive number, the note trimmed and left out when blank.
+ * asked, from `now` (ms, the caller's clock), or a network's allow-list entry: the key or network
+ * trimmed and required (a block of the global key would stop everyone; the server checks the
+ * network's CIDR and names what is wrong), a block's minutes a positive number (an allow has
+ * none), the note trimmed and left out when blank.
  */
 export function blockRequest(name: string, form: BlockForm, now: number): BlockRequest {
   const key = form.key.trim();
-  const network = form.scope === "network";
-  if (key === "") return { ok: false, reason: network ? "Name the network to block, e.g. 203.0.113.0/24." : "Name the key to block." };
+  const network = form.scope === "network" || form.scope === "allow";
+  if (key === "") return { ok: false, reason: network ? "Name the network, e.g. 203.0.113.0/24." : "Name the key to block." };
+  const note = form.note.trim();
+  const noted = note === "" ? {} : { note };
+  if (form.scope === "allow") return { ok: true, args: { name, target: { network: key }, override: { allow: true }, ...noted } };
   const minutes = form.minutes.trim() === "" ? NaN : Number(form.minutes);
   if (!Number.isFinite(minutes) || minutes <= 0) {
     return { ok: false, reason: `Block for a positive number of minutes, not "${form.minutes}".` };
   }
-  const note = form.note.trim();
   return {
     ok: true,
-    args: { name, target: network ? { network: key } : { key }, override: { blockedUntil: now + minutes * MINUTE }, ...(note === "" ? {} : { note }) },
+    args: { name, target: network ? { network: key } : { key }, override: { blockedUntil: now + minutes * MINUTE }, ...noted },
   };
 }
