@@ -356,6 +356,7 @@ describe("bad input: an InvalidRateLimit error naming the field, and nothing wri
     [{ by: "ip", ipv6Prefix: 129 }, "ipv6Prefix"],
     [{ by: "ip", ipv6Prefix: 64.5 }, "ipv6Prefix"],
     [{ by: "ip", fallback: "" }, "fallback"],
+    [{ by: "ip", fallback: "x".repeat(1025) }, "fallback"],
     [{ by: "ip", hash: { secret: "short" } }, "hash.secret"],
     [{ by: "ip", hash: {} }, "hash.secret"],
   ])("requestKey options %j name %s", async (options, field) => {

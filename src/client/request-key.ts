@@ -2,7 +2,7 @@
 // optionally hashed with the app's secret, and the address a limit with network entries is matched
 // by. Addresses are parsed and normalized by the pure src/shared/address.ts.
 import { addressKey, parseAddress, validateIpv6Prefix } from "../shared/address.js";
-import { invalid, validateNameAndKey } from "../shared/validate.js";
+import { invalid, MAX_NAME_LENGTH } from "../shared/validate.js";
 
 /** What `requestKey` reads a key from: the address, the user agent, or both. */
 export type RequestKeyBy = "ip" | "userAgent" | "ip+userAgent";
@@ -70,7 +70,7 @@ export function plainRequestKey(metadata: { ip: string | null; userAgent: string
   if (by !== "ip" && by !== "userAgent" && by !== "ip+userAgent") throw invalid("by", by, 'must be "ip", "userAgent" or "ip+userAgent"');
   if (fallback !== undefined) {
     if (typeof fallback !== "string" || fallback === "") throw invalid("fallback", fallback, "must be a non-empty string, the key of requests without what `by` reads");
-    validateNameAndKey("requestKey", fallback);
+    if (fallback.length > MAX_NAME_LENGTH) throw invalid("fallback", fallback, `is ${fallback.length} characters; a key has at most ${MAX_NAME_LENGTH}`);
   }
   if (ipv6Prefix !== undefined) validateIpv6Prefix(ipv6Prefix, "ipv6Prefix");
   if (hash !== undefined && !(typeof hash === "object" && hash !== null && typeof hash.secret === "string" && hash.secret.length >= 16)) {
