@@ -114,6 +114,7 @@ describe("logIn", () => {
 // browser's request would carry it. Each call has its own millisecond, so convex-test's moving
 // clock sees exactly the instant set.
 describe("logIn per address", () => {
+  // #region perAddressTest
   /** Sets the clock `ms` on from the last call, and returns the new instant. */
   const step = (ms = 1) => {
     vi.advanceTimersByTime(ms);
@@ -137,6 +138,7 @@ describe("logIn per address", () => {
     step();
     expect(await t.withRequestMetadata({ ip: "198.51.100.8" }).mutation(api.logins.logIn, { name: "alice", password: "right" })).toEqual({ ok: true });
   });
+  // #endregion perAddressTest
 
   test("an admin's block of a network refuses every address in it, from the admin page's mutations", async () => {
     const t = await withAccounts();
