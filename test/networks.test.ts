@@ -63,6 +63,8 @@ describe("requestKey", () => {
     expect(await keyOf(t, "203.0.113.7", { by: "ip+userAgent" }, "curl/8.0")).toBe("203.0.113.7 curl/8.0");
     // A long user agent keeps its first 512 characters.
     expect(await keyOf(t, "203.0.113.7", { by: "userAgent" }, "x".repeat(2000))).toBe("x".repeat(512));
+    // Never half of a character outside the BMP: the cut falls before it.
+    expect(await keyOf(t, "203.0.113.7", { by: "userAgent" }, `${"x".repeat(511)}😀😀`)).toBe("x".repeat(511));
     tick();
     expect(await from(t, "2001:db8::5", "curl/8.0").action(api.networks.keyInAction, { options: { by: "ip+userAgent" } })).toBe("2001:db8::/64 curl/8.0");
   });

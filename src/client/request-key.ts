@@ -94,9 +94,16 @@ export function plainRequestKey(metadata: { ip: string | null; userAgent: string
       if (fallback !== undefined) return { key: fallback, fallback: true };
       throw invalid("request.userAgent", userAgent, "the request has no user agent; pass `fallback`, the key for such requests, or key by ip");
     }
-    parts.push(userAgent.slice(0, MAX_USER_AGENT_LENGTH));
+    parts.push(truncated(userAgent));
   }
   return { key: parts.join(" "), fallback: false };
+}
+
+/** A user agent's first {@link MAX_USER_AGENT_LENGTH} characters, never cutting a surrogate pair in two (a lone surrogate is no valid string for Convex). */
+function truncated(userAgent: string): string {
+  if (userAgent.length <= MAX_USER_AGENT_LENGTH) return userAgent;
+  const last = userAgent.charCodeAt(MAX_USER_AGENT_LENGTH - 1);
+  return userAgent.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_USER_AGENT_LENGTH - 1 : MAX_USER_AGENT_LENGTH);
 }
 
 /** The first 128 bits of HMAC-SHA-256(`secret`, `text`), in base64url without padding. */
