@@ -9,7 +9,24 @@ import type { RateLimitConfig } from "../src/shared/validators.js";
 import { components, freshApp } from "./app.js";
 
 /** One contender: how its call is made, and the config it runs. */
-type Case = { label: string; impl: "ours" | "upstream"; config: RateLimitConfig; details?: boolean; override?: "key" | "tier" };
+type Case = {
+  label: string;
+  impl: "ours" | "upstream";
+  config: RateLimitConfig;
+  details?: boolean;
+  override?: "key" | "tier";
+  /**
+   * A limit with `networks: true`, each call from {@link ADDRESS}: with no entries, or with
+   * {@link NETWORK_ENTRIES} blocked networks elsewhere and the address's /24 under a config
+   * doubling the rate (so the call still takes tokens, decided by the network's entry).
+   */
+  networks?: "none" | "entries";
+};
+
+/** The address the network cases' calls come from. */
+const ADDRESS = "203.0.113.7";
+/** How many network entries the "entries" case holds besides the address's own. */
+const NETWORK_ENTRIES = 100;
 
 /**
  * Mean bytes read and written per call over `calls` calls at `load` times the limit's rate
@@ -24,6 +41,13 @@ async function bytesPerCall(clock: Clock, t0: number, c: Case, calls: number, wa
     const target: { key?: string } | { tier: string } = c.override === "key" ? {} : { tier: "pro" };
     const doubled = { config: { ...c.config, rate: 2 * c.config.rate } };
     await t.run((ctx) => ctx.runMutation(components.rateLimiter.overrides.set, { name: "bytes", target, override: doubled, config: c.config }));
+  }
+  if (c.networks === "entries") {
+    const set = (target: { network: string }, override: object) =>
+      t.run((ctx) => ctx.runMutation(components.rateLimiter.overrides.set, { name: "bytes", target, override: override as never, config: c.config }));
+    for (let i = 0; i < NETWORK_ENTRIES; i++) await set({ network: `10.${i}.0.0/16` }, { blockedUntil: t0 + 1e12 });
+    const { networks: _own, ...terms } = c.config;
+    await set({ network: "203.0.113.0/24" }, { config: { ...terms, rate: 2 * c.config.rate } });
   }
   const total = { read: 0, written: 0 };
   const async = c.config.applyUpdates === "asynchronously";
@@ -44,6 +68,7 @@ async function bytesPerCall(clock: Clock, t0: number, c: Case, calls: number, wa
           config: c.config,
           ...(c.details ? { details: true } : {}),
           ...(c.override === "tier" ? { tier: "pro" } : {}),
+          ...(c.networks ? { ip: ADDRESS } : {}),
         });
       } else {
         await ctx.runMutation(components.upstream.lib.rateLimit, { name: "bytes", config: c.config as never });
@@ -81,6 +106,8 @@ export function bytesCases(): Case[] {
   cases.push({ label: "token bucket, asynchronous", impl: "ours", config: { ...tb, applyUpdates: "asynchronously" } });
   cases.push({ label: "token bucket, key override", impl: "ours", config: tb, override: "key" });
   cases.push({ label: "token bucket, tier override", impl: "ours", config: tb, override: "tier" });
+  cases.push({ label: "token bucket, networks: none", impl: "ours", config: { ...tb, networks: true }, networks: "none" });
+  cases.push({ label: `token bucket, ${NETWORK_ENTRIES + 1} networks`, impl: "ours", config: { ...tb, networks: true }, networks: "entries" });
   return cases;
 }
 

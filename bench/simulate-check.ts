@@ -135,6 +135,9 @@ function reader(store: Versions, t: number, keys: Set<string> | null) {
       case "tier":
         // The model's requests name no tier: never asked.
         return { rows: [], pending: [] };
+      case "network":
+        // The model's limits have no network entries: never asked.
+        return { rows: [], pending: [] };
       default: {
         const never: never = q;
         throw new Error(`unknown read ${JSON.stringify(never)}`);

@@ -304,6 +304,9 @@ export function flowReader(
       case "tier":
         // The model's requests name no tier: never asked.
         return { rows: [], pending: [] };
+      case "network":
+        // The model's limits have no network entries: never asked.
+        return { rows: [], pending: [] };
       default: {
         const never: never = q;
         throw new Error(`unknown read ${JSON.stringify(never)}`);

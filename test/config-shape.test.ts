@@ -16,7 +16,7 @@ afterEach(() => {
 });
 
 const KINDS = `"token bucket", "fixed window", "sliding window" and "concurrency"`;
-const BUCKET_FIELDS = "rate, period, capacity, maxReserved, shards, applyUpdates, dryRun, metrics, lockout, start";
+const BUCKET_FIELDS = "rate, period, capacity, maxReserved, shards, applyUpdates, dryRun, metrics, lockout, networks, start";
 
 /** Builds a RateLimiter with one limit, `sendMessage`, of `config` (from JavaScript: untyped). */
 const construct = (config: unknown) => () => new RateLimiter(components.rateLimiter, { sendMessage: config as RateLimitConfig });
@@ -111,7 +111,7 @@ const rows: [string, unknown, string, string][] = [
     "a misspelled exact",
     { kind: "sliding window", rate: 10, period: MINUTE, exakt: true },
     "config.exakt",
-    `config.exakt = true: is not a field of a sliding window config (its fields are rate, period, capacity, maxReserved, shards, applyUpdates, dryRun, metrics, lockout, exact, start); did you mean exact?`,
+    `config.exakt = true: is not a field of a sliding window config (its fields are rate, period, capacity, maxReserved, shards, applyUpdates, dryRun, metrics, lockout, networks, exact, start); did you mean exact?`,
   ],
   [
     "a token bucket's start",

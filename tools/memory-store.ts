@@ -8,7 +8,8 @@ import { answerRead, keyIdOf, type KeyInMemory } from "../src/shared/rows.js";
 import { ConvexError } from "convex/values";
 import { isIdleKey } from "../src/shared/idle.js";
 import { resolvePhase } from "../src/shared/layout.js";
-import { mergeOverride, scopeOf, type Override, type OverrideTarget } from "../src/shared/overrides.js";
+import { mergeOverride, scopeOf, type Override, type OverrideEntry, type OverrideTarget } from "../src/shared/overrides.js";
+import { canonicalNetwork, networkIntervals } from "../src/shared/address.js";
 import { keyOverrideOps, resetOps, validateOverride, validateTarget } from "../src/shared/override-writes.js";
 import type { CreditArgs } from "../src/shared/validators.js";
 import { runPlan } from "../src/shared/rows.js";
@@ -38,6 +39,8 @@ export class MemoryStore {
   private overrides = new Map<string, Map<string, Override>>();
   /** The tier overrides per limit name, by tier, as a request's `tier` read finds them. */
   private tiers = new Map<string, Map<string, Override>>();
+  /** Each name's network entries, by canonical CIDR. */
+  private networks = new Map<string, Map<string, OverrideEntry>>();
   private nextId = 0;
 
   /**
@@ -48,7 +51,9 @@ export class MemoryStore {
     const rows = [...(this.rows.get(keyIdOf(at)) ?? [])].sort((a, b) => a.shard - b.shard || a.id - b.id);
     // With the config each was decided under, as the component's store reads them (`takeOf`).
     const pending = (this.takes.get(keyIdOf(at)) ?? []).map(({ shard, count, ts, config }) => ({ shard, count, ts, config }));
-    return { rows, pending, known: this.terms.get(at.name) ?? new Map(), tiers: this.tiers.get(at.name) ?? new Map() };
+    const entries = this.networks.get(at.name) ?? new Map<string, OverrideEntry>();
+    const networks = networkIntervals([...entries.keys()]).map((x) => ({ ...x, override: entries.get(x.network)! }));
+    return { rows, pending, known: this.terms.get(at.name) ?? new Map(), tiers: this.tiers.get(at.name) ?? new Map(), networks };
   }
 
   /**
@@ -128,8 +133,16 @@ export class MemoryStore {
    * a tier's kept for requests naming the tier; a key's also written on every row of the key
    * (`keyOverrideOps`).
    */
-  setOverride(at: { name: string }, target: OverrideTarget, override: Override, named: RateLimitConfig, now: number): void {
-    validateOverride(at.name, target, override, named);
+  setOverride(at: { name: string }, target: OverrideTarget, entry: OverrideEntry, named: RateLimitConfig, now: number): void {
+    validateOverride(at.name, target, entry, named);
+    if ("network" in target) {
+      const networks = this.networks.get(at.name) ?? new Map<string, OverrideEntry>();
+      networks.set(canonicalNetwork(target.network, "target.network"), entry);
+      this.networks.set(at.name, networks);
+      return;
+    }
+    // Only a network's entry may be `{ allow }` (validateOverride).
+    const override = entry as Override;
     const byTarget = this.overrides.get(at.name) ?? new Map<string, Override>();
     byTarget.set(JSON.stringify(scopeOf(target)), override);
     this.overrides.set(at.name, byTarget);
@@ -149,6 +162,7 @@ export class MemoryStore {
    */
   removeOverride(at: { name: string }, target: OverrideTarget, named: RateLimitConfig, now: number): boolean {
     validateTarget(at.name, target);
+    if ("network" in target) return this.networks.get(at.name)?.delete(canonicalNetwork(target.network, "target.network")) ?? false;
     const had = this.overrides.get(at.name)?.delete(JSON.stringify(scopeOf(target))) ?? false;
     if ("tier" in target) {
       this.tiers.get(at.name)?.delete(target.tier);
@@ -161,7 +175,8 @@ export class MemoryStore {
   }
 
   /** Limit `at.name`'s override for `target`, as `overrides.get` finds it (without note or time). */
-  getOverride(at: { name: string }, target: OverrideTarget): Override | undefined {
+  getOverride(at: { name: string }, target: OverrideTarget): OverrideEntry | undefined {
+    if ("network" in target) return this.networks.get(at.name)?.get(canonicalNetwork(target.network, "target.network"));
     return this.overrides.get(at.name)?.get(JSON.stringify(scopeOf(target)));
   }
 
@@ -197,7 +212,7 @@ export class MemoryStore {
   /**
    * Runs the clean-up at `now` over the keys of `limits` (each name with its config), as
    * `admin.cleanup` does: every key that `isIdleKey` finds idle, under the named config or one of
-   * the name's tier overrides' (as `cleanupFlow` judges it), loses all its rows.
+   * the name's tier overrides' or network entries' (as `cleanupFlow` judges it), loses all its rows.
    */
   cleanup(limits: readonly { name: string; config: RateLimitConfig }[], now: number): CleanupTally {
     const tally: CleanupTally = { rowsRead: 0, keysRead: 0, keysDeleted: 0, rowsDeleted: 0 };
@@ -207,7 +222,8 @@ export class MemoryStore {
         const read = this.read(at);
         tally.rowsRead += read.rows.length;
         tally.keysRead += 1;
-        const tiers = [...(this.tiers.get(name)?.values() ?? [])].flatMap((o) => ("config" in o ? [mergeOverride(config, o.config)] : []));
+        const entries = [...(this.tiers.get(name)?.values() ?? []), ...(this.networks.get(name)?.values() ?? [])];
+        const tiers = entries.flatMap((o) => ("config" in o ? [mergeOverride(config, o.config)] : []));
         if (![config, ...tiers].some((c) => isIdleKey(read, c, resolvePhase(c, name, at.key), now))) continue;
         tally.keysDeleted += 1;
         tally.rowsDeleted += read.rows.length;

@@ -1,6 +1,7 @@
 // Rate-limit administration: a daily clean-up of idle keys and a fold of metrics every minute
 // (crons.ts runs both), listings of limit names and keys, and metrics, for an admin page; and
-// limits as data: overrides and blocks of a limit for one key or one tier, and users' plans. The
+// limits as data: overrides and blocks of a limit for one key, one network or one tier, and
+// users' plans. The
 // component's functions are reachable only through the app, so these functions are the only way
 // in, and each checks that the caller is an admin.
 // #region adminImports
@@ -10,9 +11,9 @@ import {
   getValueReturns,
   keyStatusValidator,
   metricsResult,
+  overrideEntryValidator,
   overrideRecord,
   overrideTarget,
-  overrideValidator,
   type OverrideConfig,
   type OverrideTarget,
   type RateLimitConfig,
@@ -132,10 +133,14 @@ export const foldRateLimitMetrics = internalMutation({
 
 /**
  * listRateLimitOverrides lists the overrides and blocks of one of the app's limits, a page at a
- * time (`usePaginatedQuery`): keys' first, then tiers'; `scope` lists only one of the two.
+ * time (`usePaginatedQuery`): keys' first, then networks', then tiers'; `scope` lists only one.
  */
 export const listRateLimitOverrides = query({
-  args: { name: v.string(), scope: v.optional(v.union(v.literal("key"), v.literal("tier"))), paginationOpts: paginationOptsValidator },
+  args: {
+    name: v.string(),
+    scope: v.optional(v.union(v.literal("key"), v.literal("network"), v.literal("tier"))),
+    paginationOpts: paginationOptsValidator,
+  },
   returns: paginationResultValidator(overrideRecord),
   handler: async (ctx, { name, scope, paginationOpts }) => {
     const limit = await adminLimit(ctx, name);
@@ -144,14 +149,15 @@ export const listRateLimitOverrides = query({
 });
 
 /**
- * setRateLimitOverride puts an override in force for one key or one tier of one of the app's
- * limits: other terms (`{ config }`) or a block until an instant (`{ blockedUntil }`, UTC ms; a
- * deny-list entry). It grants no tokens: the key's next request carries its state over. Bad input
- * is an `InvalidRateLimit` `ConvexError` naming the field (`override.config.rate`, say), and
- * writes nothing.
+ * setRateLimitOverride puts an override in force for one key, one network (CIDR, on a limit with
+ * `networks: true`: `signInsPerAddress`) or one tier of one of the app's limits: other terms
+ * (`{ config }`), a block until an instant (`{ blockedUntil }`, UTC ms; a deny-list entry) or,
+ * for a network, `{ allow: true }` (an allow-list entry). It grants no tokens: the key's next
+ * request carries its state over. Bad input is an `InvalidRateLimit` `ConvexError` naming the
+ * field (`override.config.rate`, `target.network`, say), and writes nothing.
  */
 export const setRateLimitOverride = mutation({
-  args: { name: v.string(), target: overrideTarget, override: overrideValidator, note: v.optional(v.string()) },
+  args: { name: v.string(), target: overrideTarget, override: overrideEntryValidator, note: v.optional(v.string()) },
   returns: v.null(),
   handler: async (ctx, { name, target, override, note }) => {
     const limit = await adminLimit(ctx, name);
@@ -172,16 +178,17 @@ export const removeRateLimitOverride = mutation({
 // #endregion adminOverrides
 
 /**
- * rateLimitValue reads one key of one of the app's limits (pass the key's `tier`, if it has one):
- * its tokens now, the config in force, which override decided (`by`: "key" or "tier"; absent for
- * the named config) and `blockedUntil` while it is blocked or locked out.
+ * rateLimitValue reads one key of one of the app's limits (pass the key's `tier`, if it has one,
+ * and the `ip` its requests come from, for a limit with network entries): its tokens now, the
+ * config in force, which override decided (`by`: "key", "network" or "tier"; absent for the named
+ * config; `network`, the entry that applied) and `blockedUntil` while it is blocked or locked out.
  */
 export const rateLimitValue = query({
-  args: { name: v.string(), key: v.optional(v.string()), tier: v.optional(v.string()) },
+  args: { name: v.string(), key: v.optional(v.string()), tier: v.optional(v.string()), ip: v.optional(v.string()) },
   returns: getValueReturns,
-  handler: async (ctx, { name, key, tier }) => {
+  handler: async (ctx, { name, key, tier, ip }) => {
     const limit = await adminLimit(ctx, name);
-    return await rateLimiter.getValue(ctx, limit, { key, tier });
+    return await rateLimiter.getValue(ctx, limit, { key, tier, ip });
   },
 });
 

@@ -31,6 +31,13 @@ export const rateLimiter = new RateLimiter(components.rateLimiter, {
   // One account may see ten wrong passwords an hour (keyed by account name); the guess that uses
   // the tenth locks the account for a day.
   failedLogins: { kind: "token bucket", rate: 10, period: HOUR, lockout: DAY },
+  // #region signInsPerAddress
+  // Sign-in attempts per address (logins.ts keys them with requestKey), right or wrong: 100 an
+  // hour, enough for an office behind one address; the attempt that uses the hundredth bans the
+  // address for a day (an automatic ban). With allow and deny lists by network: the admin page
+  // blocks a network, or exempts one (networks: true costs each attempt one indexed read).
+  signInsPerAddress: { kind: "token bucket", rate: 100, period: HOUR, lockout: DAY, networks: true },
+  // #endregion signInsPerAddress
   // The LLM provider's budget: 40k tokens a minute; work may be queued up to 5 minutes ahead.
   // With metrics: the admin page charts what it admits, reserves and refuses each minute.
   llmTokens: { kind: "token bucket", rate: 40_000, period: MINUTE, maxReserved: 200_000, metrics: true },

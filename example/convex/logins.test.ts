@@ -115,3 +115,63 @@ describe("logIn", () => {
   });
 });
 // #endregion loginsTest
+
+// Per address (signInsPerAddress, 100 an hour, then a day's ban), with request metadata set as a
+// browser's request would carry it. Each call has its own millisecond, so convex-test's moving
+// clock sees exactly the instant set.
+describe("logIn per address", () => {
+  // #region perAddressTest
+  /** Sets the clock `ms` on from the last call, and returns the new instant. */
+  const step = (ms = 1) => {
+    vi.advanceTimersByTime(ms);
+    return Date.now();
+  };
+
+  test("an address is banned for a day after 100 attempts an hour, whatever accounts they try; other addresses are not", async () => {
+    const t = await withAccounts();
+    const attacker = t.withRequestMetadata({ ip: "198.51.100.7", userAgent: "bot/1.0" });
+    // Credential stuffing: one guess at each of 100 accounts, none of them locked.
+    for (let i = 0; i < 100; i++) {
+      step();
+      expect(await attacker.mutation(api.logins.logIn, { name: `user${i}`, password: "guess" })).toEqual({ ok: false });
+    }
+    const bannedAt = Date.now();
+    step(HOUR);
+    const error = await errorOf(attacker.mutation(api.logins.logIn, { name: "alice", password: "right" }));
+    if (!isRateLimitError(error)) throw error;
+    expect(error.data).toEqual({ kind: "RateLimited", name: "signInsPerAddress", retryAfter: bannedAt + DAY - Date.now() });
+    // Another address, and the account itself, are fine.
+    step();
+    expect(await t.withRequestMetadata({ ip: "198.51.100.8" }).mutation(api.logins.logIn, { name: "alice", password: "right" })).toEqual({ ok: true });
+  });
+  // #endregion perAddressTest
+
+  test("an admin's block of a network refuses every address in it, from the admin page's mutations", async () => {
+    const t = await withAccounts();
+    const admin = t.withIdentity({ email: "admin@example.com" });
+    step();
+    // #region blockNetwork
+    await admin.mutation(api.admin.setRateLimitOverride, {
+      name: "signInsPerAddress",
+      target: { network: "203.0.113.0/24" },
+      override: { blockedUntil: Date.now() + HOUR },
+      note: "abuse",
+    });
+    // #endregion blockNetwork
+    step();
+    const error = await errorOf(t.withRequestMetadata({ ip: "203.0.113.99" }).mutation(api.logins.logIn, { name: "alice", password: "right" }));
+    if (!isRateLimitError(error)) throw error;
+    expect(error.data.name).toBe("signInsPerAddress");
+    step();
+    expect(await admin.query(api.admin.rateLimitValue, { name: "signInsPerAddress", key: "203.0.113.99", ip: "203.0.113.99" })).toMatchObject({
+      blockedBy: "network",
+      network: "203.0.113.0/24",
+    });
+    step();
+    expect(await t.withRequestMetadata({ ip: "192.0.2.1" }).mutation(api.logins.logIn, { name: "alice", password: "right" })).toEqual({ ok: true });
+    step();
+    expect(await admin.mutation(api.admin.removeRateLimitOverride, { name: "signInsPerAddress", target: { network: "203.0.113.0/24" } })).toBe(true);
+    step();
+    expect(await t.withRequestMetadata({ ip: "203.0.113.99" }).mutation(api.logins.logIn, { name: "alice", password: "right" })).toEqual({ ok: true });
+  });
+});

@@ -1260,8 +1260,8 @@ export async function overrides(ctx: RunContext): Promise<ScenarioResult> {
   const freeWait = free.period / free.rate;
   const proWait = pro.period / pro.rate;
   const describeOverride = (o: (typeof overridesNow)[number]) => {
-    const target = "tier" in o.target ? `tier ${o.target.tier}` : `key ${o.target.key ?? "(none)"}`;
-    const what = "blockedUntil" in o.override ? `blocked until ${clockTime(o.override.blockedUntil)}` : describe(o.override.config);
+    const target = "tier" in o.target ? `tier ${o.target.tier}` : "network" in o.target ? `network ${o.target.network}` : `key ${o.target.key ?? "(none)"}`;
+    const what = "blockedUntil" in o.override ? `blocked until ${clockTime(o.override.blockedUntil)}` : "allow" in o.override ? "allowed" : describe(o.override.config);
     return `${o.name}, ${target}: ${what}${o.note === undefined ? "" : ` ("${o.note}")`}`;
   };
   const summary: SummaryRow[] = [

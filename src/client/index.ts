@@ -46,7 +46,11 @@ export type {
 export type { ComponentApi } from "../component/_generated/component.js";
 /** Overrides (limits as data): see {@link RateLimiter.setOverride}; validators for apps that pass them through their own functions. */
 export type { Override, OverrideConfig, OverrideRecord, OverrideTarget } from "./overrides.js";
-export { overrideRecord, overrideTarget, overrideValidator } from "../shared/overrides.js";
+export { overrideEntryValidator, overrideRecord, overrideTarget, overrideValidator } from "../shared/overrides.js";
+/** Keys from the request (see {@link RateLimiter.requestKey}) and the canonical forms of addresses and networks. */
+export type { RequestKeyBy, RequestKeyOptions, RequestMetadataCtx } from "./request-key.js";
+export { MAX_USER_AGENT_LENGTH } from "./request-key.js";
+export { DEFAULT_IPV6_PREFIX } from "../shared/address.js";
 /** A key of a limit as `RateLimiter.listKeys` reports it, and its validator (see src/shared/idle.ts). */
 export type { KeyStatus } from "../shared/idle.js";
 export { keyStatusValidator } from "../shared/idle.js";

@@ -4,7 +4,7 @@ import type { PaginationOptions, PaginationResult } from "convex/server";
 import type { FunctionReturnType } from "convex/server";
 import type { ComponentApi } from "../component/_generated/component.js";
 import type { LimitConfig } from "../shared/concurrency-validators.js";
-import type { Override as StoredOverride, OverrideTarget } from "../shared/overrides.js";
+import type { OverrideEntry, OverrideTarget } from "../shared/overrides.js";
 import { validateOverride } from "../shared/override-writes.js";
 import { validateOptionTypes } from "../shared/validate-config.js";
 import type { RateLimitConfig } from "../shared/validators.js";
@@ -13,20 +13,22 @@ import { configFor, generated } from "./resolve.js";
 import type { InstalledComponent, RunMutationCtx, RunQueryCtx } from "./types.js";
 
 /** The config fields an override leaves to the named config: its layout and behaviour. */
-type LayoutField = "shards" | "applyUpdates" | "dryRun" | "metrics";
+type LayoutField = "shards" | "applyUpdates" | "dryRun" | "metrics" | "networks";
 
 /**
  * OverrideConfig is a config an override puts in force: any kind's config, without the fields it
- * takes from the named config (`shards`, `applyUpdates`, `dryRun`, `metrics`).
+ * takes from the named config (`shards`, `applyUpdates`, `dryRun`, `metrics`, `networks`).
  */
 export type OverrideConfig = RateLimitConfig extends infer C ? (C extends RateLimitConfig ? Omit<C, LayoutField> : never) : never;
 
 /**
  * An override of a limit for one target: `{ config }`, the config in force for it instead of the
- * named one (see {@link OverrideConfig}); or `{ blockedUntil }`, every request refused until
- * that instant (UTC ms; `retryAfter` runs to it), a deny-list entry or a manual lockout.
+ * named one (see {@link OverrideConfig}); `{ blockedUntil }`, every request refused until that
+ * instant (UTC ms; `retryAfter` runs to it), a deny-list entry or a manual lockout; or, for a
+ * network only, `{ allow: true }`, an allow-list entry: its requests are never limited (admitted,
+ * taking no tokens) and count as admitted in metrics.
  */
-export type Override = { config: OverrideConfig } | { blockedUntil: number };
+export type Override = { config: OverrideConfig } | { blockedUntil: number } | { allow: true };
 
 /** An override as `getOverride` and `listOverrides` return it. */
 export type OverrideRecord = FunctionReturnType<ComponentApi["overrides"]["list"]>["page"][number];
@@ -35,8 +37,9 @@ export type { OverrideTarget };
 
 /**
  * OverrideMethods are `RateLimiter`'s methods for limits as data: overrides of a named limit for
- * one key or one tier, set and removed at runtime without a deploy. Resolution: a key's own
- * override beats its tier's, which beats the named config; see docs/reference.md ("Overrides").
+ * one key, one network or one tier, set and removed at runtime without a deploy. Resolution: the
+ * most specific wins, a key's own override, then its network's (the longest prefix holding the
+ * address), then its tier's, then the named config; see docs/reference.md ("Overrides").
  */
 export class OverrideMethods<Limits extends Record<string, LimitConfig>> {
   /**
@@ -50,16 +53,20 @@ export class OverrideMethods<Limits extends Record<string, LimitConfig>> {
 
   /**
    * setOverride puts `override` in force for limit `name`'s `target`, replacing the one it had:
-   * `{ key }` (one key; `{}` is the limit without a key) or `{ tier }` (every request that names
-   * that tier in its `tier` option). `override` is `{ config }`, the config in force instead of
-   * the named one (its shards, mode, dry run and metrics stay the named config's), or
-   * `{ blockedUntil }`, every request refused until that instant (UTC ms). `note` (optional, at
-   * most 1,000 characters) is kept for whoever lists the overrides.
+   * `{ key }` (one key; `{}` is the limit without a key), `{ network }` (every request whose
+   * address is in that CIDR network, `"203.0.113.0/24"` or `"2001:db8::/32"`; the limit's config
+   * must have `networks: true`) or `{ tier }` (every request that names that tier in its `tier`
+   * option). `override` is `{ config }`, the config in force instead of the named one (its shards,
+   * mode, dry run, metrics and networks stay the named config's), `{ blockedUntil }`, every
+   * request refused until that instant (UTC ms), or, for a network, `{ allow: true }`, never
+   * limited. `note` (optional, at most 1,000 characters) is kept for whoever lists the overrides.
    *
    * It changes no tokens: the key's state is carried over to the new config by its next request,
    * by the rule that a config change never grants tokens. Cost: none on requests of a limit
    * without overrides; a key's own override rides on its rows (no extra read); a tier's costs
-   * requests that name a tier one indexed read. Call it from your own server code (a mutation
+   * requests that name a tier one indexed read; a limit with `networks: true` pays one indexed
+   * read per request with an address, whatever the number of entries (setting or removing a
+   * network's entry reads the limit's whole list, off the hot path). Call it from your own server code (a mutation
    * behind your admin check): a component's functions are never reachable from clients. Bad input
    * is an `InvalidRateLimit` `ConvexError` naming the field, and writes nothing.
    */
@@ -73,7 +80,7 @@ export class OverrideMethods<Limits extends Record<string, LimitConfig>> {
     validateOptionTypes(options);
     const config = configFor(this.limits, name, undefined);
     // Checked here first, so a field Convex's validator would reject unnamed is named (`override.config.capasity`).
-    validateOverride(name, target, override as StoredOverride, config, options.note);
+    validateOverride(name, target, override as OverrideEntry, config, options.note);
     await ctx.runMutation(generated(this.component.overrides).set, {
       name,
       target,
@@ -100,12 +107,12 @@ export class OverrideMethods<Limits extends Record<string, LimitConfig>> {
   /**
    * listOverrides returns limit `name`'s overrides a page at a time: pass `paginationOpts`
    * (`{ numItems, cursor }`, as `usePaginatedQuery` does). Keys' overrides come first, in key
-   * order, then tiers'; `scope` lists only `"key"` or only `"tier"` ones.
+   * order, then networks', then tiers'; `scope` lists only `"key"`, `"network"` or `"tier"` ones.
    */
   async listOverrides<Name extends NamesOf<RateLimits<Limits>>>(
     ctx: RunQueryCtx,
     name: Name,
-    options: { paginationOpts: PaginationOptions; scope?: "key" | "tier" },
+    options: { paginationOpts: PaginationOptions; scope?: "key" | "network" | "tier" },
   ): Promise<PaginationResult<OverrideRecord>> {
     return await ctx.runQuery(generated(this.component.overrides).list, {
       name,

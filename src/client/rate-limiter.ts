@@ -14,6 +14,7 @@ import { acquireRequest, anyConfigFor, configFor, generated, request, requestAll
 import { hookAPI, leaseHookAPI, type HookAPIOf } from "./hook-api.js";
 import { LeaseMethods } from "./leases.js";
 import { exactFor, noteAsyncTake } from "./transaction-takes.js";
+import { requestIp, requestKey, withIp, type RequestKeyOptions, type RequestMetadataCtx } from "./request-key.js";
 import type {
   CleanupResult,
   GetValueOptions,
@@ -53,6 +54,29 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
   }
 
   /**
+   * requestKey makes a key from who is calling, for anonymous traffic (sign-in, sign-up, password
+   * reset) that a bot can't shed the way it sheds a session ID. It reads the request's metadata
+   * (`ctx.meta.getRequestMetadata()`, in mutations and actions; a nested call sees its parent's)
+   * and returns a string usable wherever a `key` goes, composable (`` `${userId}:${ipKey}` ``):
+   *
+   * ```ts
+   * const key = await rateLimiter.requestKey(ctx, { by: "ip" });
+   * await rateLimiter.limit(ctx, "signIn", { key, throws: true });
+   * ```
+   *
+   * `by` is `"ip"` (IPv4 as is, IPv4-mapped IPv6 as IPv4, IPv6 in its RFC 5952 form grouped by
+   * `ipv6Prefix`, default /64, so `"2001:db8:1:2::/64"`), `"userAgent"` or `"ip+userAgent"`. A
+   * request without an address (scheduled functions, crons, server-to-server) or user agent is an
+   * `InvalidRateLimit` error naming `request.ip` or `request.userAgent`, unless `fallback` gives
+   * the key for it. With `hash: { secret }`, the key is a keyed hash (HMAC-SHA-256) of it instead,
+   * so no address is stored (see {@link RequestKeyOptions}, and docs/guide.md, "Limiting by
+   * address").
+   */
+  async requestKey(ctx: RequestMetadataCtx, options: RequestKeyOptions): Promise<string> {
+    return await requestKey(ctx, options);
+  }
+
+  /**
    * limit decides a request and, when it's allowed, takes its tokens. Call it from a mutation
    * (or an action) before doing the work: when the caller's mutation throws later, the tokens
    * are given back with the rest of the transaction.
@@ -79,7 +103,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     name: RateLimitName<Limits, Name, C>,
     options?: O & ConfigOption<RateLimits<Limits>, Name, C>,
   ): Promise<RequestResult<O>> {
-    const args = request(this.limits, name, options);
+    const args = await withIp(ctx, request(this.limits, name, options));
     // From the second take on an asynchronous key in one transaction, decide exactly (see
     // transaction-takes.ts); a peek too, since it must see those takes.
     if (exactFor(ctx, args)) args.exact = true;
@@ -110,7 +134,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
       const result = await ctx.runQuery(generated(this.component.leases).check, acquireRequest(name, config, options, ["key", "throws"]));
       return result as RequestResult<O>;
     }
-    const result = await ctx.runQuery(this.component.lib.checkRateLimit, request(this.limits, name, options));
+    const result = await ctx.runQuery(this.component.lib.checkRateLimit, await withIp(ctx, request(this.limits, name, options)));
     return result as RequestResult<O>;
   }
 
@@ -135,7 +159,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     requests: CheckedRequests<RateLimits<Limits>, R>,
     options: LimitAllOptions = {},
   ): Promise<LimitAllResult> {
-    const args = { ...requestAll(this.limits, requests as readonly LimitAllRequest<RateLimits<Limits>>[], options), ...(options.throws ? { raiseInCaller: true } : {}) };
+    const args = await allWithIp(ctx, { ...requestAll(this.limits, requests as readonly LimitAllRequest<RateLimits<Limits>>[], options), ...(options.throws ? { raiseInCaller: true } : {}) });
     const { error, ...result } = await ctx.runMutation(generated(this.component.lib.limitAll), args);
     if (error) throw new ConvexError(error);
     // Decided exactly, but a later `limit` on one of these keys must see what this took.
@@ -152,7 +176,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     requests: CheckedRequests<RateLimits<Limits>, R>,
     options: LimitAllOptions = {},
   ): Promise<LimitAllResult> {
-    return ctx.runQuery(generated(this.component.lib.checkAll), requestAll(this.limits, requests as readonly LimitAllRequest<RateLimits<Limits>>[], options));
+    return ctx.runQuery(generated(this.component.lib.checkAll), await allWithIp(ctx, requestAll(this.limits, requests as readonly LimitAllRequest<RateLimits<Limits>>[], options)));
   }
 
   /**
@@ -172,17 +196,19 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
   async credit<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
     ctx: RunMutationCtx,
     name: RateLimitName<Limits, Name, C>,
-    options: { key?: string; count: number; shards?: readonly number[]; tier?: string } & ConfigOption<RateLimits<Limits>, Name, C>,
+    options: { key?: string; count: number; shards?: readonly number[]; tier?: string; ip?: string } & ConfigOption<RateLimits<Limits>, Name, C>,
   ): Promise<{ credited: number }> {
-    const { key, count, shards, tier } = options;
-    return ctx.runMutation(generated(this.component.lib.credit), {
+    const { key, count, shards, tier, ip } = options;
+    const args = await withIp(ctx, {
       name,
       count,
       config: configFor(this.limits, name, options),
       ...(key === undefined ? {} : { key }),
       ...(shards === undefined ? {} : { shards: [...shards] }),
       ...(tier === undefined ? {} : { tier }),
+      ...(ip === undefined ? {} : { ip }),
     });
+    return ctx.runMutation(generated(this.component.lib.credit), args);
   }
 
   /**
@@ -227,20 +253,22 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     name: LimitName<Limits, Name, C>,
     options?: O & ConfigOption<Limits, Name, C>,
   ): Promise<Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>> {
-    const { key, sampleShards, details, tier } = options ?? {};
+    const { key, sampleShards, details, tier, ip } = options ?? {};
     const config = anyConfigFor(this.limits, name, options);
     if (config.kind === "concurrency") {
       const { throws: _never, ...args } = acquireRequest(name, config, options, ["key"]);
       return (await ctx.runQuery(generated(this.component.leases).getValue, args)) as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>;
     }
-    const result = await ctx.runQuery(this.component.lib.getValue, {
+    const args = await withIp(ctx, {
       name,
       config: configFor(this.limits, name, options),
       ...(key === undefined ? {} : { key }),
       ...(sampleShards === undefined ? {} : { sampleShards }),
       ...(details === undefined ? {} : { details }),
       ...(tier === undefined ? {} : { tier }),
+      ...(ip === undefined ? {} : { ip }),
     });
+    const result = await ctx.runQuery(this.component.lib.getValue, args);
     return result as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>;
   }
 
@@ -400,3 +428,9 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
   }
 }
 
+/** A `limitAll` call's arguments with the request's own address, when one of its limits matches network entries (see `withIp`). */
+async function allWithIp<A extends { ip?: string; requests: readonly { config: { networks?: boolean } }[] }>(ctx: object, args: A): Promise<A> {
+  if (args.ip !== undefined || !args.requests.some((r) => r.config.networks === true)) return args;
+  const ip = await requestIp(ctx);
+  return ip === undefined ? args : { ...args, ip };
+}

@@ -52,6 +52,12 @@ export type GetValueOptions = {
   details?: boolean;
   /** The tier the key belongs to, for its overrides (see `RequestOptions.tier`). */
   tier?: string;
+  /**
+   * The address matched against the limit's network entries (`networks: true`). Default: the
+   * request's own in mutations and actions; in a query, none (queries can't read it), so no
+   * network entry applies unless it is given.
+   */
+  ip?: string;
 };
 
 /**
@@ -74,6 +80,11 @@ export type LimitAllOptions = {
   throws?: boolean;
   /** Return each result's `details` (see {@link RateLimitDetails}). */
   details?: boolean;
+  /**
+   * The address the limits with `networks: true` match against their network entries. Default:
+   * the request's own in mutations and actions (in a query, none).
+   */
+  ip?: string;
 };
 
 /** What `limit` and `check` return for options `O`: with `details` exactly when asked for. */

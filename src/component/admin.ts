@@ -45,7 +45,8 @@ async function cleanupRead(db: DatabaseReader, q: CleanupQuery): Promise<Cleanup
       return { rows, pending: waiting ? [takeOf(waiting)] : [] };
     }
     case "tiers": {
-      const docs = await overridesQuery(db, q.name, "tier").take(MAX_CLEANUP_TIERS);
+      // A key is decided under its network's config as under its tier's: both may have written its rows.
+      const docs = [...(await overridesQuery(db, q.name, "tier").take(MAX_CLEANUP_TIERS)), ...(await overridesQuery(db, q.name, "network").take(MAX_CLEANUP_TIERS))];
       return { rows: [], pending: [], tiers: docs.flatMap((d) => ("config" in d.override ? [d.override.config] : [])) };
     }
     default: {

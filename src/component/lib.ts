@@ -242,8 +242,9 @@ export const resetRateLimit = mutation({
 });
 
 /**
- * Removes every row, every take not yet applied and every override, created at or before `before`
- * (ms, default: now), in batches of 500 per transaction, rescheduling itself until none are left.
+ * Removes every row, every take not yet applied, every override and every network interval,
+ * created at or before `before` (ms, default: now), in batches of 500 per transaction,
+ * rescheduling itself until none are left.
  * A key's own override goes with its rows either way: a row carrying one takes the key's override
  * with it, and a key's override removed takes itself off the key's remaining rows.
  */
@@ -278,7 +279,12 @@ export const clearAll = mutation({
         if (row.o !== undefined) await ctx.db.patch(row._id, { o: undefined });
       }
     }
-    if (rows.length + takes.length + overrides.length === CLEAR_BATCH) {
+    const intervals = await ctx.db
+      .query("rateLimitNetworks")
+      .withIndex("by_creation_time", (q) => q.lte("_creationTime", before))
+      .take(CLEAR_BATCH - rows.length - takes.length - overrides.length);
+    for (const interval of intervals) await ctx.db.delete(interval._id);
+    if (rows.length + takes.length + overrides.length + intervals.length === CLEAR_BATCH) {
       await ctx.scheduler.runAfter(0, api.lib.clearAll, { before });
     }
     return null;

@@ -1,24 +1,31 @@
-// Overrides as data: set, read, list and remove a limit's override for one key or one tier. Only
-// the app's own server code can call these (a component's functions are never reachable from
-// clients). The checks and the rows' writes are pure (src/shared/override-writes.ts); a request
+// Overrides as data: set, read, list and remove a limit's override for one key, one network or
+// one tier. Only the app's own server code can call these (a component's functions are never
+// reachable from clients). The checks and the rows' writes are pure (src/shared/override-writes.ts); a request
 // never writes here, so overrides add no conflicts to the hot path.
 import { paginationOptsValidator, paginationResultValidator } from "convex/server";
 import { v } from "convex/values";
-import { overrideRecord, overrideScope, overrideTarget, overrideValidator, scopeOf, type OverrideTarget } from "../shared/overrides.js";
+import { canonicalNetwork } from "../shared/address.js";
+import { overrideEntryValidator, overrideRecord, overrideScope, overrideTarget, scopeOf, type Override, type OverrideTarget } from "../shared/overrides.js";
 import { keyOverrideOps, validateOverride, validateTarget } from "../shared/override-writes.js";
 import { configArgValidator } from "../shared/validators.js";
 import type { Doc } from "./_generated/dataModel.js";
 import { mutation, query } from "./_generated/server.js";
-import { keyRows, overrideQuery, overridesQuery, rowOf, writeKey } from "./store.js";
+import { keyRows, overrideQuery, overridesQuery, rebuildNetworks, rowOf, writeKey } from "./store.js";
 
 function recordOf(doc: Doc<"rateLimitOverrides">) {
-  const target: OverrideTarget = doc.scope === "tier" ? { tier: doc.target! } : doc.target === undefined ? {} : { key: doc.target };
+  const target: OverrideTarget =
+    doc.scope === "tier" ? { tier: doc.target! } : doc.scope === "network" ? { network: doc.target! } : doc.target === undefined ? {} : { key: doc.target };
   return { target, override: doc.override, ...(doc.note === undefined ? {} : { note: doc.note }), updatedAt: doc.updatedAt };
 }
 
 /** The key a key-scoped target names (undefined: the limit without a key, or a tier). */
 function keyOf(target: OverrideTarget): string | undefined {
   return "key" in target ? target.key : undefined;
+}
+
+/** A target as stored: a network in its one canonical CIDR text, so every spelling finds one entry. */
+function stored(target: OverrideTarget): OverrideTarget {
+  return "network" in target ? { network: canonicalNetwork(target.network, "target.network") } : target;
 }
 
 /**
@@ -28,19 +35,22 @@ function keyOf(target: OverrideTarget): string | undefined {
  * its state is carried over by the next request, never granting tokens.
  */
 export const set = mutation({
-  args: { name: v.string(), target: overrideTarget, override: overrideValidator, note: v.optional(v.string()), config: configArgValidator },
+  args: { name: v.string(), target: overrideTarget, override: overrideEntryValidator, note: v.optional(v.string()), config: configArgValidator },
   returns: v.null(),
   handler: async (ctx, args) => {
     const now = Date.now();
     validateOverride(args.name, args.target, args.override, args.config, args.note);
-    const doc = { name: args.name, ...scopeOf(args.target), override: args.override, ...(args.note === undefined ? {} : { note: args.note }), updatedAt: now };
-    const existing = await overrideQuery(ctx.db, args.name, args.target).first();
+    const target = stored(args.target);
+    const doc = { name: args.name, ...scopeOf(target), override: args.override, ...(args.note === undefined ? {} : { note: args.note }), updatedAt: now };
+    const existing = await overrideQuery(ctx.db, args.name, target).first();
     if (existing) await ctx.db.replace(existing._id, doc);
     else await ctx.db.insert("rateLimitOverrides", doc);
-    if (!("tier" in args.target)) {
-      const at = { name: args.name, key: keyOf(args.target), config: args.config };
+    if ("network" in target) await rebuildNetworks(ctx.db, args.name);
+    else if (!("tier" in target)) {
+      const at = { name: args.name, key: keyOf(target), config: args.config };
       const rows = (await keyRows(ctx.db, at)).map(rowOf);
-      await writeKey(ctx, at, keyOverrideOps(rows, at, args.override, now));
+      // Only a network's entry may be `{ allow }` (validateOverride).
+      await writeKey(ctx, at, keyOverrideOps(rows, at, args.override as Override, now));
     }
     return null;
   },
@@ -55,10 +65,13 @@ export const remove = mutation({
   returns: v.boolean(),
   handler: async (ctx, args) => {
     validateTarget(args.name, args.target);
-    const existing = await overrideQuery(ctx.db, args.name, args.target).first();
+    const target = stored(args.target);
+    const existing = await overrideQuery(ctx.db, args.name, target).first();
     if (existing) await ctx.db.delete(existing._id);
-    if (!("tier" in args.target)) {
-      const at = { name: args.name, key: keyOf(args.target), config: args.config };
+    if ("network" in target) {
+      if (existing) await rebuildNetworks(ctx.db, args.name);
+    } else if (!("tier" in target)) {
+      const at = { name: args.name, key: keyOf(target), config: args.config };
       const rows = (await keyRows(ctx.db, at)).map(rowOf).filter((r) => r.o !== undefined);
       await writeKey(ctx, at, keyOverrideOps(rows, at, undefined, Date.now()));
     }
@@ -72,14 +85,15 @@ export const get = query({
   returns: v.union(overrideRecord, v.null()),
   handler: async (ctx, args) => {
     validateTarget(args.name, args.target);
-    const doc = await overrideQuery(ctx.db, args.name, args.target).first();
+    const doc = await overrideQuery(ctx.db, args.name, stored(args.target)).first();
     return doc ? recordOf(doc) : null;
   },
 });
 
 /**
  * Limit `name`'s overrides, a page at a time (`paginationOpts`, as `usePaginatedQuery` passes
- * it): keys' first (in key order), then tiers'; or only those of `scope`.
+ * it): keys' first (in key order), then networks' (in the order of their text), then tiers'; or
+ * only those of `scope`.
  */
 export const list = query({
   args: { name: v.string(), scope: v.optional(overrideScope), paginationOpts: paginationOptsValidator },

@@ -1,7 +1,7 @@
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
 import { metricEventFields, metricStoredCountFields } from "../shared/metrics.js";
-import { overrideDocFields, pendingTakeFields, storedRowFields, termsFields } from "../shared/stored.js";
+import { networkIntervalFields, overrideDocFields, pendingTakeFields, storedRowFields, termsFields } from "../shared/stored.js";
 
 export default defineSchema({
   /**
@@ -30,15 +30,27 @@ export default defineSchema({
   rateLimitTerms: defineTable(termsFields).index("hash", ["name", "hash"]),
 
   /**
-   * Overrides of a limit for one key or one tier (`scope`, `target`): a config in force instead of
-   * the named one, or a block until an instant. Written only by `overrides.set` and
-   * `overrides.remove` (app server code; never on the hot path, so overrides add no conflicts) and
-   * deleted by `lib.clearAll`; read by `overrides.get` and `overrides.list`, and by a request that
-   * names a tier (one indexed read of its tier's). A key's own override is also carried on its rows
+   * Overrides of a limit for one key, one network or one tier (`scope`, `target`): a config in
+   * force instead of the named one, a block until an instant, or (a network's) an exemption.
+   * Written only by `overrides.set` and `overrides.remove` (app server code; never on the hot
+   * path, so overrides add no conflicts) and deleted by `lib.clearAll`; read by `overrides.get` and
+   * `overrides.list`, and by a request that names a tier (one indexed read of its tier's). A
+   * network's entry is read on the hot path from `rateLimitNetworks`, never from here. A key's own override is also carried on its rows
    * (`o`), where the request's read of them finds it, and never read from here on the hot path.
    * Never deleted by the clean-up.
    */
   rateLimitOverrides: defineTable(overrideDocFields).index("target", ["name", "scope", "target"]),
+
+  /**
+   * A limit's network entries (overrides with `scope: "network"`) flattened into non-overlapping
+   * address intervals, each carrying the entry that wins there (the longest prefix) and its
+   * override: one document per interval. Rewritten (only the intervals that change) by
+   * `overrides.set` and `overrides.remove` of a network target, and deleted by `lib.clearAll`;
+   * read by a request of a limit with `networks: true` that carries an address (one indexed read:
+   * the last interval starting at or before the address) and by `lib.getValue` likewise. Never
+   * written on the hot path.
+   */
+  rateLimitNetworks: defineTable(networkIntervalFields).index("start", ["name", "start"]),
 
   /**
    * Consumption recorded but not yet applied to `rateLimits`, one row per take, by limits with

@@ -1,9 +1,10 @@
 // The component's database adapter: the one place that queries and writes `rateLimits`,
-// `pendingTakes` and `leases`. It answers the flows' reads (src/shared/rows.ts) and executes their writes; every
+// `pendingTakes`, `rateLimitNetworks` and `leases`. It answers the flows' reads (src/shared/rows.ts) and executes their writes; every
 // query on those tables is written once, here. Handlers import it; it imports no handler.
 import type { LeaseInsert, LeaseOp, LeaseQuery, LeaseRecord } from "../shared/concurrency.js";
 import type { KeyRead, KeyRow, RowOp, RowQuery } from "../shared/rows.js";
-import { scopeOf, type OverrideScope, type OverrideTarget } from "../shared/overrides.js";
+import { networkIntervals, type NetworkInterval } from "../shared/address.js";
+import { scopeOf, type OverrideEntry, type OverrideScope, type OverrideTarget } from "../shared/overrides.js";
 import { resetOps } from "../shared/override-writes.js";
 import type { RateLimitConfig } from "../shared/validators.js";
 import type { Take } from "../shared/stored.js";
@@ -107,6 +108,46 @@ export function overridesQuery(db: DatabaseReader, name: string, scope?: Overrid
 }
 
 /**
+ * networkAt returns the interval of limit `name`'s network entries that holds `address` (32 hex
+ * digits), or null: one indexed read, the last interval starting at or before it, which holds it
+ * if it ends at or after it. The range read (from that interval's start to the address) conflicts
+ * only with an admin's rewrite of it.
+ */
+export async function networkAt(db: DatabaseReader, name: string, address: string): Promise<Doc<"rateLimitNetworks"> | null> {
+  const doc = await firstOf(
+    db
+      .query("rateLimitNetworks")
+      .withIndex("start", (i) => i.eq("name", name).lte("start", address))
+      .order("desc"),
+  );
+  return doc !== null && doc.end >= address ? doc : null;
+}
+
+/**
+ * rebuildNetworks rewrites limit `name`'s network intervals from its network entries, after one
+ * was set or removed: it reads every entry and every interval of the name (the admin path, never a
+ * request's), and writes only the intervals that changed, so a request's read of an interval an
+ * admin left alone never conflicts.
+ */
+export async function rebuildNetworks(db: DatabaseWriter, name: string): Promise<void> {
+  const entries = await overridesQuery(db, name, "network").collect();
+  const overrideOf = new Map<string, OverrideEntry>(entries.map((e) => [e.target!, e.override]));
+  const wanted = new Map<string, NetworkInterval & { override: OverrideEntry }>();
+  for (const interval of networkIntervals([...overrideOf.keys()])) wanted.set(interval.start, { ...interval, override: overrideOf.get(interval.network)! });
+  const existing = await db
+    .query("rateLimitNetworks")
+    .withIndex("start", (i) => i.eq("name", name))
+    .collect();
+  for (const doc of existing) {
+    const want = wanted.get(doc.start);
+    if (want !== undefined && want.end === doc.end && want.network === doc.network && JSON.stringify(want.override) === JSON.stringify(doc.override)) {
+      wanted.delete(doc.start);
+    } else await db.delete("rateLimitNetworks", doc._id);
+  }
+  for (const interval of wanted.values()) await db.insert("rateLimitNetworks", { name, ...interval });
+}
+
+/**
  * knownTerms returns the terms recorded for limit `name` under each of `hashes`, one indexed read
  * each, for answering a flow's `terms` reads from memory (see `answerRead`).
  */
@@ -150,7 +191,12 @@ export async function readKey(db: DatabaseReader, at: KeyAddress, q: RowQuery): 
     }
     case "tier": {
       const doc = await firstOf(overrideQuery(db, at.name, { tier: q.tier }));
-      return doc ? { rows: [], pending: [], override: doc.override } : { rows: [], pending: [] };
+      // A tier's entry is never `{ allow }` (validateOverride refuses it).
+      return doc && !("allow" in doc.override) ? { rows: [], pending: [], override: doc.override } : { rows: [], pending: [] };
+    }
+    case "network": {
+      const doc = await networkAt(db, at.name, q.address);
+      return doc ? { rows: [], pending: [], entry: { network: doc.network, override: doc.override } } : { rows: [], pending: [] };
     }
     default: {
       const never: never = q;

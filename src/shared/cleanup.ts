@@ -47,15 +47,15 @@ export type AddressedRow<Id> = KeyRow<Id> & { key?: string | undefined };
  * A read the clean-up asks for: `page`, up to `take` rows of limit `name` in index order, after
  * key `after.key` when given; `key`, every row of one key (when `rows`) and whether it has a take
  * waiting for the applier (at most one is read); `tiers`, the configs of limit `name`'s tier
- * overrides (at most {@link MAX_CLEANUP_TIERS}), read once per name and only when a key written
- * under other terms than the named config's turns up.
+ * overrides and network entries (at most {@link MAX_CLEANUP_TIERS} of each), read once per name
+ * and only when a key written under other terms than the named config's turns up.
  */
 export type CleanupQuery =
   | { read: "page"; name: string; after?: { key?: string | undefined }; take: number }
   | { read: "key"; name: string; key?: string | undefined; rows: boolean }
   | { read: "tiers"; name: string };
 
-/** MAX_CLEANUP_TIERS is how many of a name's tier overrides the clean-up reads to judge keys under (100). */
+/** MAX_CLEANUP_TIERS is how many of a name's tier overrides, and of its network entries, the clean-up reads to judge keys under (100 each). */
 export const MAX_CLEANUP_TIERS = 100;
 
 /**

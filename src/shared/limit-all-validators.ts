@@ -28,6 +28,8 @@ export const limitAllArgs = {
   details: v.optional(v.boolean()),
   /** With `throws`: the caller throws the returned `error` itself (see `rateLimitArgs.raiseInCaller`). */
   raiseInCaller: v.optional(v.boolean()),
+  /** The address every limit with `networks: true` matches against its network entries (see `rateLimitArgs.ip`). */
+  ip: v.optional(v.string()),
 };
 
 /**

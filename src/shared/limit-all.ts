@@ -15,7 +15,7 @@ import { math } from "./math.js";
  * key are an `InvalidRateLimit` error (field `requests`): they can't both be the limit.
  */
 export function mergeRequests(
-  args: Pick<LimitAllArgs, "requests" | "reserve" | "details">,
+  args: Pick<LimitAllArgs, "requests" | "reserve" | "details" | "ip">,
 ): { merged: RateLimitArgs[]; of: number[] } {
   const merged: RateLimitArgs[] = [];
   const byKey = new Map<string, number>();
@@ -36,6 +36,7 @@ export function mergeRequests(
         config: r.config,
         ...(args.reserve === undefined ? {} : { reserve: args.reserve }),
         ...(args.details === undefined ? {} : { details: args.details }),
+        ...(args.ip === undefined ? {} : { ip: args.ip }),
       });
       return merged.length - 1;
     }

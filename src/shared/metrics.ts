@@ -33,8 +33,11 @@ export const metricEventFields = {
   count: v.number(),
   /** When it was decided (ms). */
   ts: v.number(),
-  /** Set when an override's config decided: the key's own (`"key"`) or its tier's (`"tier"`). */
-  by: v.optional(literals("key", "tier")),
+  /**
+   * Set when an override decided: the key's own (`"key"`), its network's (`"network"`: a config, or
+   * `{ allow: true }`, which admits) or its tier's (`"tier"`).
+   */
+  by: v.optional(literals("key", "network", "tier")),
   /** Set when the request was refused by a block (an override's `blockedUntil`) or a lockout. */
   blocked: v.optional(v.boolean()),
 };

@@ -4,7 +4,8 @@
 import { ConvexError } from "convex/values";
 import { evaluate } from "./algebra.js";
 import { configHash, resolvePhase, shardParams } from "./layout.js";
-import { LAYOUT_FIELDS, mergeOverride, resolveOverride, type Override, type OverrideTarget } from "./overrides.js";
+import { canonicalNetwork } from "./address.js";
+import { LAYOUT_FIELDS, mergeOverride, resolveOverride, type Override, type OverrideEntry, type OverrideTarget } from "./overrides.js";
 import type { KeyRow, RowOp } from "./rows.js";
 import { invalid, validateNameAndKey, validateTier } from "./validate.js";
 import { checkConfig, validateConfigShape } from "./validate-config.js";
@@ -16,19 +17,39 @@ export const MAX_NOTE_LENGTH = 1000;
 
 /**
  * validateOverride checks an override of limit `name` (configured as `named`) for `target` before
- * anything is written: the target's key or tier; a config's shape and numbers as they would be in
- * force (merged with the named config's layout, which it may not set); a block's instant, a
- * finite number of ms; the note's length. Throws an `InvalidRateLimit` `ConvexError` naming the
- * field (`override.config.rate`, `override.blockedUntil`, `target.tier`, `note`).
+ * anything is written: the target's key, network or tier; a config's shape and numbers as they
+ * would be in force (merged with the named config's layout, which it may not set); a block's
+ * instant, a finite number of ms; `{ allow: true }` only for a network; a network only on a limit
+ * with `networks: true`; the note's length. Throws an `InvalidRateLimit` `ConvexError` naming the
+ * field (`override.config.rate`, `override.blockedUntil`, `override.allow`, `target.tier`,
+ * `target.network`, `config.networks`, `note`).
  */
-export function validateOverride(name: string, target: OverrideTarget, override: Override, named: RateLimitConfig, note?: string): void {
+export function validateOverride(name: string, target: OverrideTarget, override: OverrideEntry, named: RateLimitConfig, note?: string): void {
   validateTarget(name, target);
   checkConfig(named);
-  const given = typeof override === "object" && override !== null ? Object.keys(override).filter((k) => (override as Record<string, unknown>)[k] !== undefined) : [];
-  if (!(given.length === 1 && (given[0] === "config" || given[0] === "blockedUntil"))) {
-    throw invalid("override", JSON.stringify(override), "must be { config } (the config in force for the target) or { blockedUntil } (an instant, UTC ms)");
+  const network = "network" in target;
+  if (network && named.networks !== true) {
+    throw invalid(
+      "config.networks",
+      named.networks,
+      `limit ${JSON.stringify(name)} has no network entries: set networks: true in its config to match requests' addresses against them (one indexed read per request), then add the entry`,
+    );
   }
-  if ("config" in override) {
+  const given = typeof override === "object" && override !== null ? Object.keys(override).filter((k) => (override as Record<string, unknown>)[k] !== undefined) : [];
+  if (!network && given.includes("allow")) {
+    throw invalid("override.allow", (override as { allow?: unknown }).allow, "only a network's entry may allow (exempt its addresses); for a key or a tier, set a config");
+  }
+  const forms = network ? ["config", "blockedUntil", "allow"] : ["config", "blockedUntil"];
+  if (!(given.length === 1 && forms.includes(given[0]!))) {
+    throw invalid(
+      "override",
+      JSON.stringify(override),
+      `must be { config } (the config in force for the target) or { blockedUntil } (an instant, UTC ms)${network ? " or { allow: true } (never limited)" : ""}`,
+    );
+  }
+  if ("allow" in override) {
+    if (override.allow !== true) throw invalid("override.allow", override.allow, "must be true (remove the entry to stop exempting the network)");
+  } else if ("config" in override) {
     under("override.", () => validateConfigShape(override.config));
     for (const field of LAYOUT_FIELDS) {
       const value = override.config[field];
@@ -43,13 +64,16 @@ export function validateOverride(name: string, target: OverrideTarget, override:
   if (note !== undefined && note.length > MAX_NOTE_LENGTH) throw invalid("note", note, `is ${note.length} characters; at most ${MAX_NOTE_LENGTH} are allowed`);
 }
 
-/** Checks an override's target: a key as `limit` takes it, or a non-empty tier. */
+/** Checks an override's target: a key as `limit` takes it, a CIDR network, or a non-empty tier. */
 export function validateTarget(name: string, target: OverrideTarget): void {
   const fields = typeof target === "object" && target !== null ? Object.keys(target).filter((k) => (target as Record<string, unknown>)[k] !== undefined) : ["?"];
-  if (!(fields.length === 0 || (fields.length === 1 && (fields[0] === "key" || fields[0] === "tier")))) {
-    throw invalid("target", JSON.stringify(target), "must be { key } (one key; {} for the limit without a key) or { tier }");
+  if (!(fields.length === 0 || (fields.length === 1 && (fields[0] === "key" || fields[0] === "tier" || fields[0] === "network")))) {
+    throw invalid("target", JSON.stringify(target), "must be { key } (one key; {} for the limit without a key), { network } (a CIDR network) or { tier }");
   }
-  if ("tier" in target) {
+  if ("network" in target) {
+    validateNameAndKey(name, undefined);
+    canonicalNetwork(target.network, "target.network");
+  } else if ("tier" in target) {
     validateNameAndKey(name, undefined);
     under("target.", () => validateTier(target.tier));
   } else validateNameAndKey(name, target.key);

@@ -3,6 +3,7 @@
 // argument. See docs/reference.md ("Overrides").
 import { v, type Infer } from "convex/values";
 import { literals } from "convex-helpers/validators";
+import { hexOf, parseAddress } from "./address.js";
 import type { KeyFlow, KeyRead, RowQuery } from "./rows.js";
 import { invalid } from "./validate.js";
 import { math } from "./math.js";
@@ -18,43 +19,65 @@ import { configValidator, type DecidedBy, type RateLimitConfig } from "./validat
 export const overrideValidator = v.union(v.object({ config: configValidator }), v.object({ blockedUntil: v.number() }));
 export type Override = Infer<typeof overrideValidator>;
 
-/** What an override applies to: one key of the limit (`scope: "key"`) or a tier (`scope: "tier"`). */
-export const overrideScope = literals("key", "tier");
+/**
+ * An override as set and stored for any target: an {@link Override}, or, for a network only,
+ * `{ allow: true }`, which exempts the network's requests: never limited (admitted, taking no
+ * tokens), and counted as admitted in metrics.
+ */
+export const overrideEntryValidator = v.union(...overrideValidator.members, v.object({ allow: v.literal(true) }));
+export type OverrideEntry = Infer<typeof overrideEntryValidator>;
+
+/**
+ * What an override applies to: one key of the limit (`scope: "key"`), every address in a network
+ * (`"network"`), or a tier (`"tier"`).
+ */
+export const overrideScope = literals("key", "network", "tier");
 export type OverrideScope = Infer<typeof overrideScope>;
 
 /**
  * The target of an override: `{ key }`, one key of the limit (`{}` or `{ key: undefined }` is
- * the limit without a key), or `{ tier }`, every request that names that tier (see
- * `rateLimitArgs.tier`).
+ * the limit without a key), `{ network }`, every request whose address is in that CIDR network
+ * (`"203.0.113.0/24"`, `"2001:db8::/32"`; a limit with `networks: true`), or `{ tier }`, every
+ * request that names that tier (see `rateLimitArgs.tier`).
  */
-export const overrideTarget = v.union(v.object({ key: v.optional(v.string()) }), v.object({ tier: v.string() }));
+export const overrideTarget = v.union(v.object({ key: v.optional(v.string()) }), v.object({ network: v.string() }), v.object({ tier: v.string() }));
 export type OverrideTarget = Infer<typeof overrideTarget>;
 
 /** An override as `overrides.get` and `overrides.list` return it: its target, the override, its note and when it was set (ms). */
 export const overrideRecord = v.object({
   target: overrideTarget,
-  override: overrideValidator,
+  override: overrideEntryValidator,
   note: v.optional(v.string()),
   updatedAt: v.number(),
 });
 
 /** The config fields an override never changes: the named config's layout and behaviour. */
-export const LAYOUT_FIELDS = ["shards", "applyUpdates", "dryRun", "metrics"] as const;
+export const LAYOUT_FIELDS = ["shards", "applyUpdates", "dryRun", "metrics", "networks"] as const;
 
 /** The scope and stored target string of an override target. */
 export function scopeOf(target: OverrideTarget): { scope: OverrideScope; target?: string } {
   if ("tier" in target) return { scope: "tier", target: target.tier };
+  if ("network" in target) return { scope: "network", target: target.network };
   return target.key === undefined ? { scope: "key" } : { scope: "key", target: target.key };
 }
 
 /**
+ * The network entry that holds a request's address, as the store finds it: the entry's network
+ * (canonical CIDR) and its override.
+ */
+export type NetworkEntry = { network: string; override: OverrideEntry };
+
+/**
  * What is in force for a request: the config its tokens are counted under, which level set it,
- * and a block, if one is in force (`until`, UTC ms, and which level set it).
+ * a block, if one is in force (`until`, UTC ms, and which level set it), whether a network's
+ * `{ allow: true }` exempts it (`allow`), and the network entry that applied, if one did.
  */
 export type InForce = {
   config: RateLimitConfig;
   by: DecidedBy;
   block?: { until: number; by: Exclude<DecidedBy, "config"> };
+  allow?: true;
+  network?: string;
 };
 
 /**
@@ -74,32 +97,49 @@ export function mergeOverride(named: RateLimitConfig, config: RateLimitConfig): 
 
 /**
  * resolveOverride says what is in force at `now` for a request of a limit configured as `named`,
- * given the override of its key and of its tier (either may be absent). The most specific level
- * that has an override in force decides: the key's, then the tier's, then the named config. A
- * block is in force until its instant, then ignored (the next level decides); under a block the
- * tokens are still counted under the next level's config, so they are where they would have been
- * once it lifts. A key's block over its tier's block lasts until the later of the two (once the
- * key's lifts, the tier's decides), so a refusal's `retryAfter` runs to when the request can pass.
+ * given the override of its key, of the network entry holding its address (the longest prefix)
+ * and of its tier (any may be absent). The most specific level that has an override in force
+ * decides: the key's, then the network's, then the tier's, then the named config. A block is in
+ * force until its instant, then ignored (the next level decides); under a block the tokens are
+ * still counted under the next level's config, so they are where they would have been once it
+ * lifts. A block over another lasts until the later of the two (once one lifts, the next
+ * decides), so a refusal's `retryAfter` runs to when the request can pass. A network's
+ * `{ allow: true }` exempts the request, unless a key's block is in force over it.
  */
-export function resolveOverride(named: RateLimitConfig, tier: Override | undefined, key: Override | undefined, now: number): InForce {
-  // The hot path: no override at either level.
-  if (tier === undefined && key === undefined) return { config: named, by: "config" };
-  const levels: [Exclude<DecidedBy, "config">, Override | undefined][] = [
+export function resolveOverride(
+  named: RateLimitConfig,
+  tier: Override | undefined,
+  key: Override | undefined,
+  now: number,
+  network?: NetworkEntry,
+): InForce {
+  // The hot path: no override at any level.
+  if (tier === undefined && key === undefined && network === undefined) return { config: named, by: "config" };
+  const levels: [Exclude<DecidedBy, "config">, OverrideEntry | undefined][] = [
     ["key", key],
+    ["network", network?.override],
     ["tier", tier],
   ];
   let block: InForce["block"];
+  const withNetwork = (inForce: InForce): InForce => {
+    const applied = inForce.by === "network" || inForce.block?.by === "network";
+    return applied && network !== undefined ? { ...inForce, network: network.network } : inForce;
+  };
   for (const [by, override] of levels) {
     if (override === undefined) continue;
+    if ("allow" in override) {
+      if (block) continue;
+      return withNetwork({ config: named, by, allow: true });
+    }
     if ("config" in override) {
       const config = mergeOverride(named, override.config);
-      return block ? { config, by, block } : { config, by };
+      return withNetwork(block ? { config, by, block } : { config, by });
     }
-    // Blocks in force now, one over another, lift together: when the key's lifts, the tier's decides.
-    // Ending at the same instant, the key's stands (`>=`): the key outranks its tier.
+    // Blocks in force now, one over another, lift together: when the key's lifts, the next decides.
+    // Ending at the same instant, the key's stands (`>=`): the key outranks what lies under it.
     if (now < override.blockedUntil && !(block && block.until >= override.blockedUntil)) block = { until: override.blockedUntil, by };
   }
-  return block ? { config: named, by: "config", block } : { config: named, by: "config" };
+  return withNetwork(block ? { config: named, by: "config", block } : { config: named, by: "config" });
 }
 
 /**
@@ -149,22 +189,32 @@ function canonical(value: unknown): unknown {
   );
 }
 
+/** The address a request is matched by, as the network intervals store it (an `InvalidRateLimit` error naming `ip` if malformed). */
+export function addressHex(ip: string): string {
+  return hexOf(parseAddress(ip, "ip").value);
+}
+
 /**
  * inForce runs a flow over one key under what is in force for it (see {@link resolveOverride}).
- * It reads the tier's override first, only when the request names a tier (one indexed read), and
- * assumes the key has no override of its own; a key's override is carried on every one of its
+ * It reads the tier's override first, only when the request names a tier (one indexed read), then
+ * the network entry holding the request's address, only for a limit with `networks: true` and a
+ * request with an address (one indexed read, whatever the list's size), and assumes the key has no override of its own; a key's override is carried on every one of its
  * rows, so the first row the flow reads tells. When a row carries one, the flow is run again under
  * it: reads already made are answered from memory (none is made twice) and the random draws are
  * replayed, so it reads the same shards. `make` builds the flow for a resolution and the key's
  * own override.
  */
 export function* inForce<Id, R>(
-  at: { config: RateLimitConfig; tier?: string | undefined },
+  at: { config: RateLimitConfig; tier?: string | undefined; ip?: string | undefined },
   now: number,
   random: () => number,
   make: (resolved: InForce, keyOverride: Override | undefined, random: () => number) => KeyFlow<Id, R>,
 ): KeyFlow<Id, R> {
+  // A malformed address is bad input whether or not the limit reads its network entries.
+  const address = at.ip === undefined ? undefined : addressHex(at.ip);
   const tier = at.tier === undefined ? undefined : (yield { read: "tier", tier: at.tier }).override;
+  // Only a limit that opted in reads its network entries, and only for a request with an address.
+  const network = at.config.networks === true && address !== undefined ? (yield { read: "network", address }).entry : undefined;
   const draws: number[] = [];
   // The reads made so far, in order; looked up only on a run again (off the hot path).
   const made: [RowQuery, KeyRead<Id>][] = [];
@@ -176,7 +226,7 @@ export function* inForce<Id, R>(
       if (drawn === draws.length) draws.push(random());
       return draws[drawn++]!;
     };
-    const flow = make(resolveOverride(at.config, tier, own, now), own, replay);
+    const flow = make(resolveOverride(at.config, tier, own, now, network), own, replay);
     let step = flow.next();
     let found: Override | undefined;
     while (!step.done) {

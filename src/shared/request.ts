@@ -197,8 +197,9 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
   // A wait that can't be told to the ms is an error, except in a dry run, which admits whatever it would do.
   if (step.value.retryAfter !== undefined && config.dryRun !== true) exactWait(step.value.retryAfter, now, count, config);
-  const plan = barred(step.value, resolved, view, count);
-  const blocked = plan !== step.value;
+  // A network's `{ allow: true }` admits, taking nothing, whatever the state or a lockout says.
+  const plan = resolved.allow ? allowed(step.value) : barred(step.value, resolved, view, count);
+  const blocked = plan !== step.value && !resolved.allow;
   // A dry run admits, now, what it would refuse or make wait (a refusal writes nothing), and says so.
   const shadow = config.dryRun === true && plan.retryAfter !== undefined;
   // Built field by field, not by spreading: this runs on every call.
@@ -206,7 +207,7 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
   if (args.details) result.details = detailsOf(view, plan);
   const event = eventOf(config, count, plan, resolved.by, blocked);
   // A block or lockout refuses writing nothing, not even a carry-over of rows of other terms.
-  const ops = blocked ? [] : opsOf(view, plan, count);
+  const ops = blocked || resolved.allow ? [] : opsOf(view, plan, count);
   const raise = raiseOf(args, result, ops.length > 0, event !== undefined);
   const outcome: RequestOutcome<Id> = { plan, result, ops: raise ? [] : ops, safeOnStale: isAsync(config) && keepsMargin(view, plan) };
   if (event) outcome.event = event;
@@ -225,6 +226,11 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
   }
   if (shadow) outcome.wouldRefuse = { retryAfter: plan.retryAfter! };
   return outcome;
+}
+
+/** The plan of a request a network's `{ allow: true }` exempts: admitted now, writing nothing. */
+function allowed(plan: Plan): Plan {
+  return { ok: true, writes: [], shards: plan.shards };
 }
 
 /**

@@ -1,7 +1,8 @@
 // The protocol between a flow over one key and the store that answers it: the reads a flow
 // yields, the rows and takes it is sent back, and the writes it returns. The component answers it
 // from the database (src/component/store.ts), tests and models from memory (`answerRead`).
-import type { Override } from "./overrides.js";
+import type { NetworkEntry, Override } from "./overrides.js";
+import type { NetworkInterval } from "./address.js";
 import type { StoredRow, Take } from "./stored.js";
 import type { RowFields } from "./stored.js";
 
@@ -19,20 +20,24 @@ export type KeyRow<Id> = StoredRow & { id: Id };
  * (see `termsHash`), when a row carries a fingerprint that isn't the current config's: answered in
  * `terms` (absent when unknown), with no rows.
  * `tier`, the override set for the limit name's tier `tier`: answered in `override` (absent when
- * none), with no rows; the one read of another table a request makes, only when it names a tier.
+ * none), with no rows; a read of another table, only when the request names a tier.
+ * `network`, the network entry holding `address` (32 hex digits, see `hexOf`), the longest
+ * prefix: answered in `entry` (absent when none), with no rows; only for a limit with
+ * `networks: true` and a request with an address.
  */
 export type RowQuery =
   | { read: "shard"; shard: number; pending?: true }
   | { read: "any" }
   | { read: "all"; pending?: true }
   | { read: "terms"; hash: number }
-  | { read: "tier"; tier: string };
+  | { read: "tier"; tier: string }
+  | { read: "network"; address: string };
 
 /**
  * The answer to a {@link RowQuery}: the rows found, the takes asked for (else none), the terms
  * asked for, the tier's override asked for.
  */
-export type KeyRead<Id> = { rows: KeyRow<Id>[]; pending: Take[]; terms?: string; override?: Override };
+export type KeyRead<Id> = { rows: KeyRow<Id>[]; pending: Take[]; terms?: string; override?: Override; entry?: NetworkEntry };
 
 /**
  * A key held in memory, to answer reads from: its rows in index order, its takes, the name's terms
@@ -43,6 +48,8 @@ export type KeyInMemory<Id> = {
   pending: Take[];
   known?: ReadonlyMap<number, string>;
   tiers?: ReadonlyMap<string, Override>;
+  /** The name's network entries flattened (see `networkIntervals`), in address order, each with its entry's override. */
+  networks?: readonly (NetworkInterval & { override: NetworkEntry["override"] })[];
 };
 
 
@@ -105,6 +112,11 @@ export function answerRead<Id>(read: KeyInMemory<Id>, q: RowQuery): KeyRead<Id> 
     case "tier": {
       const override = read.tiers?.get(q.tier);
       return override === undefined ? { rows: [], pending: [] } : { rows: [], pending: [], override };
+    }
+    case "network": {
+      // As the store reads it: the last interval starting at or before the address, if it reaches it.
+      const last = read.networks?.filter((x) => x.start <= q.address).at(-1);
+      return last !== undefined && last.end >= q.address ? { rows: [], pending: [], entry: { network: last.network, override: last.override } } : { rows: [], pending: [] };
     }
     default: {
       const never: never = q;

@@ -4,7 +4,7 @@
 import { v, type Infer } from "convex/values";
 import { partial } from "convex-helpers/validators";
 import { configValidator, kindValidator } from "./validators.js";
-import { overrideScope, overrideValidator } from "./overrides.js";
+import { overrideEntryValidator, overrideScope, overrideValidator } from "./overrides.js";
 
 /** The fields of a take: `count` tokens (negative: given back) from `shard` at `ts` (ms). */
 export const takeFields = {
@@ -121,7 +121,7 @@ export const overrideDocFields = {
   name: v.string(),
   scope: overrideScope,
   target: v.optional(v.string()),
-  override: overrideValidator,
+  override: overrideEntryValidator,
   note: v.optional(v.string()),
   updatedAt: v.number(),
 };
@@ -131,3 +131,17 @@ export type RowLayout = Infer<typeof rowLayoutValidator>;
 export type Take = Infer<typeof takeValidator>;
 export type RowFields = Infer<typeof rowFieldsValidator>;
 export type StoredRow = Infer<typeof storedRowValidator>;
+
+/**
+ * One interval of a limit's network entries flattened (see `networkIntervals`): the addresses from
+ * `start` to `end` (32 hex digits each, ordered as the addresses), all held most specifically by
+ * the entry for `network` (canonical CIDR), whose `override` it carries so a request's one read
+ * finds it.
+ */
+export const networkIntervalFields = {
+  name: v.string(),
+  start: v.string(),
+  end: v.string(),
+  network: v.string(),
+  override: overrideEntryValidator,
+};

@@ -176,6 +176,7 @@ const OPTION_TYPES: Record<string, readonly string[]> = {
   exact: ["boolean"],
   sampleShards: ["number"],
   tier: ["string", "function"],
+  ip: ["string"],
   note: ["string"],
   topKeys: ["number"],
   from: ["number"],

@@ -2,6 +2,10 @@
 // validator is the single source of truth.
 import { v, type Infer } from "convex/values";
 import { addFieldsToValidator, literals, partial } from "convex-helpers/validators";
+import { rateLimitErrorValidator } from "./error-validators.js";
+
+export { invalidRateLimitErrorValidator, rateLimitAllErrorValidator, rateLimitErrorValidator } from "./error-validators.js";
+export type { InvalidRateLimitError, RateLimitAllError, RateLimitError } from "./error-validators.js";
 
 /**
  * How a limit's consumption is written. `"transactionally"` (the default): the decision reads the
@@ -53,6 +57,15 @@ const commonConfigFields = {
    * refusal writes nothing). It needs one shard, written transactionally.
    */
   lockout: v.optional(v.number()),
+  /**
+   * Opts the limit in to allow and deny lists by network: overrides whose target is a CIDR network
+   * (`RateLimiter.setOverride(ctx, name, { network: "203.0.113.0/24" }, ...)`), matched against
+   * the address each request comes from (the request's own, or `ip`). Default false: the limit
+   * pays no read for network entries, and setting one is an `InvalidRateLimit` error naming this
+   * field. Cost: one indexed read per request that carries an address, whatever the list's size.
+   * An override keeps the named config's (like `shards`).
+   */
+  networks: v.optional(v.boolean()),
 };
 
 /**
@@ -220,6 +233,12 @@ export const rateLimitArgs = {
    * by tier. Default: none.
    */
   tier: v.optional(v.string()),
+  /**
+   * The address (IPv4 or IPv6) a limit with `networks: true` matches against its network entries.
+   * `RateLimiter` passes the request's own (`ctx.meta.getRequestMetadata().ip`) in mutations and
+   * actions unless the caller gives one. Without it no network entry applies. Default: none.
+   */
+  ip: v.optional(v.string()),
   config: configArgValidator,
 };
 
@@ -278,6 +297,8 @@ export const creditArgs = {
   shards: v.optional(v.array(v.number())),
   /** The tier the key belongs to, for its overrides: see `rateLimitArgs.tier`. Default: none. */
   tier: v.optional(v.string()),
+  /** The address matched against network entries: see `rateLimitArgs.ip`. Default: none. */
+  ip: v.optional(v.string()),
   config: configArgValidator,
 };
 const creditArgsObject = v.object(creditArgs);
@@ -298,6 +319,8 @@ export const getValueArgs = {
   details: v.optional(v.boolean()),
   /** The tier the key belongs to, for its overrides: see `rateLimitArgs.tier`. Default: none. */
   tier: v.optional(v.string()),
+  /** The address matched against network entries: see `rateLimitArgs.ip`. Default: none. */
+  ip: v.optional(v.string()),
   config: configArgValidator,
 };
 
@@ -306,7 +329,7 @@ export const getValueArgs = {
  * the request's tier (see `resolveOverride`). `getValue` reports it when an override decided, and
  * metric events record it.
  */
-export const decidedByValidator = literals("config", "key", "tier");
+export const decidedByValidator = literals("config", "key", "network", "tier");
 export type DecidedBy = Infer<typeof decidedByValidator>;
 
 /**
@@ -325,20 +348,28 @@ export const getValueReturns = v.object({
   /** An exact sliding window's log of what the shard took in its last window (see `State`). */
   log: v.optional(v.bytes()),
   /**
-   * Set when an override decided: `"key"` or `"tier"`; `config` is then the override's (absent:
-   * the named config is in force).
+   * Set when an override decided: `"key"`, `"network"` or `"tier"`; `config` is then the
+   * override's (absent: the named config is in force).
    */
   by: v.optional(decidedByValidator),
+  /**
+   * Set when a network entry applied (`by: "network"`, or `blockedBy: "network"`): the entry's
+   * network, canonical CIDR, the longest prefix holding the address.
+   */
+  network: v.optional(v.string()),
+  /** Set when a network entry's `{ allow: true }` exempts the request: never limited, whatever `value` says. */
+  allowed: v.optional(v.literal(true)),
   /**
    * Set while the key is blocked (an override's `blockedUntil`) or locked out (`lockout`): every
    * request is refused until this instant (UTC ms), whatever `value` says.
    */
   blockedUntil: v.optional(v.number()),
   /**
-   * With `blockedUntil`: what refuses the key, an override's block (of the key's own, `"key"`, or
-   * its tier's, `"tier"`) or a lockout (`"lockout"`); the later one when both are in force.
+   * With `blockedUntil`: what refuses the key, an override's block (of the key's own, `"key"`,
+   * its network's, `"network"`, or its tier's, `"tier"`) or a lockout (`"lockout"`); the later one
+   * when both are in force.
    */
-  blockedBy: v.optional(literals("key", "tier", "lockout")),
+  blockedBy: v.optional(literals("key", "network", "tier", "lockout")),
 });
 
 /** The whole limit's tokens, as `getValue` returns them with `details: true`. */
@@ -386,27 +417,6 @@ const hookQueryArgsObject = v.object(hookQueryArgs);
 /** The arguments of `hookAPI`'s `getRateLimit` query; see {@link hookQueryArgs}. */
 export type HookQueryArgs = Infer<typeof hookQueryArgsObject>;
 
-/** The data of the `ConvexError` thrown for a refused request when `throws: true`. */
-export const rateLimitErrorValidator = v.object({
-  kind: v.literal("RateLimited"),
-  /** The name of the limit that refused. */
-  name: v.string(),
-  /** Whole ms after which the same request succeeds if nothing else takes tokens meanwhile. */
-  retryAfter: v.number(),
-});
-
-/**
- * The data of the `RateLimited` `ConvexError` that `limitAll`/`checkAll` throw with `throws`: a
- * `RateLimitError` (`name` is the first limit that refused, `retryAfter` when all succeed
- * together), plus `names`, every limit that refused (or would make reserved work wait).
- */
-export const rateLimitAllErrorValidator = v.object({
-  ...rateLimitErrorValidator.fields,
-  names: v.array(v.string()),
-});
-
-export type RateLimitError = Infer<typeof rateLimitErrorValidator>;
-export type RateLimitAllError = Infer<typeof rateLimitAllErrorValidator>;
 
 /**
  * What `lib.rateLimit` returns: its result and, when the call is refused with `throws` and the
@@ -434,16 +444,3 @@ export const rateLimitCallReturns = v.union(
   }),
 );
 export type RateLimitCallResult = Infer<typeof rateLimitCallResult>;
-
-
-/** The data of the `ConvexError` thrown for a malformed config or request. */
-export const invalidRateLimitErrorValidator = v.object({
-  kind: v.literal("InvalidRateLimit"),
-  /** The field at fault, e.g. `"config.rate"` or `"count"`. */
-  field: v.string(),
-  /** The offending value, as a string so NaN and ±Infinity survive serialization. */
-  value: v.string(),
-  /** `field = value: what is wrong`, readable as it stands. */
-  message: v.string(),
-});
-export type InvalidRateLimitError = Infer<typeof invalidRateLimitErrorValidator>;

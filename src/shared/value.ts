@@ -39,6 +39,14 @@ function* valueUnder<Id>(args: GetValueArgs, resolved: InForce, own: Override | 
   for (const shard of picked) reads.push((yield* shardOf(view, shard)).read);
   const summary: GetValueReturnsWithDetails = summarize(reads, config, view.phase, now);
   if (resolved.by !== "config") summary.by = resolved.by;
+  if (resolved.network !== undefined) summary.network = resolved.network;
+  if (resolved.allow) {
+    // Exempt: never refused, so neither a block below the network nor a lockout is reported.
+    summary.allowed = true;
+    if (args.details) return summary;
+    const { total: _total, ...plain } = summary;
+    return plain;
+  }
   const { block } = resolved;
   const locked = view.lockedUntil;
   if (block !== undefined && block.until > now && !(locked > block.until)) {

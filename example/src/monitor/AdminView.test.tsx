@@ -116,6 +116,28 @@ test("the form blocks a key for the minutes asked from now, says until when, and
   expect(screen.getByRole("spinbutton", { name: "Block for (minutes)" })).toHaveProperty("value", "5");
 });
 
+test("the form blocks a network when asked, and allows one", async () => {
+  const { onBlock } = show({ name: "signInsPerAddress" });
+  fireEvent.change(screen.getByRole("combobox", { name: "What to block" }), { target: { value: "network" } });
+  fireEvent.change(screen.getByRole("textbox", { name: "Block network" }), { target: { value: " 203.0.113.0/24 " } });
+  await act(async () => {
+    fireEvent.click(screen.getByRole("button", { name: "Block" }));
+  });
+  expect(onBlock).toHaveBeenCalledExactlyOnceWith({ name: "signInsPerAddress", target: { network: "203.0.113.0/24" }, override: { blockedUntil: T0 + 6 * MINUTE } });
+  expect(screen.getByRole("status").textContent).toBe("Blocked network 203.0.113.0/24 of signInsPerAddress until 09:06:00 UTC.");
+  expect(screen.getByRole("textbox", { name: "Block network" })).toHaveProperty("value", "");
+
+  // An allow-list entry: no minutes, and the button says what it does.
+  fireEvent.change(screen.getByRole("combobox", { name: "What to block" }), { target: { value: "allow" } });
+  fireEvent.change(screen.getByRole("textbox", { name: "Allow network" }), { target: { value: "192.0.2.0/24" } });
+  expect(screen.getByRole("spinbutton", { name: "Block for (minutes)" })).toHaveProperty("disabled", true);
+  await act(async () => {
+    fireEvent.click(screen.getByRole("button", { name: "Allow" }));
+  });
+  expect(onBlock).toHaveBeenLastCalledWith({ name: "signInsPerAddress", target: { network: "192.0.2.0/24" }, override: { allow: true } });
+  expect(screen.getByRole("status").textContent).toBe("Allowed network 192.0.2.0/24 of signInsPerAddress: never limited.");
+});
+
 test("the form sends nothing without a key or minutes, and shows the server's refusal, keeping what was typed", async () => {
   const { onBlock } = show();
   await block("", "5", "");

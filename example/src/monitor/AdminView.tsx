@@ -1,7 +1,8 @@
 // The Monitor's admin view: one of the app's limits at a time, its keys a page at a time (each with
-// its tokens now and when it is full again, and a mark on a key blocked now), its overrides a page at a time (a key's or a tier's
-// terms, or a block until an instant) with a form to block a key for some minutes and a button to
-// remove each, and, for limits with metrics, a chart of the requests admitted, reserved and
+// its tokens now and when it is full again, and a mark on a key blocked now), its overrides a page at a time (a key's, a
+// network's or a tier's terms, a block until an instant, or a network's allow) with a form to
+// block a key or a network for some minutes, or allow a network, and a button to remove each,
+// and, for limits with metrics, a chart of the requests admitted, reserved and
 // refused per minute with the keys refused most. It shows what the app's admin queries
 // (example/convex/admin.ts) return and calls its admin mutations through `onBlock`/`onRemove`;
 // LiveAdmin and OfflineAdmin fetch it and run them.
@@ -198,8 +199,10 @@ function Overrides({ name, overrides, now, onBlock, onRemove }: OverridesProps) 
       return;
     }
     const { target, override } = request.args;
-    const done = `Blocked ${target.key} of ${name} until ${utcLabel(override.blockedUntil, now)}.`;
-    if (await change(() => onBlock(request.args), done)) setForm(EMPTY_BLOCK);
+    const what = "network" in target ? `network ${target.network}` : target.key;
+    const done = "allow" in override ? `Allowed ${what} of ${name}: never limited.` : `Blocked ${what} of ${name} until ${utcLabel(override.blockedUntil, now)}.`;
+    // The form keeps what it blocks (a key or a network) for the next one.
+    if (await change(() => onBlock(request.args), done)) setForm({ ...EMPTY_BLOCK, scope: form.scope ?? "key" });
   };
   const remove = (target: OverrideTarget, label: string) =>
     void change(() => onRemove({ name, target }), `Removed the override of ${label} of ${name}.`);
@@ -261,11 +264,22 @@ function Overrides({ name, overrides, now, onBlock, onRemove }: OverridesProps) 
       <LoadMore pages={overrides} what="overrides" />
       <form className="actions admin-block" aria-label="Block a key" onSubmit={(e) => void block(e)}>
         <label className="inline-field">
-          <span>Block key</span>
+          <span>Block</span>
+          <select
+            value={form.scope ?? "key"}
+            aria-label="What to block"
+            onChange={(e) => setForm({ ...form, scope: e.target.value === "network" || e.target.value === "allow" ? e.target.value : "key" })}
+            data-testid="admin-block-scope"
+          >
+            <option value="key">key</option>
+            <option value="network">network (CIDR)</option>
+            <option value="allow">allow a network (never limited)</option>
+          </select>
           <input
             className="admin-block-key"
             value={form.key}
-            placeholder="key-a"
+            aria-label={form.scope === "network" ? "Block network" : form.scope === "allow" ? "Allow network" : "Block key"}
+            placeholder={form.scope === "network" || form.scope === "allow" ? "203.0.113.0/24" : "key-a"}
             autoComplete="off"
             onChange={(e) => setForm({ ...form, key: e.target.value })}
             data-testid="admin-block-key"
@@ -278,6 +292,8 @@ function Overrides({ name, overrides, now, onBlock, onRemove }: OverridesProps) 
             min="0"
             step="any"
             value={form.minutes}
+            // An allow-list entry lasts until removed.
+            disabled={form.scope === "allow"}
             aria-label="Block for (minutes)"
             onChange={(e) => setForm({ ...form, minutes: e.target.value })}
             data-testid="admin-block-minutes"
@@ -295,7 +311,7 @@ function Overrides({ name, overrides, now, onBlock, onRemove }: OverridesProps) 
           />
         </label>
         <button type="submit" disabled={sending}>
-          Block
+          {form.scope === "allow" ? "Allow" : "Block"}
         </button>
       </form>
       {outcome !== undefined && (

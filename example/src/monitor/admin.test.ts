@@ -170,9 +170,33 @@ describe("overrideCells", () => {
     expect(global).toMatchObject({ id: "key:", target: "(global)" });
     expect(overrideCells({ ...block, target: { key: "(global)" } }, T0).id).not.toBe(global.id);
   });
+
+  it("writes a network's allow-list entry and its block", () => {
+    const allow: OverrideRecord = { target: { network: "203.0.113.0/24" }, override: { allow: true }, updatedAt: T0 };
+    expect(overrideCells(allow, T0)).toMatchObject({ id: "network:203.0.113.0/24", scope: "network", target: "203.0.113.0/24", terms: "allowed (never limited)", blocking: false });
+    expect(overrideCells({ ...block, target: { network: "2001:db8::/32" } }, T0)).toMatchObject({ scope: "network", target: "2001:db8::/32", blocking: true });
+  });
 });
 
 describe("blockRequest", () => {
+  it("blocks a network when the form says so", () => {
+    expect(blockRequest("signInsPerAddress", { scope: "network", key: " 203.0.113.0/24 ", minutes: "60", note: "" }, T0)).toEqual({
+      ok: true,
+      args: { name: "signInsPerAddress", target: { network: "203.0.113.0/24" }, override: { blockedUntil: T0 + HOUR } },
+    });
+    expect(blockRequest("signInsPerAddress", { scope: "network", key: " ", minutes: "60", note: "" }, T0)).toEqual({
+      ok: false,
+      reason: "Name the network, e.g. 203.0.113.0/24.",
+    });
+  });
+
+  it("allows a network, with no minutes: an allow-list entry lasts until removed", () => {
+    expect(blockRequest("signInsPerAddress", { scope: "allow", key: "192.0.2.0/24", minutes: "", note: " office " }, T0)).toEqual({
+      ok: true,
+      args: { name: "signInsPerAddress", target: { network: "192.0.2.0/24" }, override: { allow: true }, note: "office" },
+    });
+  });
+
   it("blocks the key, trimmed, for the minutes asked from now, with the note if any", () => {
     expect(blockRequest("apiKeyRequests", { key: " key-b ", minutes: "1.5", note: " abuse " }, T0)).toEqual({
       ok: true,

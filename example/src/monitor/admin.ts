@@ -87,13 +87,13 @@ export function keyCells(k: KeyStatus, block?: { until: number; now: number }): 
 
 /**
  * blocksInForce maps each key with a block in force at `now` among `overrides` to the instant
- * (ms) it ends; the global key is `undefined`. Tiers' overrides block no key by name. It knows the
+ * (ms) it ends; the global key is `undefined`. Tiers' and networks' overrides block no key by name. It knows the
  * overrides listed so far: a block on a page not loaded yet is not in it.
  */
 export function blocksInForce(overrides: readonly OverrideRecord[], now: number): Map<string | undefined, number> {
   const blocks = new Map<string | undefined, number>();
   for (const r of overrides) {
-    if ("tier" in r.target || !("blockedUntil" in r.override) || !(now < r.override.blockedUntil)) continue;
+    if ("tier" in r.target || "network" in r.target || !("blockedUntil" in r.override) || !(now < r.override.blockedUntil)) continue;
     blocks.set(r.target.key, r.override.blockedUntil);
   }
   return blocks;
@@ -143,7 +143,7 @@ export function describeTerms(config: RateLimitConfig): string {
 /** What an override's row in the admin table says; `blocking` is whether a block is in force at `now`. */
 export type OverrideCells = {
   id: string;
-  scope: "key" | "tier";
+  scope: "key" | "network" | "tier";
   target: string;
   terms: string;
   note: string;
@@ -153,44 +153,64 @@ export type OverrideCells = {
 
 /**
  * overrideCells writes an override's row: its target (a key, "(global)" for the limit without a
- * key, or a tier), its terms or "blocked until <time>" ("(lifted)" once `now` is past it), its
- * note and when it was set. `id` tells rows apart: a key and a tier may share a name.
+ * key, a network, or a tier), its terms, "allowed (never limited)" (a network's allow-list entry)
+ * or "blocked until <time>" ("(lifted)" once `now` is past it), its note and when it was set.
+ * `id` tells rows apart: a key, a network and a tier may share a name.
  */
 export function overrideCells(r: OverrideRecord, now: number): OverrideCells {
-  const [scope, target] = "tier" in r.target ? (["tier", r.target.tier] as const) : (["key", r.target.key ?? "(global)"] as const);
+  const [scope, target] =
+    "tier" in r.target
+      ? (["tier", r.target.tier] as const)
+      : "network" in r.target
+        ? (["network", r.target.network] as const)
+        : (["key", r.target.key ?? "(global)"] as const);
   const blocking = "blockedUntil" in r.override && now < r.override.blockedUntil;
   const terms =
     "config" in r.override
       ? describeTerms(r.override.config)
-      : `blocked until ${utcLabel(r.override.blockedUntil, now)}${blocking ? "" : " (lifted)"}`;
+      : "allow" in r.override
+        ? "allowed (never limited)"
+        : `blocked until ${utcLabel(r.override.blockedUntil, now)}${blocking ? "" : " (lifted)"}`;
   // The global key's id is "key:", apart from a key named "(global)".
-  const id = `${scope}:${"tier" in r.target ? r.target.tier : (r.target.key ?? "")}`;
+  const id = `${scope}:${"tier" in r.target ? r.target.tier : "network" in r.target ? r.target.network : (r.target.key ?? "")}`;
   return { id, scope, target, terms, note: r.note ?? "", set: utcLabel(r.updatedAt, now), blocking };
 }
 
-/** What the admin's "block a key" form holds: the key, how many minutes, and a note (blank: none). */
-export type BlockForm = { key: string; minutes: string; note: string };
+/**
+ * What the admin's "block" form holds: what it does (`scope`: block a key, the default; block a
+ * network, in CIDR, on a limit with network entries; or allow a network, an allow-list entry that
+ * is never limited), the key or network, how many minutes a block lasts, and a note (blank: none).
+ */
+export type BlockForm = { scope?: "key" | "network" | "allow"; key: string; minutes: string; note: string };
 
-/** The arguments of `admin.setRateLimitOverride` a block puts in force, or why the form can't be sent. */
+/** The arguments of `admin.setRateLimitOverride` the form puts in force, or why it can't be sent. */
 export type BlockRequest =
-  | { ok: true; args: { name: string; target: { key: string }; override: { blockedUntil: number }; note?: string } }
+  | {
+      ok: true;
+      args: { name: string; target: { key: string } | { network: string }; override: { blockedUntil: number } | { allow: true }; note?: string };
+    }
   | { ok: false; reason: string };
 
 /**
- * blockRequest turns the form into a block of limit `name`'s key for the minutes asked, from
- * `now` (ms, the caller's clock): the key trimmed and required (a block of the global key would
- * stop everyone), minutes a positive number, the note trimmed and left out when blank.
+ * blockRequest turns the form into a block of limit `name`'s key or network for the minutes
+ * asked, from `now` (ms, the caller's clock), or a network's allow-list entry: the key or network
+ * trimmed and required (a block of the global key would stop everyone; the server checks the
+ * network's CIDR and names what is wrong), a block's minutes a positive number (an allow has
+ * none), the note trimmed and left out when blank.
  */
 export function blockRequest(name: string, form: BlockForm, now: number): BlockRequest {
   const key = form.key.trim();
-  if (key === "") return { ok: false, reason: "Name the key to block." };
+  const network = form.scope === "network" || form.scope === "allow";
+  if (key === "") return { ok: false, reason: network ? "Name the network, e.g. 203.0.113.0/24." : "Name the key to block." };
+  const note = form.note.trim();
+  const noted = note === "" ? {} : { note };
+  if (form.scope === "allow") return { ok: true, args: { name, target: { network: key }, override: { allow: true }, ...noted } };
   const minutes = form.minutes.trim() === "" ? NaN : Number(form.minutes);
   if (!Number.isFinite(minutes) || minutes <= 0) {
     return { ok: false, reason: `Block for a positive number of minutes, not "${form.minutes}".` };
   }
-  const note = form.note.trim();
   return {
     ok: true,
-    args: { name, target: { key }, override: { blockedUntil: now + minutes * MINUTE }, ...(note === "" ? {} : { note }) },
+    args: { name, target: network ? { network: key } : { key }, override: { blockedUntil: now + minutes * MINUTE }, ...noted },
   };
 }

@@ -40,6 +40,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   lockout?: number;
                   maxReserved?: number;
                   metrics?: boolean;
+                  networks?: boolean;
                   period: number;
                   rate: number;
                   shards?: number;
@@ -53,6 +54,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   lockout?: number;
                   maxReserved?: number;
                   metrics?: boolean;
+                  networks?: boolean;
                   period: number;
                   rate: number;
                   shards?: number;
@@ -67,6 +69,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   lockout?: number;
                   maxReserved?: number;
                   metrics?: boolean;
+                  networks?: boolean;
                   period: number;
                   rate: number;
                   shards?: number;
@@ -97,6 +100,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 lockout?: number;
                 maxReserved?: number;
                 metrics?: boolean;
+                networks?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
@@ -110,6 +114,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 lockout?: number;
                 maxReserved?: number;
                 metrics?: boolean;
+                networks?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
@@ -124,6 +129,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 lockout?: number;
                 maxReserved?: number;
                 metrics?: boolean;
+                networks?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
@@ -279,6 +285,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         "internal",
         {
           details?: boolean;
+          ip?: string;
           raiseInCaller?: boolean;
           requests: Array<{
             config: {
@@ -290,6 +297,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               lockout?: number;
               maxReserved?: number;
               metrics?: boolean;
+              networks?: boolean;
               period: number;
               rate: number;
               shards?: number;
@@ -318,6 +326,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -331,6 +340,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -345,6 +355,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -370,6 +381,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -383,6 +395,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -397,6 +410,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -428,6 +442,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -441,6 +456,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -455,6 +471,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -480,6 +497,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -493,6 +511,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -507,6 +526,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -538,6 +558,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             lockout?: number;
             maxReserved?: number;
             metrics?: boolean;
+            networks?: boolean;
             period: number;
             rate: number;
             shards?: number;
@@ -546,6 +567,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           count?: number;
           details?: boolean;
           exact?: boolean;
+          ip?: string;
           key?: string;
           name: string;
           raiseInCaller?: boolean;
@@ -565,6 +587,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     lockout?: number;
                     maxReserved?: number;
                     metrics?: boolean;
+                    networks?: boolean;
                     period: number;
                     rate: number;
                     shards?: number;
@@ -578,6 +601,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     lockout?: number;
                     maxReserved?: number;
                     metrics?: boolean;
+                    networks?: boolean;
                     period: number;
                     rate: number;
                     shards?: number;
@@ -592,6 +616,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     lockout?: number;
                     maxReserved?: number;
                     metrics?: boolean;
+                    networks?: boolean;
                     period: number;
                     rate: number;
                     shards?: number;
@@ -617,6 +642,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     lockout?: number;
                     maxReserved?: number;
                     metrics?: boolean;
+                    networks?: boolean;
                     period: number;
                     rate: number;
                     shards?: number;
@@ -630,6 +656,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     lockout?: number;
                     maxReserved?: number;
                     metrics?: boolean;
+                    networks?: boolean;
                     period: number;
                     rate: number;
                     shards?: number;
@@ -644,6 +671,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     lockout?: number;
                     maxReserved?: number;
                     metrics?: boolean;
+                    networks?: boolean;
                     period: number;
                     rate: number;
                     shards?: number;
@@ -679,12 +707,14 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             lockout?: number;
             maxReserved?: number;
             metrics?: boolean;
+            networks?: boolean;
             period: number;
             rate: number;
             shards?: number;
             start?: number | null;
           };
           count: number;
+          ip?: string;
           key?: string;
           name: string;
           shards?: Array<number>;
@@ -713,21 +743,24 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             lockout?: number;
             maxReserved?: number;
             metrics?: boolean;
+            networks?: boolean;
             period: number;
             rate: number;
             shards?: number;
             start?: number | null;
           };
           details?: boolean;
+          ip?: string;
           key?: string;
           name: string;
           sampleShards?: number;
           tier?: string;
         },
         {
-          blockedBy?: "key" | "tier" | "lockout";
+          allowed?: true;
+          blockedBy?: "key" | "network" | "tier" | "lockout";
           blockedUntil?: number;
-          by?: "config" | "key" | "tier";
+          by?: "config" | "key" | "network" | "tier";
           config:
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
@@ -737,6 +770,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 lockout?: number;
                 maxReserved?: number;
                 metrics?: boolean;
+                networks?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
@@ -750,6 +784,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 lockout?: number;
                 maxReserved?: number;
                 metrics?: boolean;
+                networks?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
@@ -764,12 +799,14 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 lockout?: number;
                 maxReserved?: number;
                 metrics?: boolean;
+                networks?: boolean;
                 period: number;
                 rate: number;
                 shards?: number;
                 start?: number;
               };
           log?: ArrayBuffer;
+          network?: string;
           prev?: number;
           shard: number;
           total?: { capacity: number; exact: boolean; value: number };
@@ -783,6 +820,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         "internal",
         {
           details?: boolean;
+          ip?: string;
           raiseInCaller?: boolean;
           requests: Array<{
             config: {
@@ -794,6 +832,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               lockout?: number;
               maxReserved?: number;
               metrics?: boolean;
+              networks?: boolean;
               period: number;
               rate: number;
               shards?: number;
@@ -828,6 +867,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -841,6 +881,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -855,6 +896,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -880,6 +922,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -893,6 +936,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -907,6 +951,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -944,6 +989,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -957,6 +1003,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -971,6 +1018,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -996,6 +1044,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -1009,6 +1058,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -1023,6 +1073,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                           lockout?: number;
                           maxReserved?: number;
                           metrics?: boolean;
+                          networks?: boolean;
                           period: number;
                           rate: number;
                           shards?: number;
@@ -1054,6 +1105,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             lockout?: number;
             maxReserved?: number;
             metrics?: boolean;
+            networks?: boolean;
             period: number;
             rate: number;
             shards?: number;
@@ -1062,6 +1114,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           count?: number;
           details?: boolean;
           exact?: boolean;
+          ip?: string;
           key?: string;
           name: string;
           raiseInCaller?: boolean;
@@ -1086,6 +1139,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             lockout?: number;
             maxReserved?: number;
             metrics?: boolean;
+            networks?: boolean;
             period: number;
             rate: number;
             shards?: number;
@@ -1145,7 +1199,10 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
       get: FunctionReference<
         "query",
         "internal",
-        { name: string; target: { key?: string } | { tier: string } },
+        {
+          name: string;
+          target: { key?: string } | { network: string } | { tier: string };
+        },
         {
           note?: string;
           override:
@@ -1159,6 +1216,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                       lockout?: number;
                       maxReserved?: number;
                       metrics?: boolean;
+                      networks?: boolean;
                       period: number;
                       rate: number;
                       shards?: number;
@@ -1172,6 +1230,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                       lockout?: number;
                       maxReserved?: number;
                       metrics?: boolean;
+                      networks?: boolean;
                       period: number;
                       rate: number;
                       shards?: number;
@@ -1186,14 +1245,16 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                       lockout?: number;
                       maxReserved?: number;
                       metrics?: boolean;
+                      networks?: boolean;
                       period: number;
                       rate: number;
                       shards?: number;
                       start?: number;
                     };
               }
-            | { blockedUntil: number };
-          target: { key?: string } | { tier: string };
+            | { blockedUntil: number }
+            | { allow: true };
+          target: { key?: string } | { network: string } | { tier: string };
           updatedAt: number;
         } | null,
         Name
@@ -1211,7 +1272,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             maximumRowsRead?: number;
             numItems: number;
           };
-          scope?: "key" | "tier";
+          scope?: "key" | "network" | "tier";
         },
         {
           continueCursor: string;
@@ -1229,6 +1290,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         lockout?: number;
                         maxReserved?: number;
                         metrics?: boolean;
+                        networks?: boolean;
                         period: number;
                         rate: number;
                         shards?: number;
@@ -1242,6 +1304,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         lockout?: number;
                         maxReserved?: number;
                         metrics?: boolean;
+                        networks?: boolean;
                         period: number;
                         rate: number;
                         shards?: number;
@@ -1256,14 +1319,16 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         lockout?: number;
                         maxReserved?: number;
                         metrics?: boolean;
+                        networks?: boolean;
                         period: number;
                         rate: number;
                         shards?: number;
                         start?: number;
                       };
                 }
-              | { blockedUntil: number };
-            target: { key?: string } | { tier: string };
+              | { blockedUntil: number }
+              | { allow: true };
+            target: { key?: string } | { network: string } | { tier: string };
             updatedAt: number;
           }>;
           pageStatus?: "SplitRecommended" | "SplitRequired" | null;
@@ -1284,13 +1349,14 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             lockout?: number;
             maxReserved?: number;
             metrics?: boolean;
+            networks?: boolean;
             period: number;
             rate: number;
             shards?: number;
             start?: number | null;
           };
           name: string;
-          target: { key?: string } | { tier: string };
+          target: { key?: string } | { network: string } | { tier: string };
         },
         boolean,
         Name
@@ -1308,6 +1374,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             lockout?: number;
             maxReserved?: number;
             metrics?: boolean;
+            networks?: boolean;
             period: number;
             rate: number;
             shards?: number;
@@ -1326,6 +1393,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                       lockout?: number;
                       maxReserved?: number;
                       metrics?: boolean;
+                      networks?: boolean;
                       period: number;
                       rate: number;
                       shards?: number;
@@ -1339,6 +1407,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                       lockout?: number;
                       maxReserved?: number;
                       metrics?: boolean;
+                      networks?: boolean;
                       period: number;
                       rate: number;
                       shards?: number;
@@ -1353,14 +1422,16 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                       lockout?: number;
                       maxReserved?: number;
                       metrics?: boolean;
+                      networks?: boolean;
                       period: number;
                       rate: number;
                       shards?: number;
                       start?: number;
                     };
               }
-            | { blockedUntil: number };
-          target: { key?: string } | { tier: string };
+            | { blockedUntil: number }
+            | { allow: true };
+          target: { key?: string } | { network: string } | { tier: string };
         },
         null,
         Name
