@@ -1,13 +1,15 @@
 // Mutation testing of the pure layer (`npm run test:mutation`): Stryker changes src/shared one
-// small edit at a time and runs the default vitest project's tests that reach each edit; an edit
-// no test notices (a surviving mutant) is a missing test or dead code. Incremental: a rerun only
-// tests the mutants whose code or covering tests changed since the last run.
+// small edit at a time and runs the tests that reach each edit (every test file of `npm test` but
+// the few vitest.mutation.config.ts names, with its reason); an edit no test notices (a surviving
+// mutant) is a missing test or dead code. Incremental: a rerun only tests the mutants whose code
+// or covering tests changed since the last run.
 // @ts-check
 
 /**
  * The files of src/shared in groups that `npm run test:mutation` (tools/mutation.mjs) runs one after
  * another, each with its own incremental file and report: a run cut short keeps the groups it
- * finished, and a rerun only tests what changed in each.
+ * finished, and a rerun only tests what changed in each. Every module of src/shared is in exactly
+ * one group (test/mutation-config.test.ts checks it), so none goes unmutated.
  */
 export const groups = {
   verdict: ["request", "overload", "settle", "limit-all", "cleanup", "metrics-fold", "metrics"],
@@ -16,11 +18,15 @@ export const groups = {
   layout: ["layout"],
   algebra: ["algebra", "predict", "split", "math", "window-log"],
   flows: ["apply", "value", "credit", "idle", "jitter"],
+  // Overrides, blocks and lockouts: what is in force for a request, and an override's writes.
+  overrides: ["overrides", "override-writes"],
+  // Keys from the request: IP addresses and networks.
+  networks: ["address"],
   // Input checks, in four groups: their tests run on convex-test (validation.test.ts), so each
   // group takes the better part of an hour on 2 cores, and a run cut short keeps those it finished.
   validate: ["validate"],
   shape: ["validate-config"],
-  validators: ["validators", "concurrency-validators"],
+  validators: ["validators", "concurrency-validators", "limit-all-validators", "error-validators"],
   concurrency: ["concurrency"],
 };
 
@@ -33,7 +39,7 @@ const suffix = group === undefined ? "" : `-${group}`;
 const config = {
   testRunner: "vitest",
   vitest: {
-    // One project, the pure layer's tests, no type tests: see vitest.mutation.config.ts.
+    // The default project's test files less named exclusions, no type tests: see vitest.mutation.config.ts.
     configFile: "vitest.mutation.config.ts",
     // Component tests reach src/shared through convex-test's import.meta.glob, which vitest's
     // import graph doesn't follow: pick tests by per-test coverage instead.

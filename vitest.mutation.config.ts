@@ -1,45 +1,25 @@
-// The vitest configuration Stryker runs (`npm run test:mutation`, stryker.config.mjs): the default
-// project's tests of the pure layer, without the type tests (tsc would run with every mutant, and a
-// mutant of src/shared can't change a type test's verdict without failing the typecheck anyway).
+// The vitest configuration Stryker runs (`npm run test:mutation`, stryker.config.mjs): every test
+// file of the default project (`npm test`), taken by the same globs, less the files named in
+// `mutationExclusions`, each with the reason no mutant of src/shared could change its verdict.
+// Type tests (*.test-d.ts) are not run: tsc would run with every mutant, and a mutant of runtime
+// code can't change a type test's verdict without failing the typecheck anyway. Stryker then runs,
+// for each mutant, the tests that covered its code in the first run (`coverageAnalysis: "perTest"`).
 import { defineConfig } from "vitest/config";
 import { selfAlias } from "./tools/self-alias.mjs";
 import { root } from "./test/upstream-suite/plugin.js";
 
-/** The test files that reach src/shared without a Convex backend, or through small convex-test files. */
-export const mutationTestFiles = [
-  "test/algebra-edges.test.ts",
-  "test/algebra.test.ts",
-  "test/cleanup-flow.test.ts",
-  "test/concurrency-client.test.ts",
-  "test/concurrency-property.test.ts",
-  "test/config-change-property.test.ts",
-  "test/config-change.test.ts",
-  "test/config-shape.test.ts",
-  "test/credit.test.ts",
-  "test/dry-run.test.ts",
-  "test/exact-window.test.ts",
-  "test/fail-closed.test.ts",
-  "test/flow.test.ts",
-  "test/flows-table.test.ts",
-  "test/fractions.test.ts",
-  "test/idle.test.ts",
-  "test/jitter.test.ts",
-  "test/layout-table.test.ts",
-  "test/limit-all.test.ts",
-  "test/metrics-fold.test.ts",
-  "test/metrics.test.ts",
-  "test/overload.test.ts",
-  "test/properties.test.ts",
-  "test/reservations.test.ts",
-  "test/settle.test.ts",
-  "test/shards.test.ts",
-  "test/sliding.test.ts",
-  "test/split.test.ts",
-  "test/validate-messages.test.ts",
-  "test/validation.test.ts",
-  "test/verdict.test.ts",
-  "test/whole-flow.test.ts",
-];
+/** The test files of the default project (vitest.config.ts), by the same globs. */
+export const mutationInclude = ["test/**/*.test.ts", "test/**/*.test.tsx", "example/**/*.test.ts", "example/**/*.test.tsx", "bench/**/*.test.ts"];
+
+/** The test files left out of mutation testing, each with its reason. */
+export const mutationExclusions: Readonly<Record<string, string>> = {
+  "test/pack.test.ts":
+    "packs the built package (dist/, built by `prepack` before any mutant exists) and installs it in a fresh app: it runs none of the mutated src/shared, and takes minutes",
+  "test/readme.test.ts": "compares the README and docs with regions of source files, as text: it runs no code of src/shared",
+  "test/imports.test.ts":
+    "reads src/ as text (import cycles, the 450-line rule): Stryker's instrumented copy holds every mutant of a file at once, so it would fail on the copy's length, not on a behaviour",
+  "test/names.test.ts": "asks the TypeScript compiler what it says about misspelled names: a mutant of runtime code changes no type",
+};
 
 export default defineConfig({
   resolve: { alias: selfAlias(root) },
@@ -48,7 +28,8 @@ export default defineConfig({
     environment: "edge-runtime",
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    include: mutationTestFiles,
+    include: mutationInclude,
+    exclude: ["**/node_modules/**", ...Object.keys(mutationExclusions)],
     server: { deps: { inline: ["convex-test"] } },
   },
 });
