@@ -244,7 +244,12 @@ async function checkAdmin(page, url) {
   const admin = page.getByTestId("admin-view");
   const adminSettled = () => page.locator('[data-testid="admin-clock"][data-busy="false"]').waitFor();
   await adminSettled();
-  await admin.getByTestId("admin-limit").selectOption("apiKeyRequests");
+  // The menu opens on the limit the API buttons take from, so their first click shows.
+  const limitMenu = admin.getByTestId("admin-limit");
+  check(
+    (await limitMenu.inputValue()) === "apiKeyRequests",
+    `the Limit menu opens on apiKeyRequests, where the API calls land (${await limitMenu.inputValue()})`,
+  );
   await admin.getByTestId("admin-no-keys").waitFor();
   const apiKey = admin.getByTestId("admin-api-key");
   const callThrice = admin.getByRole("button", { name: "Call it 3 times" });
@@ -289,6 +294,14 @@ async function checkAdmin(page, url) {
     check(ratio >= 4.5, `the key table's text has contrast ${ratio.toFixed(2)}:1 (WCAG AA ≥ 4.5) in the ${scheme} scheme`);
   }
   await page.emulateMedia({ colorScheme: "light" });
+  // Each traffic button shows the limit it takes from: the LLM reservation shows llmTokens, with
+  // its one request admitted; the menu takes the view back to apiKeyRequests.
+  await admin.getByRole("button", { name: "Reserve 30,000 LLM tokens" }).click();
+  await adminSettled();
+  await totals.filter({ hasText: /^1 admitted, 0 reserved, 0 refused/ }).waitFor();
+  check((await limitMenu.inputValue()) === "llmTokens", "Reserve LLM tokens shows llmTokens, where it took 30,000");
+  await limitMenu.selectOption("apiKeyRequests");
+  await totals.filter({ hasText: /^8 admitted, 0 reserved, 1 refused/ }).waitFor();
 
   // Overrides: block key-b from the form (admin.setRateLimitOverride) for 5 minutes of the
   // simulated clock; it is listed, its next call is refused by the block and counted as such, and
@@ -344,10 +357,14 @@ async function checkAdmin(page, url) {
   log(`screenshot: ${path.relative(root, path.join(artifacts, "admin-390.png"))}`);
   await page.setViewportSize({ width: 1280, height: 1000 });
 
+  // Called from the llmTokens view, the API shows apiKeyRequests again, where the call lands.
+  await limitMenu.selectOption("llmTokens");
+  await totals.filter({ hasText: /^1 admitted, 0 reserved, 0 refused/ }).waitFor();
   await apiKey.selectOption("key-b");
   const callOnce = admin.getByRole("button", { name: "Call the API", exact: true });
   await callOnce.click();
   await adminSettled();
+  check((await limitMenu.inputValue()) === "apiKeyRequests", "Call the API shows apiKeyRequests, where it took from");
   await totals.filter({ hasText: "8 admitted, 0 reserved, 2 refused" }).waitFor();
   check(/1 refused by a block or lockout\.$/.test((await totals.textContent()) ?? ""), "key-b's call is refused by the block, and counted as blocked");
   await removeButton.click();

@@ -22,6 +22,10 @@ import { formatDuration } from "../monitor/format.js";
 const START = Date.UTC(2025, 0, 1, 9);
 /** The API keys traffic can come from. */
 const API_KEYS = ["key-a", "key-b", "key-c", "key-d"] as const;
+/** The limit the API buttons take from: the view opens on it, so their first click shows. */
+const API_LIMIT = "apiKeyRequests";
+/** The limit "Reserve LLM tokens" takes from. */
+const LLM_LIMIT = "llmTokens";
 /** Tokens one LLM request reserves. */
 const LLM_TOKENS = 30_000;
 /** Minutes the chart shows. */
@@ -68,7 +72,7 @@ function useOfflinePages<T>(fetchPage: ((cursor: string | null, numItems: number
 
 export function OfflineAdmin() {
   const limits = useMemo(() => adminLimits(rateLimiter.limits ?? {}), []);
-  const [name, setName] = useState(limits[0]?.name ?? "");
+  const [name, setName] = useState(API_LIMIT);
   const [app, setApp] = useState<Deployment | undefined>(undefined);
   const [clock, setClock] = useState(START);
   /** Bumped after traffic, so every reading is asked again. */
@@ -160,12 +164,23 @@ export function OfflineAdmin() {
       setVersion((v) => v + 1);
     }
   };
-  const callApi = (n: number) =>
+  /** Shows limit `n` (its metrics asked again). */
+  const show = (n: string) => {
+    if (n === name) return;
+    setName(n);
+    setMetrics(undefined);
+  };
+  // Each traffic button shows the limit it takes from, so a click is seen where it lands.
+  const callApi = (n: number) => {
+    show(API_LIMIT);
     run(async (t) => {
-      for (let i = 0; i < n; i++) await t.mutation((ctx) => rateLimiter.limit(ctx, "apiKeyRequests", { key: apiKey }));
+      for (let i = 0; i < n; i++) await t.mutation((ctx) => rateLimiter.limit(ctx, API_LIMIT, { key: apiKey }));
     });
-  const reserveLlm = () =>
-    run((t) => t.mutation((ctx) => rateLimiter.limit(ctx, "llmTokens", { count: LLM_TOKENS, reserve: true })));
+  };
+  const reserveLlm = () => {
+    show(LLM_LIMIT);
+    run((t) => t.mutation((ctx) => rateLimiter.limit(ctx, LLM_LIMIT, { count: LLM_TOKENS, reserve: true })));
+  };
   const wait = (ms: number) => {
     if (app === undefined) return;
     const at = clock + ms;
@@ -184,10 +199,7 @@ export function OfflineAdmin() {
     <AdminView
       limits={limits}
       name={name}
-      onName={(n) => {
-        setName(n);
-        setMetrics(undefined);
-      }}
+      onName={show}
       keys={keys}
       overrides={overrides}
       now={clock}
@@ -197,9 +209,10 @@ export function OfflineAdmin() {
     >
       <p className="panel-note">
         The app&apos;s admin queries in <code>admin.ts</code>, run in your browser and signed in as{" "}
-        <code>{OFFLINE_ADMIN.email}</code>, on a simulated clock. Traffic takes from the app&apos;s own limits: its
-        HTTP API&apos;s <code>apiKeyRequests</code> (5 a minute per key) and its <code>llmTokens</code> budget; waiting
-        runs the cron&apos;s metrics fold. A block lasts its minutes on the simulated clock.
+        <code>{OFFLINE_ADMIN.email}</code>, on a simulated clock. Traffic takes from the app&apos;s own limits, each
+        button showing the one it takes from: its HTTP API&apos;s <code>apiKeyRequests</code> (5 a minute per key)
+        and its <code>llmTokens</code> budget; waiting runs the cron&apos;s metrics fold. A block lasts its minutes
+        on the simulated clock.
       </p>
       <div className="actions" role="group" aria-label="Admin traffic">
         <label className="inline-field">
