@@ -3,15 +3,15 @@
 // src/shared/idle.ts.
 import { paginationOptsValidator, paginationResultValidator, type PaginationResult } from "convex/server";
 import { v } from "convex/values";
-import { cleanupCursor, cleanupFlow, cleanupLimit, cleanupResult, MAX_CLEANUP_TIERS, type CleanupQuery, type CleanupRead, type CleanupResult } from "../shared/cleanup.js";
+import { cleanupCursor, cleanupFlow, cleanupLimit, cleanupResult, type CleanupResult } from "../shared/cleanup.js";
 import { keyStatus, keyStatusValidator, type KeyStatus } from "../shared/idle.js";
 import { runPlanAsync } from "../shared/rows.js";
 import { invalid, validateConfig, validateNameAndKey } from "../shared/validate.js";
 import { configValidator } from "../shared/validators.js";
 import { api } from "./_generated/api.js";
-import { keyRows, knownTerms, overridesQuery, pendingQuery, pendingTakes, rowOf, takeOf } from "./store.js";
+import { deleteDocs, firstRow, keyRows, knownTerms, nameAfter, namePage, pendingTakes, readCleanup, rowOf } from "./store.js";
 import type { Doc, Id } from "./_generated/dataModel.js";
-import { mutation, query, type DatabaseReader } from "./_generated/server.js";
+import { mutation, query } from "./_generated/server.js";
 
 export { CLEANUP_BATCH, MAX_CLEANUP_BATCH } from "../shared/cleanup.js";
 /** MAX_NAMES_PAGE is the most names one page of `listNames` may ask for (1000). */
@@ -26,34 +26,6 @@ function byKey(docs: readonly Doc<"rateLimits">[]): { key: string | undefined; d
     else groups.push({ key: doc.key, docs: [doc] });
   }
   return groups;
-}
-
-/** Answers the clean-up's reads (see `CleanupQuery`) from the `name` index and the takes waiting. */
-async function cleanupRead(db: DatabaseReader, q: CleanupQuery): Promise<CleanupRead<Id<"rateLimits">>> {
-  switch (q.read) {
-    case "page": {
-      const { name, after, take } = q;
-      const docs = await db
-        .query("rateLimits")
-        .withIndex("name", (i) => (after ? i.eq("name", name).gt("key", after.key) : i.eq("name", name)))
-        .take(take);
-      return { rows: docs.map((d) => ({ ...rowOf(d), ...(d.key === undefined ? {} : { key: d.key }) })), pending: [] };
-    }
-    case "key": {
-      const rows = q.rows ? (await keyRows(db, q)).map(rowOf) : [];
-      const waiting = await pendingQuery(db, q).first();
-      return { rows, pending: waiting ? [takeOf(waiting)] : [] };
-    }
-    case "tiers": {
-      // A key is decided under its network's config as under its tier's: both may have written its rows.
-      const docs = [...(await overridesQuery(db, q.name, "tier").take(MAX_CLEANUP_TIERS)), ...(await overridesQuery(db, q.name, "network").take(MAX_CLEANUP_TIERS))];
-      return { rows: [], pending: [], tiers: docs.flatMap((d) => ("config" in d.override ? [d.override.config] : [])) };
-    }
-    default: {
-      const never: never = q;
-      throw new Error(`unknown read ${JSON.stringify(never)}`);
-    }
-  }
 }
 
 /**
@@ -82,8 +54,8 @@ export const cleanup = mutation({
   returns: cleanupResult,
   handler: async (ctx, args): Promise<CleanupResult> => {
     const flow = cleanupFlow<Id<"rateLimits">>(args.limits, args.batchSize, args.cursor, Date.now());
-    const { deletes, result, next } = await runPlanAsync(flow, (q) => cleanupRead(ctx.db, q));
-    for (const id of deletes) await ctx.db.delete(id);
+    const { deletes, result, next } = await runPlanAsync(flow, (q) => readCleanup(ctx.db, q));
+    await deleteDocs(ctx.db, deletes);
     if (next) await ctx.scheduler.runAfter(0, api.admin.cleanup, { ...args, cursor: next });
     return result;
   },
@@ -108,18 +80,12 @@ export const listKeys = query({
   handler: async (ctx, { name, config, paginationOpts }): Promise<PaginationResult<KeyStatus>> => {
     validateNameAndKey(name, undefined);
     validateConfig(config);
-    const result = await ctx.db
-      .query("rateLimits")
-      .withIndex("name", (q) => q.eq("name", name))
-      .paginate(paginationOpts);
+    const result = await namePage(ctx.db, name, paginationOpts);
     const keys = byKey(result.page);
     const first = keys[0];
     if (paginationOpts.cursor !== null && first) {
       // Reported on the earlier page that holds its first row.
-      const start = await ctx.db
-        .query("rateLimits")
-        .withIndex("name", (q) => q.eq("name", name).eq("key", first.key))
-        .first();
+      const start = await firstRow(ctx.db, { name, key: first.key });
       if (start && start._id !== first.docs[0]!._id) keys.shift();
     }
     const last = keys[keys.length - 1];
@@ -166,26 +132,15 @@ export const listNames = query({
     const start = cursor === null ? null : afterName("paginationOpts.cursor", cursor);
     // Re-running a page (usePaginatedQuery does) lists exactly up to where it ended before.
     const end = endCursor === undefined || endCursor === null ? undefined : afterName("paginationOpts.endCursor", endCursor);
-    /** The first name after `from` (null: the first name), up to `upTo` if given. */
-    const nameAfter = async (from: string | null, upTo?: string) => {
-      const doc = await ctx.db
-        .query("rateLimits")
-        .withIndex("name", (q) => {
-          const lower = from === null ? q : q.gt("name", from);
-          return upTo === undefined ? lower : lower.lte("name", upTo);
-        })
-        .first();
-      return doc?.name;
-    };
     const page: { name: string }[] = [];
     let after = start;
     while (end === undefined ? page.length < numItems : end !== null) {
-      const name = await nameAfter(after, end ?? undefined);
+      const name = await nameAfter(ctx.db, after, end ?? undefined);
       if (name === undefined) break;
       page.push({ name });
       after = name;
     }
     const last = end === undefined ? after : end;
-    return { page, isDone: (await nameAfter(last)) === undefined, continueCursor: JSON.stringify(last) };
+    return { page, isDone: (await nameAfter(ctx.db, last)) === undefined, continueCursor: JSON.stringify(last) };
   },
 });

@@ -10,7 +10,7 @@ import { keyIdOf, runPlanAsync } from "../shared/rows.js";
 import { pendingTakeFields } from "../shared/stored.js";
 import type { Id } from "./_generated/dataModel.js";
 import { internalMutation, internalQuery } from "./_generated/server.js";
-import { readKey, writeKey } from "./store.js";
+import { deleteDocs, readKey, takeExists, takesFrom, writeKey } from "./store.js";
 
 /** The most takes one batch applies: well inside a transaction's limits on reads and writes. */
 export const APPLY_BATCH = 256;
@@ -26,10 +26,7 @@ export const getBatch = internalQuery({
   args: vQueryArgs,
   returns: vQueryReturns,
   handler: async (ctx, { cursor }) => {
-    const docs = await ctx.db
-      .query("pendingTakes")
-      .withIndex("committedAt", (q) => q.gte("committedAt", cursor ?? 0n))
-      .take(APPLY_BATCH);
+    const docs = await takesFrom(ctx.db, cursor ?? 0n, APPLY_BATCH);
     if (docs.length === 0) return { kind: "idle" as const };
     return {
       kind: "work" as const,
@@ -60,7 +57,7 @@ export const applyBatch = internalMutation({
   handler: async (ctx, { takes }) => {
     const byKey = new Map<string, typeof takes>();
     for (const take of takes) {
-      if ((await ctx.db.get(take.id)) === null) continue;
+      if (!(await takeExists(ctx.db, take.id))) continue;
       const id = keyIdOf(take);
       byKey.set(id, [...(byKey.get(id) ?? []), take]);
     }
@@ -71,7 +68,7 @@ export const applyBatch = internalMutation({
       const args = { name: latest.name, ...(latest.key === undefined ? {} : { key: latest.key }), config: latest.config };
       const ops = await runPlanAsync(applyFlow<Id<"rateLimits">>(args, group, now), (q) => readKey(ctx.db, args, q));
       await writeKey(ctx, args, ops);
-      for (const take of group) await ctx.db.delete(take.id);
+      await deleteDocs(ctx.db, group.map((take) => take.id));
     }
     return null;
   },

@@ -10,6 +10,7 @@ import { requestFlow, type Raise, type RequestOutcome } from "../shared/request.
 
 export { MAX_STALENESS_MS };
 import { runPlanAsync } from "../shared/rows.js";
+import { keyOverrideOps } from "../shared/override-writes.js";
 import { validateNameAndKey } from "../shared/validate.js";
 import { getValueFlow } from "../shared/value.js";
 import { configArgValidator, creditArgs, isAsync, getValueArgs, getValueResult, rateLimitArgs, rateLimitCallReturns, rateLimitErrorValidator, rateLimitResult, type RateLimitArgs, type RateLimitCallResult, type RateLimitError } from "../shared/validators.js";
@@ -20,7 +21,7 @@ import { api, internal } from "./_generated/api.js";
 import type { Id } from "./_generated/dataModel.js";
 import { internalQuery, mutation, query, type DatabaseReader, type DatabaseWriter } from "./_generated/server.js";
 import { recordMetric } from "./metrics.js";
-import { keyRows, overrideQuery, readKey, resetKey, writeKey, type KeyAddress } from "./store.js";
+import { createdBefore, deleteDocs, keyRows, readKey, removeOverride, resetKey, rowOf, writeKey, type KeyAddress } from "./store.js";
 
 /** How many rows `clearAll` deletes per transaction before rescheduling itself. */
 const CLEAR_BATCH = 500;
@@ -252,41 +253,34 @@ export const clearAll = mutation({
   args: { before: v.optional(v.number()) },
   returns: v.null(),
   handler: async (ctx, args) => {
-    const before = args.before ?? Date.now();
-    const rows = await ctx.db
-      .query("rateLimits")
-      .withIndex("by_creation_time", (q) => q.lte("_creationTime", before))
-      .take(CLEAR_BATCH);
+    const now = Date.now();
+    const before = args.before ?? now;
+    let left = CLEAR_BATCH;
+    const rows = await createdBefore(ctx.db, "rateLimits", before, left);
+    left -= rows.length;
     for (const row of rows) {
-      await ctx.db.delete(row._id);
+      const at = { name: row.name, key: row.key };
+      await writeKey(ctx, at, [{ op: "delete", id: row._id, shard: row.shard }]);
       // A key's own override lives on its rows and in `rateLimitOverrides`: both go, or neither.
-      const own = row.o === undefined ? null : await overrideQuery(ctx.db, row.name, { key: row.key }).first();
-      if (own) await ctx.db.delete(own._id);
+      if (row.o !== undefined) await removeOverride(ctx.db, row.name, { key: row.key });
     }
-    const takes = await ctx.db
-      .query("pendingTakes")
-      .withIndex("by_creation_time", (q) => q.lte("_creationTime", before))
-      .take(CLEAR_BATCH - rows.length);
-    for (const take of takes) await ctx.db.delete(take._id);
-    const overrides = await ctx.db
-      .query("rateLimitOverrides")
-      .withIndex("by_creation_time", (q) => q.lte("_creationTime", before))
-      .take(CLEAR_BATCH - rows.length - takes.length);
+    const takes = await createdBefore(ctx.db, "pendingTakes", before, left);
+    left -= takes.length;
+    await deleteDocs(ctx.db, takes.map((take) => take._id));
+    const overrides = await createdBefore(ctx.db, "rateLimitOverrides", before, left);
+    left -= overrides.length;
     for (const override of overrides) {
-      await ctx.db.delete(override._id);
+      await deleteDocs(ctx.db, [override._id]);
       if (override.scope !== "key") continue;
-      for (const row of await keyRows(ctx.db, { name: override.name, key: override.target })) {
-        if (row.o !== undefined) await ctx.db.patch(row._id, { o: undefined });
-      }
+      // The key's rows lose it, as `overrides.remove` takes it off them (keyOverrideOps).
+      const at = { name: override.name, key: override.target };
+      const carrying = (await keyRows(ctx.db, at)).map(rowOf).filter((r) => r.o !== undefined);
+      await writeKey(ctx, at, keyOverrideOps(carrying, at, undefined, now));
     }
-    const intervals = await ctx.db
-      .query("rateLimitNetworks")
-      .withIndex("by_creation_time", (q) => q.lte("_creationTime", before))
-      .take(CLEAR_BATCH - rows.length - takes.length - overrides.length);
-    for (const interval of intervals) await ctx.db.delete(interval._id);
-    if (rows.length + takes.length + overrides.length + intervals.length === CLEAR_BATCH) {
-      await ctx.scheduler.runAfter(0, api.lib.clearAll, { before });
-    }
+    const intervals = await createdBefore(ctx.db, "rateLimitNetworks", before, left);
+    left -= intervals.length;
+    await deleteDocs(ctx.db, intervals.map((interval) => interval._id));
+    if (left === 0) await ctx.scheduler.runAfter(0, api.lib.clearAll, { before });
     return null;
   },
 });

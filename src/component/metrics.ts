@@ -33,14 +33,12 @@ import {
   MAX_FOLD_BATCH,
   pruneFlow,
   type FoldQuery,
-  type FoldRead,
-  type FoldWrite,
 } from "../shared/metrics-fold.js";
 import { runPlanAsync } from "../shared/rows.js";
 import { invalid, validateNameAndKey } from "../shared/validate.js";
 import { api } from "./_generated/api.js";
-import type { Doc, Id } from "./_generated/dataModel.js";
-import { mutation, query, type DatabaseReader, type DatabaseWriter } from "./_generated/server.js";
+import { mutation, query, type DatabaseWriter } from "./_generated/server.js";
+import { eventsIn, insertMetricEvent, keySummariesIn, readFold, summariesIn, writeFold, type MetricIds } from "./store-metrics.js";
 
 export { DEFAULT_RETAIN_MS, FOLD_BATCH, FOLD_SETTLE_MS, MAX_FOLD_BATCH };
 /** MAX_UNFOLDED_READ is the most events not yet folded that one `get` reads (4,000). */
@@ -59,79 +57,7 @@ export async function recordMetric(
   event: Pick<MetricEvent, "outcome" | "count" | "by" | "blocked">,
   ts: number,
 ): Promise<void> {
-  await db.insert("metricEvents", { name, ...(key === undefined ? {} : { key }), ...event, ts });
-}
-
-/** The ids of the metrics tables, for the fold's plan. */
-type Ids = { event: Id<"metricEvents">; bucket: Id<"metricBuckets">; key: Id<"metricKeys"> };
-
-/** Answers the fold's reads (see `FoldQuery`) from the metrics tables. */
-async function foldRead(db: DatabaseReader, q: FoldQuery): Promise<FoldRead<Ids>> {
-  const none: FoldRead<Ids> = { events: [], buckets: [], keys: [] };
-  const bucketRowOf = ({ _id, _creationTime: _c, ...fields }: Doc<"metricBuckets">) => ({ ...fields, id: _id });
-  const keyRowOf = ({ _id, _creationTime: _c, ...fields }: Doc<"metricKeys">) => ({ ...fields, id: _id });
-  switch (q.read) {
-    case "events": {
-      const docs = await db
-        .query("metricEvents")
-        .withIndex("by_creation_time", (i) => i.lt("_creationTime", q.createdBefore))
-        .take(q.take);
-      return { ...none, events: docs.map(({ _id, _creationTime: _c, ...fields }) => ({ ...fields, id: _id })) };
-    }
-    case "bucket": {
-      const { name, bucket } = q;
-      const doc = await db
-        .query("metricBuckets")
-        .withIndex("name", (i) => i.eq("name", name).eq("bucket", bucket))
-        .unique();
-      return { ...none, buckets: doc ? [bucketRowOf(doc)] : [] };
-    }
-    case "key": {
-      const { name, bucket, key } = q;
-      const doc = await db
-        .query("metricKeys")
-        .withIndex("name", (i) => i.eq("name", name).eq("bucket", bucket).eq("key", key))
-        .unique();
-      return { ...none, keys: doc ? [keyRowOf(doc)] : [] };
-    }
-    case "aged": {
-      const { before, take } = q;
-      if (q.table === "metricBuckets") {
-        const docs = await db.query("metricBuckets").withIndex("bucket", (i) => i.lt("bucket", before)).take(take);
-        return { ...none, buckets: docs.map(bucketRowOf) };
-      }
-      const docs = await db.query("metricKeys").withIndex("bucket", (i) => i.lt("bucket", before)).take(take);
-      return { ...none, keys: docs.map(keyRowOf) };
-    }
-    default: {
-      const never: never = q;
-      throw new Error(`unknown read ${JSON.stringify(never)}`);
-    }
-  }
-}
-
-/** Executes one of the fold's writes. */
-async function foldWrite(db: DatabaseWriter, w: FoldWrite<Ids>): Promise<void> {
-  switch (w.op) {
-    case "delete event":
-    case "delete bucket":
-    case "delete key":
-      return db.delete(w.id);
-    case "patch bucket":
-      return db.patch(w.id, w.counts);
-    case "patch key":
-      return db.patch(w.id, w.counts);
-    case "insert bucket":
-      await db.insert("metricBuckets", w.fields);
-      return;
-    case "insert key":
-      await db.insert("metricKeys", w.fields);
-      return;
-    default: {
-      const never: never = w;
-      throw new Error(`unknown write ${JSON.stringify(never)}`);
-    }
-  }
+  await insertMetricEvent(db, { name, ...(key === undefined ? {} : { key }), ...event, ts });
 }
 
 /**
@@ -152,12 +78,12 @@ export const fold = mutation({
   args: foldArgs,
   returns: foldResult,
   handler: async (ctx, args): Promise<FoldResult> => {
-    const read = (q: FoldQuery) => foldRead(ctx.db, q);
-    const fold = await runPlanAsync(foldFlow<Ids>(args, Date.now()), read);
-    for (const w of fold.writes) await foldWrite(ctx.db, w);
+    const read = (q: FoldQuery) => readFold(ctx.db, q);
+    const fold = await runPlanAsync(foldFlow<MetricIds>(args, Date.now()), read);
+    for (const w of fold.writes) await writeFold(ctx.db, w);
     // The prune's reads come after the fold's writes: it must see the summaries just written.
-    const prune = await runPlanAsync(pruneFlow<Ids>(fold), read);
-    for (const w of prune.writes) await foldWrite(ctx.db, w);
+    const prune = await runPlanAsync(pruneFlow<MetricIds>(fold), read);
+    for (const w of prune.writes) await writeFold(ctx.db, w);
     if (prune.next) await ctx.scheduler.runAfter(0, api.metrics.fold, prune.next);
     return prune.result;
   },
@@ -192,15 +118,9 @@ export const get = query({
     }
     const { name } = args;
     const counts = new Map<number, MetricCounts>();
-    const folded = await ctx.db
-      .query("metricBuckets")
-      .withIndex("name", (q) => q.eq("name", name).gte("bucket", from).lt("bucket", to))
-      .collect();
+    const folded = await summariesIn(ctx.db, name, from, to);
     for (const doc of folded) counts.set(doc.bucket, addCounts(counts.get(doc.bucket) ?? zeroCounts(), countsOf(doc)));
-    const events = await ctx.db
-      .query("metricEvents")
-      .withIndex("name", (q) => q.eq("name", name).gte("ts", from).lt("ts", to))
-      .take(MAX_UNFOLDED_READ + 1);
+    const events = await eventsIn(ctx.db, name, from, to, MAX_UNFOLDED_READ + 1);
     const complete = events.length <= MAX_UNFOLDED_READ;
     const unfolded = events.slice(0, MAX_UNFOLDED_READ);
     for (const event of unfolded) {
@@ -214,10 +134,7 @@ export const get = query({
     let top: MetricTopKey[] = [];
     let keysComplete = true;
     if (topKeys > 0) {
-      const rows = await ctx.db
-        .query("metricKeys")
-        .withIndex("name", (q) => q.eq("name", name).gte("bucket", from).lt("bucket", to))
-        .take(MAX_KEY_ROWS_READ + 1);
+      const rows = await keySummariesIn(ctx.db, name, from, to, MAX_KEY_ROWS_READ + 1);
       keysComplete = rows.length <= MAX_KEY_ROWS_READ;
       const refusals: MetricTopKey[] = rows.slice(0, MAX_KEY_ROWS_READ).map((r) => ({
         ...(r.key === undefined ? {} : { key: r.key }),

@@ -10,7 +10,7 @@ import { keyOverrideOps, validateOverride, validateTarget } from "../shared/over
 import { configArgValidator } from "../shared/validators.js";
 import type { Doc } from "./_generated/dataModel.js";
 import { mutation, query } from "./_generated/server.js";
-import { keyRows, overrideQuery, overridesQuery, rebuildNetworks, rowOf, writeKey } from "./store.js";
+import { keyRows, overrideOf, overridesPage, putOverride, rebuildNetworks, removeOverride, rowOf, writeKey } from "./store.js";
 
 function recordOf(doc: Doc<"rateLimitOverrides">) {
   const target: OverrideTarget =
@@ -42,9 +42,7 @@ export const set = mutation({
     validateOverride(args.name, args.target, args.override, args.config, args.note);
     const target = stored(args.target);
     const doc = { name: args.name, ...scopeOf(target), override: args.override, ...(args.note === undefined ? {} : { note: args.note }), updatedAt: now };
-    const existing = await overrideQuery(ctx.db, args.name, target).first();
-    if (existing) await ctx.db.replace(existing._id, doc);
-    else await ctx.db.insert("rateLimitOverrides", doc);
+    await putOverride(ctx.db, target, doc);
     if ("network" in target) await rebuildNetworks(ctx.db, args.name);
     else if (!("tier" in target)) {
       const at = { name: args.name, key: keyOf(target), config: args.config };
@@ -66,16 +64,15 @@ export const remove = mutation({
   handler: async (ctx, args) => {
     validateTarget(args.name, args.target);
     const target = stored(args.target);
-    const existing = await overrideQuery(ctx.db, args.name, target).first();
-    if (existing) await ctx.db.delete(existing._id);
+    const existed = await removeOverride(ctx.db, args.name, target);
     if ("network" in target) {
-      if (existing) await rebuildNetworks(ctx.db, args.name);
+      if (existed) await rebuildNetworks(ctx.db, args.name);
     } else if (!("tier" in target)) {
       const at = { name: args.name, key: keyOf(target), config: args.config };
       const rows = (await keyRows(ctx.db, at)).map(rowOf).filter((r) => r.o !== undefined);
       await writeKey(ctx, at, keyOverrideOps(rows, at, undefined, Date.now()));
     }
-    return existing !== null;
+    return existed;
   },
 });
 
@@ -85,7 +82,7 @@ export const get = query({
   returns: v.union(overrideRecord, v.null()),
   handler: async (ctx, args) => {
     validateTarget(args.name, args.target);
-    const doc = await overrideQuery(ctx.db, args.name, stored(args.target)).first();
+    const doc = await overrideOf(ctx.db, args.name, stored(args.target));
     return doc ? recordOf(doc) : null;
   },
 });
@@ -100,7 +97,7 @@ export const list = query({
   returns: paginationResultValidator(overrideRecord),
   handler: async (ctx, args) => {
     validateTarget(args.name, {});
-    const page = await overridesQuery(ctx.db, args.name, args.scope).paginate(args.paginationOpts);
+    const page = await overridesPage(ctx.db, args.name, args.scope, args.paginationOpts);
     return { ...page, page: page.page.map(recordOf) };
   },
 });

@@ -1,6 +1,7 @@
-// The component's database adapter: the one place that queries and writes `rateLimits`,
-// `pendingTakes`, `rateLimitNetworks` and `leases`. It answers the flows' reads (src/shared/rows.ts) and executes their writes; every
-// query on those tables is written once, here. Handlers import it; it imports no handler.
+// The component's database adapter: the one module that queries and writes its tables (but the
+// metrics tables', in store-metrics.ts; test/one-store.test.ts checks it). It answers the flows'
+// reads (src/shared/rows.ts, cleanup.ts, concurrency.ts) and executes their writes; every query is
+// written once, here. Handlers import it; it imports no handler.
 import type { LeaseInsert, LeaseOp, LeaseQuery, LeaseRecord } from "../shared/concurrency.js";
 import type { KeyRead, KeyRow, RowOp, RowQuery } from "../shared/rows.js";
 import { networkIntervals, type NetworkInterval } from "../shared/address.js";
@@ -8,7 +9,9 @@ import { scopeOf, type OverrideEntry, type OverrideScope, type OverrideTarget } 
 import { resetOps } from "../shared/override-writes.js";
 import type { RateLimitConfig } from "../shared/validators.js";
 import type { Take } from "../shared/stored.js";
-import type { Doc, Id } from "./_generated/dataModel.js";
+import type { Doc, Id, TableNames } from "./_generated/dataModel.js";
+import type { PaginationOptions, PaginationResult, WithoutSystemFields } from "convex/server";
+import { MAX_CLEANUP_TIERS, type CleanupQuery, type CleanupRead } from "../shared/cleanup.js";
 import type { DatabaseReader, DatabaseWriter, MutationCtx } from "./_generated/server.js";
 import { wakeApplier } from "./wake.js";
 
@@ -67,11 +70,11 @@ export function takeOf(doc: Doc<"pendingTakes">): Take {
   return { shard: doc.shard, count: doc.count, ts: doc.ts, config: doc.config };
 }
 
-/** The rows of one key in index order (by shard), or of one of its shards. */
-function rowsQuery(db: DatabaseReader, { name, key }: KeyAddress, shard?: number) {
+/** The rows of one key in index order (by shard), or of one of its shards, or (`every`) of every key of the name. */
+function rowsQuery(db: DatabaseReader, { name, key }: KeyAddress, shard?: number, every = false) {
   return db
     .query("rateLimits")
-    .withIndex("name", (i) => (shard === undefined ? i.eq("name", name).eq("key", key) : i.eq("name", name).eq("key", key).eq("shard", shard)));
+    .withIndex("name", (i) => (every ? i.eq("name", name) : shard === undefined ? i.eq("name", name).eq("key", key) : i.eq("name", name).eq("key", key).eq("shard", shard)));
 }
 
 /** The takes recorded for one key (or one of its shards) and not yet applied, in index order. */
@@ -211,7 +214,7 @@ export async function readKey(db: DatabaseReader, at: KeyAddress, q: RowQuery): 
  */
 export async function writeKey(
   ctx: { db: DatabaseWriter } & Pick<MutationCtx, "runQuery" | "runMutation">,
-  { name, key, config }: KeyAddress & { config: RateLimitConfig },
+  { name, key, config }: KeyAddress & { config?: RateLimitConfig | undefined },
   ops: readonly Op[],
 ): Promise<void> {
   const keyField = key === undefined ? {} : { key };
@@ -230,10 +233,13 @@ export async function writeKey(
       case "delete":
         await ctx.db.delete("rateLimits", op.id);
         break;
-      case "record":
-        await ctx.db.insert("pendingTakes", { name, ...keyField, ...op.take, config: op.take.config ?? config, committedAt: ctx.db.vars.commitTs });
+      case "record": {
+        const under = op.take.config ?? config;
+        if (under === undefined) throw new Error(`a take of ${name} recorded without the config it was decided under`);
+        await ctx.db.insert("pendingTakes", { name, ...keyField, ...op.take, config: under, committedAt: ctx.db.vars.commitTs });
         recorded = true;
         break;
+      }
       case "override":
         await ctx.db.patch("rateLimits", op.id, { o: op.o });
         break;
@@ -260,8 +266,111 @@ export async function resetKey(ctx: Parameters<typeof writeKey>[0], at: KeyAddre
   const rows = (await keyRows(ctx.db, at)).map(rowOf);
   const ops = resetOps(rows, at, Date.now());
   for (const take of await pendingQuery(ctx.db, at).collect()) await ctx.db.delete("pendingTakes", take._id);
-  // The ops record no take, so the config writeKey stores with takes is never used.
-  if (ops.length > 0) await writeKey(ctx, { ...at, config: at.config! }, ops);
+  if (ops.length > 0) await writeKey(ctx, at, ops);
+}
+
+/** deleteDocs deletes documents by id, in order: what a clean-up, the applier or `clearAll` decided to delete. */
+export async function deleteDocs(db: DatabaseWriter, ids: readonly Id<TableNames>[]): Promise<void> {
+  for (const id of ids) await db.delete(id);
+}
+
+/** The tables `clearAll` empties, oldest first. */
+export type ClearedTable = "rateLimits" | "pendingTakes" | "rateLimitOverrides" | "rateLimitNetworks";
+
+/** createdBefore returns up to `limit` documents of `table` created at or before `before` (ms), oldest first. */
+export function createdBefore<T extends ClearedTable>(db: DatabaseReader, table: T, before: number, limit: number): Promise<Doc<T>[]> {
+  // Typed through one table: TypeScript can't follow the system index's field through a generic name.
+  const docs = db.query(table as "rateLimits").withIndex("by_creation_time", (q) => q.lte("_creationTime", before));
+  return docs.take(limit) as unknown as Promise<Doc<T>[]>;
+}
+
+/**
+ * readCleanup answers the clean-up's reads (see `CleanupQuery`): a page of a name's rows from the
+ * `name` index, a key's rows and whether it has takes waiting, a name's tiers' configs.
+ */
+export async function readCleanup(db: DatabaseReader, q: CleanupQuery): Promise<CleanupRead<Id<"rateLimits">>> {
+  switch (q.read) {
+    case "page": {
+      const { name, after, take } = q;
+      const docs = await db
+        .query("rateLimits")
+        .withIndex("name", (i) => (after ? i.eq("name", name).gt("key", after.key) : i.eq("name", name)))
+        .take(take);
+      return { rows: docs.map((d) => ({ ...rowOf(d), ...(d.key === undefined ? {} : { key: d.key }) })), pending: [] };
+    }
+    case "key": {
+      const rows = q.rows ? (await keyRows(db, q)).map(rowOf) : [];
+      const waiting = await firstOf(pendingQuery(db, q));
+      return { rows, pending: waiting ? [takeOf(waiting)] : [] };
+    }
+    case "tiers": {
+      // A key is decided under its network's config as under its tier's: both may have written its rows.
+      const docs = [...(await overridesQuery(db, q.name, "tier").take(MAX_CLEANUP_TIERS)), ...(await overridesQuery(db, q.name, "network").take(MAX_CLEANUP_TIERS))];
+      return { rows: [], pending: [], tiers: docs.flatMap((d) => ("config" in d.override ? [d.override.config] : [])) };
+    }
+    default: {
+      const never: never = q;
+      throw new Error(`unknown read ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** namePage returns a page of limit `name`'s rows in index order (by key, then shard), with Convex's pagination. */
+export function namePage(db: DatabaseReader, name: string, paginationOpts: PaginationOptions): Promise<PaginationResult<Doc<"rateLimits">>> {
+  return rowsQuery(db, { name }, undefined, true).paginate(paginationOpts);
+}
+
+/** firstRow returns a key's first row in index order (its lowest shard), or null. */
+export function firstRow(db: DatabaseReader, at: KeyAddress): Promise<Doc<"rateLimits"> | null> {
+  return firstOf(rowsQuery(db, at));
+}
+
+/** nameAfter returns the first limit name with rows after `from` (null: the first of all), up to `upTo` if given. */
+export async function nameAfter(db: DatabaseReader, from: string | null, upTo?: string): Promise<string | undefined> {
+  const doc = await firstOf(
+    db.query("rateLimits").withIndex("name", (q) => {
+      const lower = from === null ? q : q.gt("name", from);
+      return upTo === undefined ? lower : lower.lte("name", upTo);
+    }),
+  );
+  return doc?.name;
+}
+
+/** takesFrom returns up to `limit` recorded takes in commit order, from commit timestamp `cursor` on. */
+export function takesFrom(db: DatabaseReader, cursor: Doc<"pendingTakes">["committedAt"], limit: number): Promise<Doc<"pendingTakes">[]> {
+  return db
+    .query("pendingTakes")
+    .withIndex("committedAt", (q) => q.gte("committedAt", cursor))
+    .take(limit);
+}
+
+/** takeExists reports whether a recorded take is still there (not applied, reset or cleared since). */
+export async function takeExists(db: DatabaseReader, id: Id<"pendingTakes">): Promise<boolean> {
+  return (await db.get(id)) !== null;
+}
+
+/** overrideOf returns limit `name`'s override for `target` (a stored target), or null. */
+export function overrideOf(db: DatabaseReader, name: string, target: OverrideTarget): Promise<Doc<"rateLimitOverrides"> | null> {
+  return firstOf(overrideQuery(db, name, target));
+}
+
+/** putOverride writes `doc`, limit `doc.name`'s override for `target`, replacing the one it had. */
+export async function putOverride(db: DatabaseWriter, target: OverrideTarget, doc: WithoutSystemFields<Doc<"rateLimitOverrides">>): Promise<void> {
+  const existing = await overrideOf(db, doc.name, target);
+  if (existing) await db.replace(existing._id, doc);
+  else await db.insert("rateLimitOverrides", doc);
+}
+
+/** overridesPage returns a page of limit `name`'s overrides in index order (by scope, then target), or of one scope's. */
+export function overridesPage(db: DatabaseReader, name: string, scope: OverrideScope | undefined, paginationOpts: PaginationOptions) {
+  return overridesQuery(db, name, scope).paginate(paginationOpts);
+}
+
+/** removeOverride deletes limit `name`'s override for `target`; returns whether it had one. */
+export async function removeOverride(db: DatabaseWriter, name: string, target: OverrideTarget): Promise<boolean> {
+  const existing = await overrideOf(db, name, target);
+  if (existing) await db.delete(existing._id);
+  return existing !== null;
 }
 
 /** A lease as the concurrency flows see it. */

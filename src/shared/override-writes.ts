@@ -98,16 +98,21 @@ function isInvalid(data: unknown): data is InvalidRateLimitError {
  * keyOverrideOps returns the writes that give a key its own override (`override`), or take it
  * away (undefined): every row of the key gets it (`o`), leaving its state as it is, so the next
  * request carries the state over to what is then in force, the config-change rule (which never
- * grants). A key without rows gets them, full under what the override puts in force.
+ * grants). A key without rows gets them, full under what the override puts in force, which takes
+ * the limit's `config` (without it, an `InvalidRateLimit` error names `config`); taking an
+ * override away needs none.
  */
 export function keyOverrideOps<Id>(
   rows: readonly KeyRow<Id>[],
-  at: { name: string; key?: string | undefined; config: RateLimitConfig },
+  at: { name: string; key?: string | undefined; config?: RateLimitConfig | undefined },
   override: Override | undefined,
   now: number,
 ): RowOp<Id>[] {
   if (rows.length > 0) return rows.map((r) => (override === undefined ? { op: "override", id: r.id, shard: r.shard } : { op: "override", id: r.id, shard: r.shard, o: override }));
-  return override === undefined ? [] : fullRows<Id>(at, override, now);
+  if (override === undefined) return [];
+  const { config } = at;
+  if (config === undefined) throw invalid("config", undefined, "giving a key without rows its own override takes the limit's config, to write its rows full");
+  return fullRows<Id>({ ...at, config }, override, now);
 }
 
 /**
