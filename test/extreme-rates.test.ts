@@ -5,6 +5,7 @@ import { describe, expect } from "vitest";
 import { MemoryStore } from "../tools/memory-store.js";
 import { runs, TIMEOUT } from "../tools/fast-check.js";
 import { validateCount } from "../src/shared/validate.js";
+import { calculateRateLimit, decideRateLimit } from "../src/shared/predict.js";
 import type { RateLimitArgs, RateLimitConfig, RateLimitResult } from "../src/shared/validators.js";
 
 /** Whether validation lets `count` through under `config`. */
@@ -122,5 +123,30 @@ describe("the case found: a sharded reservation recorded asynchronously", () => 
     const peek: RateLimitArgs = { name: "extreme", config, count: 0 };
     expect(store.check(peek, now + retryAfter, () => 0)).toEqual({ ok: true });
     expect(store.check(peek, now + retryAfter - 1, () => 0)).toMatchObject({ ok: false, retryAfter: 1 });
+  });
+});
+
+describe("a wait past Number.MAX_SAFE_INTEGER ms", () => {
+  // One token per 1e16 ms window: from an empty window at 1000, the next window starts at 1e16.
+  const config: RateLimitConfig = { kind: "fixed window", rate: 1, period: 1e16, start: 0 };
+  const empty = { value: 0, ts: 0 };
+  test("decideRateLimit, the server's verdict, refuses it as an error naming the count", () => {
+    let error: unknown;
+    try {
+      decideRateLimit(empty, config, { now: 1000, count: 1 });
+    } catch (e) {
+      error = e;
+    }
+    expect(error instanceof ConvexError ? error.data : error).toMatchObject({ kind: "InvalidRateLimit", field: "count", value: "1" });
+  });
+
+  test("calculateRateLimit, a calculation for display, reports the wait to the float", () => {
+    expect(calculateRateLimit(empty, config, 1000, 1)).toMatchObject({ value: -1, retryAfter: 1e16 - 1000 });
+  });
+
+  test("within it, both give the same exact wait", () => {
+    const near: RateLimitConfig = { ...config, period: 1e15 };
+    expect(decideRateLimit(empty, near, { now: 1000, count: 1 })).toMatchObject({ ok: false, retryAfter: 1e15 - 1000 });
+    expect(calculateRateLimit(empty, near, 1000, 1)).toMatchObject({ retryAfter: 1e15 - 1000 });
   });
 });

@@ -39,8 +39,7 @@ export type CalculatedRateLimit = {
  * window's phase is `config.start`, else the row's `ts`; a sliding window's is `config.start`,
  * else 0. With `reserve`, `value` may go into debt up to `maxReserved` and `retryAfter` is when it
  * is repaid; `decideRateLimit` gives the server's verdict directly. Throws `InvalidRateLimit` for a
- * malformed config or a count that could never fit, or whose wait runs past
- * Number.MAX_SAFE_INTEGER ms (where no wait is exact to the ms).
+ * malformed config or a count that could never fit.
  */
 export function calculateRateLimit(
   existing: State | null,
@@ -57,9 +56,14 @@ export function calculateRateLimit(
   const value = minus(cur.value, count);
   // Without `reserve`: when `count` is there. With it: when the debt taking it leaves is repaid,
   // which is when the server runs reserved work (for a count within capacity, the same instant).
+  // Not checked by exactWait: a calculation for display (the hook's), which past
+  // Number.MAX_SAFE_INTEGER ms reports the wait to the float; `decideRateLimit`, the server's
+  // verdict, refuses such a request as the server does.
   const retryAfter = !(value < 0)
     ? undefined
-    : exactWait(reserve ? delayUntil({ ...cur, value }, p, now, 0, undefined, count) : delayUntil(existing, p, now, count), now, count, p);
+    : reserve
+      ? delayUntil({ ...cur, value }, p, now, 0, undefined, count)
+      : delayUntil(existing, p, now, count);
   return { ...stateOf(withValue(cur, p, value)), retryAfter, windowStart: p.kind === "fixed window" ? cur.ts : undefined };
 }
 
