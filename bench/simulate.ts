@@ -42,6 +42,7 @@ import { checkCell, type CheckStats } from "./simulate-check.js";
 import { chartSvg, type LegendEntry, type Panel } from "./simulate-svg.js";
 import { upstreamAsynchronous, upstreamConfig, upstreamTransactional, upstreamWorker } from "./simulate-upstream.js";
 import { num, pct, table } from "./table.js";
+import { PLAN_LOADS, PLAN_SERVICE_MS, planRows, planRowsTable, recommendation, ruleTable } from "./simulate-plan.js";
 
 /** upstream's `worker.BATCH_SIZE`: the most pending updates its worker applies per batch. */
 const UPSTREAM_BATCH = 1024;
@@ -89,14 +90,19 @@ type Options = {
   impls: Impl[];
   out: string;
   write: boolean;
+  /** `--plan`: the sizing rule's table and its cells checked, instead of the sections; `qpsGiven`: --qps was. */
+  plan: boolean;
+  qpsGiven: boolean;
 };
 
 /** What `npm run simulate -- --help` prints. */
 export const USAGE = `usage: npm run simulate -- [--quick] [options]
 
-How many shards, and which mode, for your traffic: run
-  npm run simulate -- --qps <your peak QPS> --only grid
-(add --service MS for your mutation's time, 25 ms by default) and read its table
+How many shards, and which mode, for your traffic: every run prints the sizing rule's
+recommendation for its --qps and --service (your mutation's time, 25 ms by default) first:
+  npm run simulate -- --qps <your peak QPS> --service <ms> --only grid
+and --plan prints the rule's table (docs/hot-limits.md, "The sizing rule") and checks it in the
+model. The grid's table
   "Smallest shard count with failed requests under ${pct(FAIL_TARGET, 1)}";
 docs/hot-limits.md has that table for 10 to 1,000 QPS, in "Choosing shards and modes", and what
 to choose under overload, in "What to choose".
@@ -122,7 +128,10 @@ to choose under overload, in "What to choose".
 ${SECTIONS.map((name) => `      ${name.padEnd(9)} ${SECTION_ABOUT[name]}`).join("\n")}
   --impl LIST        run only these implementations: ours, upstream (default both)
   --out DIR          where simulate-report.json and .svg go (default: the repository root)
-  --no-write         print only`;
+  --no-write         print only
+  --plan             the sizing rule: its table over peak QPS × mutation time, then its mode and
+                     shards run at 90/150/300 % load for --qps (default 200,1000) at
+                     ${PLAN_SERVICE_MS.join(", ")} ms; no other section`;
 
 /** The options `argv` asks for; null for `--help`, which prints the usage and runs nothing. */
 function parseOptions(argv: readonly string[]): Options | null {
@@ -144,6 +153,8 @@ function parseOptions(argv: readonly string[]): Options | null {
     impls: [...IMPLS],
     out: process.cwd(),
     write: true,
+    plan: false,
+    qpsGiven: false,
   };
   let seconds: number | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -173,6 +184,7 @@ function parseOptions(argv: readonly string[]): Options | null {
         break;
       case "--qps":
         opts.qps = list(value(), positive);
+        opts.qpsGiven = true;
         break;
       case "--shards":
         opts.shards = list(value(), (s) => number(s, (x) => Number.isInteger(x) && x >= 1, "whole numbers ≥ 1"));
@@ -230,6 +242,9 @@ function parseOptions(argv: readonly string[]): Options | null {
         break;
       case "--no-write":
         opts.write = false;
+        break;
+      case "--plan":
+        opts.plan = true;
         break;
       case "--help":
       case "-h":
@@ -712,6 +727,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   const opts = parseOptions(argv);
   if (opts === null) return;
   const started = performance.now();
+  for (const qps of opts.qps) console.log(`Recommended: ${recommendation(qps, opts.rate ?? qps / opts.load, opts.serviceMs)}`);
+  if (opts.plan) return printPlan(opts, started);
   const rateOf = (load: number) => (qps: number) => opts.rate ?? qps / load;
   const grid = opts.only.has("grid") ? await runGrid(opts, rateOf(opts.load)) : [];
   const headlineQps = HEADLINE.rate * HEADLINE.load;
@@ -884,4 +901,20 @@ function printCheck(check: readonly CheckRow[]): void {
         `attempts per request ${num(gap((r) => [r.model.attempts / r.model.requests, r.check.attemptsPerRequest]), 3)}.`,
     );
   }
+}
+
+/** `--plan`: the rule's table, then its cells run at each load; writes simulate-plan.json. */
+async function printPlan(opts: Options, started: number): Promise<void> {
+  console.log(`\nThe sizing rule (src/shared/heat.ts), rate = QPS / 0.9, capacity = rate: shards, or asynchronous mode\n${ruleTable()}`);
+  const qps = opts.qpsGiven ? opts.qps : [200, 1000];
+  const rows = await planRows((mode, scenario, serviceMs) => runCell("ours", mode, scenario, { ...opts, serviceMs }), {
+    qps,
+    serviceMs: PLAN_SERVICE_MS,
+    loads: PLAN_LOADS,
+    seconds: opts.seconds,
+  });
+  console.log(`\nThe rule's mode and shards in the model, ${opts.seconds} s per cell, seed ${opts.seed} (rate = QPS / load, capacity = rate)`);
+  console.log(planRowsTable(rows));
+  console.log(`\n${rows.length} runs in ${num((performance.now() - started) / 1000, 1)} s of wall time.`);
+  if (opts.write) writeFileSync(path.join(opts.out, "simulate-plan.json"), JSON.stringify({ seed: opts.seed, seconds: opts.seconds, rows }, null, 2) + "\n");
 }
