@@ -3,7 +3,7 @@
 // mutation time, then each of its cells run in the model at 90 %, 150 % and 300 % load with the
 // mode and shards the rule gives (the targets of issue 40). The runs go through simulate.ts's own
 // cell runner, passed in, so they are the same cells as its other sections.
-import { planFor, SHARD_DUTY, MIN_SHARD_TOKENS, type Plan } from "../src/shared/heat.js";
+import { planFor, SHARD_DUTY, MIN_SHARD_TOKENS, type SizingPlan as Plan } from "../src/shared/heat.js";
 import { num, pct, table } from "./table.js";
 
 /** The peak QPS the rule's table covers. */

@@ -215,8 +215,12 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * shard (the emptiest of `sampleShards` read, default 1), evaluated now (`ts` in ms), where
    * `config` is that shard's share (`shards: 1`), so `calculateRateLimit(value, config, t)`
    * predicts it: exactly the shape `@convex-dev/rate-limiter` returns. With `details: true`, also
-   * `total`, the whole limit's tokens. Read every shard (`sampleShards: shards`) for a promise
-   * that holds whichever shards a request then draws.
+   * `total`, the whole limit's tokens, and for a transactional limit `heat`: how many writes a
+   * second its shards take, estimated from the rows read, against the sizing rule for mutations of
+   * `mutationMs` ms (default 25), `hot` when over it with the shards or mode the rule recommends
+   * (docs/hot-limits.md, "Is my limit too hot?"). It writes nothing. Read every shard
+   * (`sampleShards: shards`) for a promise that holds whichever shards a request then draws, and
+   * for a steadier heat estimate.
    *
    * For a concurrency limit it returns `{ inFlight, capacity, ts, earliestExpiry? }` (see
    * {@link LeaseValue}): the leases unexpired now, and when the first of them frees itself (UTC
@@ -227,7 +231,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     name: LimitName<Limits, Name, C>,
     options?: O & ConfigOption<Limits, Name, C>,
   ): Promise<Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>> {
-    const { key, sampleShards, details, tier } = options ?? {};
+    const { key, sampleShards, details, tier, mutationMs } = options ?? {};
     const config = anyConfigFor(this.limits, name, options);
     if (config.kind === "concurrency") {
       const { throws: _never, ...args } = acquireRequest(name, config, options, ["key"]);
@@ -240,6 +244,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
       ...(sampleShards === undefined ? {} : { sampleShards }),
       ...(details === undefined ? {} : { details }),
       ...(tier === undefined ? {} : { tier }),
+      ...(mutationMs === undefined ? {} : { mutationMs }),
     });
     return result as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>;
   }

@@ -52,6 +52,11 @@ export type GetValueOptions = {
   details?: boolean;
   /** The tier the key belongs to, for its overrides (see `RequestOptions.tier`). */
   tier?: string;
+  /**
+   * With `details`: how long (ms) the mutations that take from this limit run, from the limit's
+   * read to their commit, for the `heat` report (see `RateLimiter.getValue`). Default 25.
+   */
+  mutationMs?: number;
 };
 
 /**

@@ -8,6 +8,7 @@
 // at 90 %, 150 % and 300 % of the rate, at 10 to 100 ms, and one written twice as often failed 2 to
 // 4 % at 90 % load. Refusals write nothing and never conflict, so only admissions count, and those
 // are at most the limit's rate once it is saturated.
+import { invalid } from "./validate.js";
 
 /**
  * SHARD_DUTY: the most writes one shard may take per mutation time, on average (w × s). Derived
@@ -25,6 +26,12 @@ export const MIN_SHARD_TOKENS = 2;
 
 /** The mutation time (ms) the rule assumes when none is stated. */
 export const DEFAULT_MUTATION_MS = 25;
+
+/** validateMutationMs throws an `InvalidRateLimit` error naming `mutationMs` unless it is absent or a finite number of ms > 0. */
+export function validateMutationMs(mutationMs: number | undefined): void {
+  if (mutationMs === undefined) return;
+  if (!(Number.isFinite(mutationMs) && mutationMs > 0)) throw invalid("mutationMs", mutationMs, "must be a finite number of ms > 0");
+}
 
 /**
  * maxWritesPerShard returns the most admissions per second one shard may take for a mutation of
@@ -44,7 +51,7 @@ export function shardsFor(writesPerSecond: number, mutationMs: number): number {
 }
 
 /** What the rule recommends for a hot limit. */
-export type Plan =
+export type SizingPlan =
   /** Transactional (exact) over `shards` shards. */
   | { mode: "transactionally"; shards: number; writesPerSecond: number }
   /**
@@ -63,7 +70,7 @@ export type Plan =
  * {@link shardsFor}(qps, mutationMs) shards when each keeps {@link MIN_SHARD_TOKENS} requests'
  * worth of capacity; otherwise asynchronous, unsharded.
  */
-export function planFor(args: { qps: number; rate: number; capacity?: number; count?: number; mutationMs: number }): Plan {
+export function planFor(args: { qps: number; rate: number; capacity?: number; count?: number; mutationMs: number }): SizingPlan {
   const count = args.count ?? 1;
   const capacity = args.capacity ?? args.rate;
   const writesPerSecond = args.qps;
@@ -77,4 +84,75 @@ export function planFor(args: { qps: number; rate: number; capacity?: number; co
     exactShards: shards,
     exactMutationMs: Math.floor((fits * SHARD_DUTY * 1000) / writesPerSecond),
   };
+}
+
+/** A shard row as the heat estimate reads it: its stored state (null: never written) and its params. */
+export type HeatSample = { state: { value: number; ts: number } | null; p: { kind: string; capacity: number; rate: number; period: number } };
+
+/** How hot a limit runs, as `getValue` reports it with `details: true` (see {@link heatOf}). */
+export type Heat = {
+  /** Estimated admissions (row writes) per second on one shard. */
+  writesPerShard: number;
+  /** The shard rows the estimate rests on (those read that were ever written). */
+  samples: number;
+  /** The mutation time (ms) the rule was applied for. */
+  mutationMs: number;
+  /** The most writes per second per shard the rule allows at `mutationMs` ({@link maxWritesPerShard}). */
+  maxWritesPerShard: number;
+  /** Whether `writesPerShard` exceeds `maxWritesPerShard`. */
+  hot: boolean;
+  /** What the rule recommends for the limit's estimated writes ({@link planFor}), when `hot`. */
+  recommend?: { applyUpdates: "transactionally" | "asynchronously"; shards: number };
+};
+
+/**
+ * heatOf estimates from shard rows read at `now` how many admissions a second one shard takes,
+ * and compares it with the rule for mutations of `mutationMs` ms. It reads only what the rows
+ * already hold; nothing is written for it:
+ * - a token bucket's or sliding window's `ts` is the instant of its last write, so `now − ts` is
+ *   how long the shard has gone unwritten: for writes at random instants at w a second that age
+ *   averages 1 / w, so over k rows w ≈ k / Σ ages (each row one write over its age);
+ * - a fixed window's row holds what its window has taken, `capacity − value` (its window starts
+ *   full when `capacity ≤ rate`, the default), over `now − ts` (ts: the window's start).
+ * Rows never written carry no sample; a fixed window whose capacity exceeds its rate neither.
+ * Returns null with no sample. The estimate is per shard of `shards`; the whole limit's is that
+ * times `shards`, and a `hot` limit's recommendation is {@link planFor} at that many requests a
+ * second (a lower bound on them: refusals don't write). One row is one sample, so read every
+ * shard (`sampleShards: shards`) for a steadier figure; a query re-run on every write (a
+ * reactive one) reads its rows just after one, and reads high.
+ */
+export function heatOf(
+  samples: readonly HeatSample[],
+  config: { rate: number; period: number; capacity?: number; shards?: number },
+  now: number,
+  mutationMs: number,
+): Heat | null {
+  let events = 0;
+  let exposure = 0;
+  let used = 0;
+  for (const { state, p } of samples) {
+    if (state === null) continue;
+    const age = Math.max(0, now - state.ts);
+    if (p.kind === "fixed window") {
+      if (p.capacity > p.rate) continue;
+      events += Math.max(0, p.capacity - state.value);
+    } else {
+      events += 1;
+    }
+    exposure += age;
+    used++;
+  }
+  if (used === 0) return null;
+  // Rows all written this very ms: as if a ms ago, not infinitely hot.
+  const writesPerShard = (events * 1000) / Math.max(exposure, 1);
+  const max = maxWritesPerShard(mutationMs);
+  const heat: Heat = { writesPerShard, samples: used, mutationMs, maxWritesPerShard: max, hot: writesPerShard > max };
+  if (heat.hot) {
+    const shards = config.shards ?? 1;
+    const rate = (config.rate * 1000) / config.period;
+    const capacity = config.capacity ?? config.rate;
+    const plan = planFor({ qps: writesPerShard * shards, rate, capacity, mutationMs });
+    heat.recommend = { applyUpdates: plan.mode, shards: plan.shards };
+  }
+  return heat;
 }

@@ -1,5 +1,6 @@
 // The shapes that cross the component boundary. Types are inferred from these validators, so the
 // validator is the single source of truth.
+import { heatValidator } from "./heat-validators.js";
 import { v, type Infer } from "convex/values";
 import { addFieldsToValidator, literals, partial } from "convex-helpers/validators";
 
@@ -290,6 +291,11 @@ export const getValueArgs = {
   details: v.optional(v.boolean()),
   /** The tier the key belongs to, for its overrides: see `rateLimitArgs.tier`. Default: none. */
   tier: v.optional(v.string()),
+  /**
+   * With `details`: the time (ms, > 0) the mutations that take from this limit run, from its read
+   * to their commit, for the `heat` report's rule. Default 25 ms (`DEFAULT_MUTATION_MS`).
+   */
+  mutationMs: v.optional(v.number()),
   config: configArgValidator,
 };
 
@@ -343,11 +349,14 @@ export const getValueTotal = v.object({
   exact: v.boolean(),
 });
 
-/** The result of `getValue` with `details: true`: {@link getValueReturns} plus `total`. */
-export const getValueReturnsWithDetails = v.object({ ...getValueReturns.fields, total: getValueTotal });
+/**
+ * The result of `getValue` with `details: true`: {@link getValueReturns} plus `total`, and `heat`
+ * (see `heatValidator`) when a transactional limit's rows read hold write stamps.
+ */
+export const getValueReturnsWithDetails = v.object({ ...getValueReturns.fields, total: getValueTotal, heat: v.optional(heatValidator) });
 
-/** What `lib.getValue` returns: `total` only when asked for. */
-export const getValueResult = v.object({ ...getValueReturns.fields, total: v.optional(getValueTotal) });
+/** What `lib.getValue` returns: `total` and `heat` only when asked for. */
+export const getValueResult = v.object({ ...getValueReturns.fields, total: v.optional(getValueTotal), heat: v.optional(heatValidator) });
 
 /**
  * The arguments of the public query `RateLimiter.hookAPI` makes (`getRateLimit`), all optional:

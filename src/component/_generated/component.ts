@@ -720,6 +720,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           };
           details?: boolean;
           key?: string;
+          mutationMs?: number;
           name: string;
           sampleShards?: number;
           tier?: string;
@@ -769,6 +770,17 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 shards?: number;
                 start?: number;
               };
+          heat?: {
+            hot: boolean;
+            maxWritesPerShard: number;
+            mutationMs: number;
+            recommend?: {
+              applyUpdates: "transactionally" | "asynchronously";
+              shards: number;
+            };
+            samples: number;
+            writesPerShard: number;
+          };
           log?: ArrayBuffer;
           prev?: number;
           shard: number;
