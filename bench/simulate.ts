@@ -98,14 +98,16 @@ type Options = {
 /** What `npm run simulate -- --help` prints. */
 export const USAGE = `usage: npm run simulate -- [--quick] [options]
 
-How many shards, and which mode, for your traffic: every run prints the sizing rule's
-recommendation for its --qps and --service (your mutation's time, 25 ms by default) first:
+How many shards, and which mode, for your traffic: every run first prints the sizing rule's
+recommendation for its --qps and --service (your mutation's time from the limit's read to its
+commit, 25 ms by default), and its grid measures it:
   npm run simulate -- --qps <your peak QPS> --service <ms> --only grid
-and --plan prints the rule's table (docs/hot-limits.md, "The sizing rule") and checks it in the
-model. The grid's table
-  "Smallest shard count with failed requests under ${pct(FAIL_TARGET, 1)}";
-docs/hot-limits.md has that table for 10 to 1,000 QPS, in "Choosing shards and modes", and what
-to choose under overload, in "What to choose".
+in its table "Smallest shard count with failed requests under ${pct(FAIL_TARGET, 1)}".
+  npm run simulate -- --plan
+prints the rule's table over peak QPS × mutation time, as docs/hot-limits.md has it in "The
+sizing rule", and runs its cells at 90, 150 and 300 % load. docs/hot-limits.md has the
+smallest-shards table for 10 to 1,000 QPS, in "Choosing shards and modes", and what to choose
+under overload, in "What to choose".
 
   (default)          20 s of model time per cell, every section (a few minutes)
   --quick            2 s per cell (CI: only that it runs matters, not its numbers)

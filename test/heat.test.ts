@@ -9,36 +9,36 @@ const T0 = Date.UTC(2025, 0, 1);
 
 describe("the sizing rule", () => {
   test.each([
-    // [writes/s, mutation ms, shards]: a shard takes at most one write per four mutation times
-    [200, 25, 20], // 10 writes/s per shard × 25 ms = 1/4
-    [1000, 25, 100],
-    [200, 10, 8],
-    [200, 50, 40],
-    [1000, 50, 200],
-    [10, 25, 1], // 10 × 25 ms = 1/4: one shard is enough
-    [11, 25, 2], // a little over: two
+    // [writes/s, mutation ms, shards]: a shard takes at most one write per five mutation times
+    [200, 25, 25], // 8 writes/s per shard × 25 ms = 1/5
+    [1000, 25, 125],
+    [200, 10, 10],
+    [200, 50, 50],
+    [1000, 50, 250],
+    [8, 25, 1], // 8 × 25 ms = 1/5: one shard is enough
+    [9, 25, 2], // a little over: two
     [0, 25, 1],
   ])("%d writes a second at %d ms need %d shards", (writes, ms, shards) => {
     expect(shardsFor(writes, ms)).toBe(shards);
   });
 
-  test("the most writes a shard may take: 10 a second at 25 ms, 5 at 50, 2.5 at 100", () => {
-    expect([10, 25, 50, 100].map(maxWritesPerShard)).toEqual([25, 10, 5, 2.5]);
+  test("the most writes a shard may take: 20 a second at 10 ms, 8 at 25, 4 at 50, 2 at 100", () => {
+    expect([10, 25, 50, 100].map(maxWritesPerShard)).toEqual([20, 8, 4, 2]);
   });
 
   test("transactional while each shard keeps 2 tokens; asynchronous beyond, with the mutation time an exact limit fits", () => {
-    // 1,000 QPS at 50 ms: 200 shards of a 1,111-token bucket hold 5.6 each.
-    expect(planFor({ qps: 1000, rate: 1000 / 0.9, mutationMs: 50 })).toEqual({ mode: "transactionally", shards: 200, writesPerSecond: 1000 });
-    // At 100 ms, 400 shards of 1,111 tokens hold 2.8 each: still transactional.
-    expect(planFor({ qps: 1000, rate: 1000 / 0.9, mutationMs: 100 })).toMatchObject({ mode: "transactionally", shards: 400 });
-    // A limit of 333 a second at a peak of 1,000 QPS, at 50 ms: 200 shards would hold 1.7 tokens.
-    // 166 shards fit (2 tokens each), enough for mutations of 166 × 0.25 / 1,000 s = 41 ms.
+    // 1,000 QPS at 50 ms: 250 shards of a 1,111-token bucket hold 4.4 each.
+    expect(planFor({ qps: 1000, rate: 1000 / 0.9, mutationMs: 50 })).toEqual({ mode: "transactionally", shards: 250, writesPerSecond: 1000 });
+    // At 100 ms, 500 shards of 1,111 tokens hold 2.2 each: still transactional.
+    expect(planFor({ qps: 1000, rate: 1000 / 0.9, mutationMs: 100 })).toMatchObject({ mode: "transactionally", shards: 500 });
+    // A limit of 333 a second at a peak of 1,000 QPS, at 50 ms: 250 shards would hold 1.3 tokens.
+    // 166 shards fit (2 tokens each), enough for mutations of 166 × 0.2 / 1,000 s = 33 ms.
     expect(planFor({ qps: 1000, rate: 1000 / 3, mutationMs: 50 })).toEqual({
       mode: "asynchronously",
       shards: 1,
       writesPerSecond: 1000,
-      exactShards: 200,
-      exactMutationMs: 41,
+      exactShards: 250,
+      exactMutationMs: 33,
     });
   });
 });
@@ -54,23 +54,23 @@ describe("heatOf: writes per shard from the rows' stamps, at explicit instants",
 
   test("four shards last written 100, 200, 300 and 400 ms ago: 4 writes in 1 s of ages, 4 a second each", () => {
     const rows = [100, 200, 300, 400].map((age) => bucketRow(age, 4));
-    expect(heatOf(rows, config, T0, 25)).toEqual({ writesPerShard: 4, samples: 4, mutationMs: 25, maxWritesPerShard: 10, hot: false });
+    expect(heatOf(rows, config, T0, 25)).toEqual({ writesPerShard: 4, samples: 4, mutationMs: 25, maxWritesPerShard: 8, hot: false });
   });
 
-  test("the same rows are too hot for 100 ms mutations: 16 writes a second need ⌈16 × 0.1 / 0.25⌉ = 7 shards", () => {
+  test("the same rows are too hot for 100 ms mutations: 16 writes a second need ⌈16 × 0.1 / 0.2⌉ = 8 shards", () => {
     const rows = [100, 200, 300, 400].map((age) => bucketRow(age, 4));
     expect(heatOf(rows, config, T0, 100)).toEqual({
       writesPerShard: 4,
       samples: 4,
       mutationMs: 100,
-      maxWritesPerShard: 2.5,
+      maxWritesPerShard: 2,
       hot: true,
-      recommend: { applyUpdates: "transactionally", shards: 7 },
+      recommend: { applyUpdates: "transactionally", shards: 8 },
     });
   });
 
   test("rows never written are no sample; with none, no estimate", () => {
-    expect(heatOf([bucketRow(100, 4), bucketRow(null, 4)], config, T0, 25)).toMatchObject({ writesPerShard: 10, samples: 1, hot: false });
+    expect(heatOf([bucketRow(100, 4), bucketRow(null, 4)], config, T0, 50)).toMatchObject({ writesPerShard: 10, samples: 1, hot: true });
     expect(heatOf([bucketRow(null, 4)], config, T0, 25)).toBeNull();
   });
 
@@ -79,7 +79,7 @@ describe("heatOf: writes per shard from the rows' stamps, at explicit instants",
   });
 
   test("too hot for any shards that keep 2 tokens: asynchronous, unsharded", () => {
-    // 1,000 writes a second on one shard of 100 tokens at 25 ms: 100 shards would hold 1 token.
+    // 1,000 writes a second on one shard of 100 tokens at 25 ms: 125 shards would hold under 1 token.
     const heat = heatOf([bucketRow(1)], { rate: 100, period: SECOND }, T0, 25);
     expect(heat?.recommend).toEqual({ applyUpdates: "asynchronously", shards: 1 });
   });
@@ -127,16 +127,16 @@ describe("getValue's heat, on rows written at known rates", () => {
       writesPerShard: 50,
       samples: 1,
       mutationMs: 25,
-      maxWritesPerShard: 10,
+      maxWritesPerShard: 8,
       hot: true,
-      // 50 writes a second × 25 ms / 0.25 = 5 shards of 20 tokens each.
-      recommend: { applyUpdates: "transactionally", shards: 5 },
+      // 50 writes a second × 25 ms / 0.2 = 6.25: 7 shards of 14 or 15 tokens each.
+      recommend: { applyUpdates: "transactionally", shards: 7 },
     });
     expect((await valueAt(t, at + 1, { details: true, mutationMs: 4 })).heat).toEqual({
       writesPerShard: 1000 / 21,
       samples: 1,
       mutationMs: 4,
-      maxWritesPerShard: 62.5,
+      maxWritesPerShard: 50,
       hot: false,
     });
   });
@@ -153,7 +153,8 @@ describe("getValue's heat, on rows written at known rates", () => {
     draws.mockRestore();
     const value = await valueAt(t, T0 + 50, { config, details: true, sampleShards: 4 });
     // Ages 50, 40, 30 and 20 ms.
-    expect(value.heat).toEqual({ writesPerShard: 4000 / 140, samples: 4, mutationMs: 25, maxWritesPerShard: 10, hot: true, recommend: { applyUpdates: "transactionally", shards: 12 } });
+    // 114 writes a second over the limit × 25 ms / 0.2: 15 shards.
+    expect(value.heat).toEqual({ writesPerShard: 4000 / 140, samples: 4, mutationMs: 25, maxWritesPerShard: 8, hot: true, recommend: { applyUpdates: "transactionally", shards: 15 } });
   });
 
   test("the default result is unchanged: no heat (nor total) without details; none for an asynchronous limit or a key never written", async () => {

@@ -3,18 +3,18 @@
 // (docs/hot-limits.md, "The sizing rule").
 //
 // A transactional take conflicts when another take committed to the row it read while its own
-// mutation ran. So what fails users is writes per shard × the mutation's time: in the model, a
-// shard written at most once per four mutation times (w × s ≤ 1/4) failed under 1 % of requests
-// at 90 %, 150 % and 300 % of the rate, at 10 to 100 ms, and one written twice as often failed 2 to
-// 4 % at 90 % load. Refusals write nothing and never conflict, so only admissions count, and those
+// mutation ran. So what fails users is writes per shard × the mutation's time: in the model, shards
+// written at most once per five mutation times (w × s ≤ 1/5) failed at most 0.44 % of requests at
+// 90 %, 150 % and 300 % of the rate, from 10 to 100 ms and 200 to 1,000 QPS (once per four: up to
+// 1.00 %; twice as often as that: 2 to 4 % at 90 % load). Refusals write nothing and never conflict, so only admissions count, and those
 // are at most the limit's rate once it is saturated.
 import { invalid } from "./validate.js";
 
 /**
- * SHARD_DUTY: the most writes one shard may take per mutation time, on average (w × s). Derived
- * from `npm run simulate` (see the file's opening comment).
+ * SHARD_DUTY: the most writes one shard may take per mutation time, on average (w × s): one per
+ * five mutation times. Derived from `npm run simulate -- --plan` (see the file's opening comment).
  */
-export const SHARD_DUTY = 0.25;
+export const SHARD_DUTY = 0.2;
 
 /**
  * MIN_SHARD_TOKENS: the fewest tokens of capacity a shard should hold (per token a request takes)
@@ -36,7 +36,7 @@ export function validateMutationMs(mutationMs: number | undefined): void {
 /**
  * maxWritesPerShard returns the most admissions per second one shard may take for a mutation of
  * `mutationMs` ms (from the limit's read to its commit): {@link SHARD_DUTY} / `mutationMs`, in
- * writes per second. 10 per second at 25 ms, 5 at 50 ms.
+ * writes per second: 8 per second at 25 ms, 4 at 50 ms.
  */
 export function maxWritesPerShard(mutationMs: number): number {
   return (SHARD_DUTY * 1000) / mutationMs;
