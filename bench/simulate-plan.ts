@@ -4,6 +4,8 @@
 // mode and shards the rule gives (the targets of issue 40). The runs go through simulate.ts's own
 // cell runner, passed in, so they are the same cells as its other sections.
 import { planFor, SHARD_DUTY, MIN_SHARD_TOKENS, type SizingPlan as Plan } from "../src/shared/heat.js";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { num, pct, table } from "./table.js";
 
 /** The peak QPS the rule's table covers. */
@@ -131,4 +133,22 @@ export function planRowsTable(rows: readonly PlanRow[]): string {
       r.ok ? "met" : "MISSED",
     ]),
   );
+}
+
+/**
+ * `--plan`: prints the rule's table, then runs its cells at each load for `opts.qps` (200 and 1,000
+ * unless --qps was given) and prints them; writes simulate-plan.json to `opts.out` unless --no-write.
+ */
+export async function printPlan(
+  opts: { qps: number[]; qpsGiven: boolean; seconds: number; seed: number; out: string; write: boolean },
+  run: RunPlanCell,
+  started: number,
+): Promise<void> {
+  console.log(`\nThe sizing rule (src/shared/heat.ts), rate = QPS / 0.9, capacity = rate: shards, or asynchronous mode\n${ruleTable()}`);
+  const qps = opts.qpsGiven ? opts.qps : [200, 1000];
+  const rows = await planRows(run, { qps, serviceMs: PLAN_SERVICE_MS, loads: PLAN_LOADS, seconds: opts.seconds });
+  console.log(`\nThe rule's mode and shards in the model, ${opts.seconds} s per cell, seed ${opts.seed} (rate = QPS / load, capacity = rate)`);
+  console.log(planRowsTable(rows));
+  console.log(`\n${rows.length} runs in ${num((performance.now() - started) / 1000, 1)} s of wall time.`);
+  if (opts.write) writeFileSync(path.join(opts.out, "simulate-plan.json"), JSON.stringify({ seed: opts.seed, seconds: opts.seconds, rows }, null, 2) + "\n");
 }
