@@ -1,8 +1,8 @@
 // The "too hot" report (src/shared/heat.ts): the sizing rule, the write-rate estimate from rows written at known instants (pure, then through getValue on convex-test at explicit instants), its shapes, its validation, and that it adds no write.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { heatOf, maxWritesPerShard, planFor, shardsFor, type HeatSample } from "../src/shared/heat.js";
-import { SECOND } from "../src/shared/algebra.js";
-import type { RateLimitConfig } from "../src/client/index.js";
+import { heatOf, heatOfMetrics, maxWritesPerShard, planFor, shardsFor, type HeatSample } from "../src/shared/heat.js";
+import { MINUTE, SECOND } from "../src/shared/algebra.js";
+import { RateLimiter, type RateLimitConfig } from "../src/client/index.js";
 import { components, convexErrorData, makeTest } from "./setup.js";
 
 const T0 = Date.UTC(2025, 0, 1);
@@ -97,6 +97,24 @@ describe("heatOf: writes per shard from the rows' stamps, at explicit instants",
   });
 });
 
+describe("heatOfMetrics: the busiest minute's writes", () => {
+  const config = { rate: 100, period: SECOND, shards: 2 };
+  test("240 admitted and 60 reserved in the busiest minute, over 2 shards: 2.5 writes a second each", () => {
+    const buckets = [
+      { admitted: 60, reserved: 0 },
+      { admitted: 240, reserved: 60 },
+      { admitted: 0, reserved: 0 },
+    ];
+    expect(heatOfMetrics(buckets, config, 25)).toEqual({ writesPerShard: 2.5, samples: 2, mutationMs: 25, maxWritesPerShard: 8, hot: false });
+    // At 100 ms a shard may take 2 a second: 5 a second need ⌈5 × 0.1 / 0.2⌉ = 3 shards.
+    expect(heatOfMetrics(buckets, config, 100)).toMatchObject({ hot: true, recommend: { applyUpdates: "transactionally", shards: 3 } });
+  });
+  test("no minute with a write: no estimate (refusals write nothing)", () => {
+    expect(heatOfMetrics([], config, 25)).toBeNull();
+    expect(heatOfMetrics([{ admitted: 0, reserved: 0 }], config, 25)).toBeNull();
+  });
+});
+
 describe("getValue's heat, on rows written at known rates", () => {
   beforeEach(() => {
     vi.useFakeTimers();
@@ -171,6 +189,45 @@ describe("getValue's heat, on rows written at known rates", () => {
   test.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])("mutationMs %d is refused, naming the field", async (mutationMs) => {
     const t = makeTest();
     expect(await convexErrorData(valueAt(t, T0, { details: true, mutationMs }))).toMatchObject({ kind: "InvalidRateLimit", field: "mutationMs" });
+  });
+
+  test("metrics with mutationMs: 60 admissions in one minute and 120 in the next, 2 a second at the busiest", async () => {
+    const t = makeTest();
+    const limits = {
+      busy: { kind: "token bucket", rate: 100, period: SECOND, metrics: true },
+      later: { kind: "token bucket", rate: 100, period: SECOND, metrics: true, applyUpdates: "asynchronously" },
+    } satisfies Record<string, RateLimitConfig>;
+    const rl = new RateLimiter(components.rateLimiter, limits);
+    for (let i = 0; i < 60; i++) {
+      vi.setSystemTime(T0 + i * SECOND);
+      expect((await t.run((ctx) => rl.limit(ctx, "busy"))).ok).toBe(true);
+    }
+    for (let i = 0; i < 120; i++) {
+      vi.setSystemTime(T0 + MINUTE + i * 500);
+      expect((await t.run((ctx) => rl.limit(ctx, "busy"))).ok).toBe(true);
+    }
+    const span = { from: T0, to: T0 + 2 * MINUTE };
+    expect(await t.run((ctx) => rl.metrics(ctx, "busy", span))).not.toHaveProperty("heat");
+    expect((await t.run((ctx) => rl.metrics(ctx, "busy", { ...span, mutationMs: 25 }))).heat).toEqual({
+      writesPerShard: 2,
+      samples: 2,
+      mutationMs: 25,
+      maxWritesPerShard: 8,
+      hot: false,
+    });
+    // At 150 ms a shard may take 1.33 a second: 2 a second need ⌈2 × 0.15 / 0.2⌉ = 2 shards.
+    expect((await t.run((ctx) => rl.metrics(ctx, "busy", { ...span, mutationMs: 150 }))).heat).toEqual({
+      writesPerShard: 2,
+      samples: 2,
+      mutationMs: 150,
+      maxWritesPerShard: 200 / 150,
+      hot: true,
+      recommend: { applyUpdates: "transactionally", shards: 2 },
+    });
+    // An asynchronous limit's takes are inserts: no heat.
+    await t.run((ctx) => rl.limit(ctx, "later"));
+    expect(await t.run((ctx) => rl.metrics(ctx, "later", { ...span, mutationMs: 150 }))).not.toHaveProperty("heat");
+    expect(await convexErrorData(t.run((ctx) => rl.metrics(ctx, "busy", { ...span, mutationMs: 0 })))).toMatchObject({ field: "mutationMs" });
   });
 
   test("the report adds no write: a request writes one row as before, and getValue with heat writes nothing", async () => {

@@ -6,6 +6,8 @@ import type { KeyStatus } from "../shared/idle.js";
 import type { FoldResult, MetricsResult } from "../shared/metrics.js";
 import { validateConfig } from "../shared/validate.js";
 import { validateLimits } from "../shared/validate-config.js";
+import { heatOfMetrics, validateMutationMs } from "../shared/heat.js";
+import { isAsync } from "../shared/view.js";
 import type { CheckedRequests, ConcurrencyNamesOf, ConfigOption, LimitName, NamesOf, RateLimitName, RateLimits } from "./names.js";
 import type { RateLimitConfig, RateLimitDetails } from "../shared/validators.js";
 import type { LimitAllResult } from "../shared/limit-all-validators.js";
@@ -337,15 +339,24 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * were waiting (fold more often) or, with `topKeys`, the span had more than 4,000 per-key
    * summaries (ask for a shorter span). A call that threw and rolled back is not counted: see
    * docs/reference.md, "Metrics". Call it from your own query, behind an admin check.
+   *
+   * With `mutationMs` (the time, ms, of the mutations that take from the limit, from its read to
+   * their commit), a transactional rate limit's result also has `heat`: its busiest minute's
+   * writes a second per shard against the sizing rule, `hot` when over it with the shards or mode
+   * the rule recommends (see `heatOfMetrics`, and docs/hot-limits.md, "Is my limit too hot?").
    */
   async metrics<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
     name: LimitName<Limits, Name, C>,
-    options: { from: number; to: number; topKeys?: number } & ConfigOption<Limits, Name, C>,
+    options: { from: number; to: number; topKeys?: number; mutationMs?: number } & ConfigOption<Limits, Name, C>,
   ): Promise<MetricsResult> {
-    const { from, to, topKeys } = options;
-    anyConfigFor(this.limits, name, options);
-    return await ctx.runQuery(generated(this.component.metrics).get, { name, from, to, ...(topKeys === undefined ? {} : { topKeys }) });
+    const { from, to, topKeys, mutationMs } = options;
+    const config = anyConfigFor(this.limits, name, options);
+    validateMutationMs(mutationMs);
+    const result = await ctx.runQuery(generated(this.component.metrics).get, { name, from, to, ...(topKeys === undefined ? {} : { topKeys }) });
+    if (mutationMs === undefined || config.kind === "concurrency" || isAsync(config)) return result;
+    const heat = heatOfMetrics(result.buckets, config, mutationMs);
+    return heat ? { ...result, heat } : result;
   }
 
   /**

@@ -144,9 +144,18 @@ export function heatOf(
   }
   if (used === 0) return null;
   // Rows all written this very ms: as if a ms ago, not infinitely hot.
-  const writesPerShard = (events * 1000) / Math.max(exposure, 1);
+  return heatAt((events * 1000) / Math.max(exposure, 1), used, config, mutationMs);
+}
+
+/** The heat report of a limit whose shards take `writesPerShard` writes a second, from `samples` samples. */
+function heatAt(
+  writesPerShard: number,
+  samples: number,
+  config: { rate: number; period: number; capacity?: number; shards?: number },
+  mutationMs: number,
+): Heat {
   const max = maxWritesPerShard(mutationMs);
-  const heat: Heat = { writesPerShard, samples: used, mutationMs, maxWritesPerShard: max, hot: writesPerShard > max };
+  const heat: Heat = { writesPerShard, samples, mutationMs, maxWritesPerShard: max, hot: writesPerShard > max };
   if (heat.hot) {
     const shards = config.shards ?? 1;
     const rate = (config.rate * 1000) / config.period;
@@ -155,4 +164,27 @@ export function heatOf(
     heat.recommend = { applyUpdates: plan.mode, shards: plan.shards };
   }
   return heat;
+}
+
+/** The metrics of one minute, as `RateLimiter.metrics` lists them (the fields the heat needs). */
+export type MinuteCounts = { admitted: number; reserved: number };
+
+/**
+ * heatOfMetrics estimates the writes a second per shard from a limit's metrics (`metrics: true`):
+ * the busiest minute's admissions and reservations (each one write) over its 60 s, over the
+ * limit's `shards`, against the rule for mutations of `mutationMs` ms (see {@link heatOf});
+ * `samples` is the minutes that saw any. Null when none did. Two caveats: the metrics count every
+ * key of the name together, which don't conflict with each other, so this is the heat of a key
+ * that took them all (a bound for any one key; exact for a limit used without keys); and a
+ * minute's average hides the bursts within it.
+ */
+export function heatOfMetrics(
+  buckets: readonly MinuteCounts[],
+  config: { rate: number; period: number; capacity?: number; shards?: number },
+  mutationMs: number,
+): Heat | null {
+  const busy = buckets.filter((b) => b.admitted + b.reserved > 0);
+  if (busy.length === 0) return null;
+  const busiest = Math.max(...busy.map((b) => b.admitted + b.reserved));
+  return heatAt(busiest / 60 / (config.shards ?? 1), busy.length, config, mutationMs);
 }

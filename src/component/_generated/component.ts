@@ -1136,6 +1136,17 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           }>;
           complete: boolean;
           from: number;
+          heat?: {
+            hot: boolean;
+            maxWritesPerShard: number;
+            mutationMs: number;
+            recommend?: {
+              applyUpdates: "transactionally" | "asynchronously";
+              shards: number;
+            };
+            samples: number;
+            writesPerShard: number;
+          };
           to: number;
           top: Array<{ key?: string; refused: number; refusedTokens: number }>;
           total: {
