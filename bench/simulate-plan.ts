@@ -4,6 +4,8 @@
 // mode and shards the rule gives (the targets of issue 40). The runs go through simulate.ts's own
 // cell runner, passed in, so they are the same cells as its other sections.
 import { planFor, SHARD_DUTY, MIN_SHARD_TOKENS, type SizingPlan as Plan } from "../src/shared/heat.js";
+
+export { planFor };
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { num, pct, table } from "./table.js";

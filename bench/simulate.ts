@@ -42,7 +42,7 @@ import { checkCell, type CheckStats } from "./simulate-check.js";
 import { chart } from "./simulate-chart.js";
 import { upstreamAsynchronous, upstreamConfig, upstreamTransactional, upstreamWorker } from "./simulate-upstream.js";
 import { num, pct, table } from "./table.js";
-import { PLAN_SERVICE_MS, printPlan, recommendation } from "./simulate-plan.js";
+import { PLAN_SERVICE_MS, planFor, printPlan, recommendation } from "./simulate-plan.js";
 
 /** upstream's `worker.BATCH_SIZE`: the most pending updates its worker applies per batch. */
 const UPSTREAM_BATCH = 1024;
@@ -781,6 +781,7 @@ export async function main(argv: readonly string[]): Promise<void> {
         headline: { ...HEADLINE, qps: headlineQps },
       },
       smallestShards: smallest,
+      rule: Object.fromEntries(opts.qps.map((qps) => [qps, planFor({ qps, rate: opts.rate ?? qps / opts.load, mutationMs: opts.serviceMs })])),
       grid,
       headline,
       stress,
