@@ -143,8 +143,8 @@ export function heatOf(
     used++;
   }
   if (used === 0) return null;
-  // Rows all written this very ms: as if a ms ago, not infinitely hot.
-  return heatAt((events * 1000) / Math.max(exposure, 1), used, config, mutationMs);
+  // Rows all written this very ms: as if each a ms ago, not infinitely hot.
+  return heatAt((events * 1000) / Math.max(exposure, used), used, config, mutationMs);
 }
 
 /** The heat report of a limit whose shards take `writesPerShard` writes a second, from `samples` samples. */
