@@ -4,6 +4,10 @@ import { heatOf, heatOfMetrics, maxWritesPerShard, planFor, shardsFor, type Heat
 import { MINUTE, SECOND } from "../src/shared/algebra.js";
 import { RateLimiter, type RateLimitConfig } from "../src/client/index.js";
 import { components, convexErrorData, makeTest } from "./setup.js";
+import { anyApi, type ApiFromModules } from "convex/server";
+import type * as hooks from "./app/hooks.js";
+
+const app = anyApi as unknown as ApiFromModules<{ hooks: typeof hooks }>;
 
 const T0 = Date.UTC(2025, 0, 1);
 
@@ -184,6 +188,18 @@ describe("getValue's heat, on rows written at known rates", () => {
     const async: RateLimitConfig = { ...bucket, applyUpdates: "asynchronously" };
     await limitAt(t, T0 + 12, async);
     expect(await valueAt(t, T0 + 13, { config: async, details: true })).not.toHaveProperty("heat");
+  });
+
+  test("hookAPI's public query leaves the heat out: it is for the server's operators", async () => {
+    const t = makeTest();
+    const send = { kind: "token bucket", rate: 10, period: MINUTE, capacity: 3 } as const;
+    await t.mutation(components.rateLimiter.lib.rateLimit, { name: "send", config: send });
+    vi.setSystemTime(T0 + 10);
+    const direct = await t.query(components.rateLimiter.lib.getValue, { name: "send", config: send, details: true });
+    expect(direct.heat).toBeDefined();
+    const viaHook = await t.query(app.hooks.globalLimit, {});
+    expect(viaHook).not.toHaveProperty("heat");
+    expect(viaHook).toEqual((({ heat: _heat, ...rest }) => rest)(direct));
   });
 
   test.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])("mutationMs %d is refused, naming the field", async (mutationMs) => {
