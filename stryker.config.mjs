@@ -18,6 +18,8 @@ export const groups = {
   layout: ["layout"],
   algebra: ["algebra", "predict", "split", "math", "window-log"],
   flows: ["apply", "value", "credit", "idle", "jitter"],
+  // The sizing rule and the "too hot" report.
+  heat: ["heat"],
   // Overrides, blocks and lockouts: what is in force for a request, and an override's writes.
   overrides: ["overrides", "override-writes"],
   // Keys from the request: IP addresses and networks.
@@ -26,7 +28,7 @@ export const groups = {
   // group takes the better part of an hour on 2 cores, and a run cut short keeps those it finished.
   validate: ["validate"],
   shape: ["validate-config"],
-  validators: ["validators", "concurrency-validators", "limit-all-validators", "error-validators"],
+  validators: ["validators", "value-validators", "concurrency-validators", "limit-all-validators", "error-validators", "heat-validators"],
   concurrency: ["concurrency"],
 };
 
@@ -47,6 +49,9 @@ const config = {
   },
   mutate: group === undefined ? ["src/shared/**/*.ts"] : groups[group].map((f) => `src/shared/${f}.ts`),
   coverageAnalysis: "perTest",
+  // The first run is every test file of the suite, with coverage per test: far more than Stryker's
+  // 5 minutes on 2 shared cores.
+  dryRunTimeoutMinutes: 60,
   incremental: true,
   incrementalFile: `reports/mutation/incremental${suffix}.json`,
   // Two cores, shared with other work: a worker each.

@@ -39,9 +39,10 @@ import {
   withMetricEvent,
 } from "./simulate-model.js";
 import { checkCell, type CheckStats } from "./simulate-check.js";
-import { chartSvg, type LegendEntry, type Panel } from "./simulate-svg.js";
+import { chart } from "./simulate-chart.js";
 import { upstreamAsynchronous, upstreamConfig, upstreamTransactional, upstreamWorker } from "./simulate-upstream.js";
 import { num, pct, table } from "./table.js";
+import { PLAN_SERVICE_MS, planFor, printPlan, recommendation } from "./simulate-plan.js";
 
 /** upstream's `worker.BATCH_SIZE`: the most pending updates its worker applies per batch. */
 const UPSTREAM_BATCH = 1024;
@@ -89,17 +90,29 @@ type Options = {
   impls: Impl[];
   out: string;
   write: boolean;
+  /** `--plan`: the sizing rule's table and its cells checked, instead of the sections; `qpsGiven`: --qps was. */
+  plan: boolean;
+  qpsGiven: boolean;
+  /**
+   * `--decide-ms`: the work's own time (ms), run after a short limited transaction ("decide short,
+   * work later"), whose time is then `serviceMs`; null when the work runs inside it.
+   */
+  workMs: number | null;
 };
 
 /** What `npm run simulate -- --help` prints. */
 export const USAGE = `usage: npm run simulate -- [--quick] [options]
 
-How many shards, and which mode, for your traffic: run
-  npm run simulate -- --qps <your peak QPS> --only grid
-(add --service MS for your mutation's time, 25 ms by default) and read its table
-  "Smallest shard count with failed requests under ${pct(FAIL_TARGET, 1)}";
-docs/hot-limits.md has that table for 10 to 1,000 QPS, in "Choosing shards and modes", and what
-to choose under overload, in "What to choose".
+How many shards, and which mode, for your traffic: every run first prints the sizing rule's
+recommendation for its --qps and --service (your mutation's time from the limit's read to its
+commit, 25 ms by default), and its grid measures it:
+  npm run simulate -- --qps <your peak QPS> --service <ms> --only grid
+in its table "Smallest shard count with failed requests under ${pct(FAIL_TARGET, 1)}".
+  npm run simulate -- --plan
+prints the rule's table over peak QPS × mutation time, as docs/hot-limits.md has it in
+"The sizing rule", and runs its cells at 90, 150 and 300 % load. docs/hot-limits.md has the
+smallest-shards table for 10 to 1,000 QPS, in "Choosing shards and modes", and what to choose
+under overload, in "What to choose".
 
   (default)          20 s of model time per cell, every section (a few minutes)
   --quick            2 s per cell (CI: only that it runs matters, not its numbers)
@@ -110,6 +123,9 @@ to choose under overload, in "What to choose".
   --load F           offered load as a fraction of the limit's rate (default 0.9)
   --rate R           the limit's rate per second instead of qps / load (capacity = rate)
   --service MS       a transaction's time from snapshot to commit (default 25)
+  --decide-ms MS     decide short, work later: the limited transaction takes MS ms and the work
+                     (--service) runs after it in its own transaction, reading none of the limit's
+                     rows (runWhenAllowed, or an action calling limit then the work)
   --retries N        retries after a conflict before a request fails (default 4)
   --backoff MS       each retry waits uniform [0, MS) ms (default 10)
   --staleness MS     stale snapshots lag by uniform [0, MS) ms (default 100)
@@ -122,7 +138,10 @@ to choose under overload, in "What to choose".
 ${SECTIONS.map((name) => `      ${name.padEnd(9)} ${SECTION_ABOUT[name]}`).join("\n")}
   --impl LIST        run only these implementations: ours, upstream (default both)
   --out DIR          where simulate-report.json and .svg go (default: the repository root)
-  --no-write         print only`;
+  --no-write         print only
+  --plan             the sizing rule: its table over peak QPS × mutation time, then its mode and
+                     shards run at 90/150/300 % load for --qps (default 200,1000) at
+                     ${PLAN_SERVICE_MS.join(", ")} ms; no other section`;
 
 /** The options `argv` asks for; null for `--help`, which prints the usage and runs nothing. */
 function parseOptions(argv: readonly string[]): Options | null {
@@ -144,6 +163,9 @@ function parseOptions(argv: readonly string[]): Options | null {
     impls: [...IMPLS],
     out: process.cwd(),
     write: true,
+    plan: false,
+    qpsGiven: false,
+    workMs: null,
   };
   let seconds: number | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -173,6 +195,7 @@ function parseOptions(argv: readonly string[]): Options | null {
         break;
       case "--qps":
         opts.qps = list(value(), positive);
+        opts.qpsGiven = true;
         break;
       case "--shards":
         opts.shards = list(value(), (s) => number(s, (x) => Number.isInteger(x) && x >= 1, "whole numbers ≥ 1"));
@@ -231,6 +254,12 @@ function parseOptions(argv: readonly string[]): Options | null {
       case "--no-write":
         opts.write = false;
         break;
+      case "--plan":
+        opts.plan = true;
+        break;
+      case "--decide-ms":
+        opts.workMs = positive(value());
+        break;
       case "--help":
       case "-h":
         console.log(USAGE);
@@ -240,6 +269,8 @@ function parseOptions(argv: readonly string[]): Options | null {
     }
   }
   opts.seconds = seconds ?? opts.seconds;
+  // The model's service is the limited transaction's time: the work after it conflicts with nothing here.
+  if (opts.workMs !== null) [opts.serviceMs, opts.workMs] = [opts.workMs, opts.serviceMs];
   return opts;
 }
 
@@ -668,50 +699,16 @@ function worstLine(label: string, cells: readonly Cell[]): string {
   );
 }
 
-function chart(grid: readonly Cell[], stress: readonly Cell[], opts: Options): string {
-  const colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"];
-  const color = (qps: number) => colors[opts.qps.indexOf(qps) % colors.length]!;
-  const series = (cells: readonly Cell[], mode: Mode, y: (c: Cell) => number) =>
-    IMPLS.flatMap((impl) =>
-      opts.qps.map((qps) => ({
-        label: `${impl} ${mode}, ${qps} QPS`,
-        color: color(qps),
-        dashed: impl === "upstream",
-        points: cells
-          .filter((c) => c.impl === impl && c.mode === mode && c.qps === qps)
-          .sort((a, b) => a.shards - b.shards)
-          .map((c): [number, number] => [c.shards, y(c)]),
-      })),
-    );
-  const pctFmt = (y: number) => `${+(y * 100).toPrecision(2)}%`;
-  const plain = (y: number) => String(+y.toPrecision(2));
-  const load = `${Math.round(opts.load * 100)}% load`;
-  const stressed = `${Math.round(opts.stressLoad * 100)}% load`;
-  const panels: Panel[] = [
-    { title: `Transactional, ${load}: requests failed`, yMin: 1e-4, yMax: 1, format: pctFmt, series: series(grid, "transactional", (c) => c.failedShare) },
-    { title: `Asynchronous, ${load}: requests failed`, yMin: 1e-4, yMax: 1, format: pctFmt, series: series(grid, "asynchronous", (c) => c.failedShare) },
-    { title: `Transactional, ${load}: conflicts per request`, yMin: 1e-3, yMax: 10, format: plain, series: series(grid, "transactional", (c) => c.conflictsPerRequest) },
-    { title: `Asynchronous, ${load}: conflicts per request`, yMin: 1e-3, yMax: 10, format: plain, series: series(grid, "asynchronous", (c) => c.conflictsPerRequest) },
-    { title: `Transactional, ${stressed}: requests failed`, yMin: 1e-4, yMax: 1, format: pctFmt, series: series(stress, "transactional", (c) => c.failedShare) },
-    { title: `Asynchronous, ${stressed}: over-admitted tokens`, yMin: 0.1, yMax: 1000, format: plain, series: series(stress, "asynchronous", (c) => c.overAdmission) },
-  ];
-  const legend: LegendEntry[] = [
-    ...opts.qps.map((qps) => ({ label: `${qps} QPS`, color: color(qps), dashed: false })),
-    { label: "ours (solid)", color: "#000", dashed: false },
-    { label: "upstream 0.4.0 (dashed)", color: "#000", dashed: true },
-  ];
-  const notes = [
-    `One global key; token bucket, rate = QPS / load per second, capacity = rate. ${opts.seconds} s of Poisson arrivals per cell, seed ${opts.seed}.`,
-    `Service ${opts.serviceMs} ms, up to ${opts.maxRetries} retries, backoff uniform [0, ${opts.backoffMs}) ms; stale snapshots uniform [0, ${opts.stalenessMs}) ms old; applier every ${opts.applyEveryMs} ms.`,
-    `Upstream's asynchronous mode can't be sharded: one point, at 1 shard. Values below an axis are drawn on it.`,
-  ];
-  return chartSvg("npm run simulate: a hot global limit under optimistic concurrency", opts.shards, panels, legend, notes);
-}
-
 export async function main(argv: readonly string[]): Promise<void> {
   const opts = parseOptions(argv);
   if (opts === null) return;
   const started = performance.now();
+  if (opts.workMs !== null) {
+    console.log(`Decide short, work later: the limited transaction takes ${opts.serviceMs} ms; the work, ${opts.workMs} ms, runs after it in its own`);
+    console.log(`transaction, which reads none of the limit's rows and so adds no conflict to the model's.`);
+  }
+  for (const qps of opts.qps) console.log(`Recommended: ${recommendation(qps, opts.rate ?? qps / opts.load, opts.serviceMs)}`);
+  if (opts.plan) return printPlan(opts, (mode, scenario, serviceMs) => runCell("ours", mode, scenario, { ...opts, serviceMs }), started);
   const rateOf = (load: number) => (qps: number) => opts.rate ?? qps / load;
   const grid = opts.only.has("grid") ? await runGrid(opts, rateOf(opts.load)) : [];
   const headlineQps = HEADLINE.rate * HEADLINE.load;
@@ -784,6 +781,7 @@ export async function main(argv: readonly string[]): Promise<void> {
         headline: { ...HEADLINE, qps: headlineQps },
       },
       smallestShards: smallest,
+      rule: Object.fromEntries(opts.qps.map((qps) => [qps, planFor({ qps, rate: opts.rate ?? qps / opts.load, mutationMs: opts.serviceMs })])),
       grid,
       headline,
       stress,

@@ -46,15 +46,26 @@ describe("--help", () => {
   test("npm run simulate -- --help names the command and docs/hot-limits.md's table, and the sections", async () => {
     const { code, stdout, stderr } = await run(["bench/simulate.ts", "--help"]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
-    expect(stdout).toContain("npm run simulate -- --qps <your peak QPS> --only grid");
+    expect(stdout).toContain("npm run simulate -- --qps <your peak QPS> --service <ms> --only grid");
     expect(stdout).toContain(`"Smallest shard count with failed requests under 0.1%"`);
-    expect(stdout).toContain(`docs/hot-limits.md has that table for 10 to 1,000 QPS, in "Choosing shards and modes"`);
-    for (const heading of ["Choosing shards and modes", "What to choose"]) {
+    expect(stdout).toContain("npm run simulate -- --plan\n");
+    expect(stdout).toMatch(/^ {2}--plan +the sizing rule/m);
+    for (const heading of ["Choosing shards and modes", "What to choose", "The sizing rule"]) {
       expect(stdout).toContain(`"${heading}"`);
       expect(hotLimitHeadings).toContain(heading);
     }
     for (const name of SIMULATE_SECTIONS) expect(stdout).toMatch(new RegExp(`^ {6}${name} +\\S`, "m"));
     expect(stdout).not.toContain("runs in");
+  }, 150_000);
+});
+
+describe("simulate prints the sizing rule's recommendation for its --qps and --service", () => {
+  test("200 QPS at 50 ms: 50 shards; at 100 ms against a limit of a third of it, asynchronous", async () => {
+    const common = ["--only", "headline", "--impl", "ours", "--seconds", "1", "--no-write"];
+    const tx = await run(["bench/simulate.ts", "--qps", "200", "--service", "50", ...common]);
+    expect(tx.stdout).toContain("Recommended: 200 QPS, rate 222/s, 50 ms mutations: transactional over 50 shards");
+    const async = await run(["bench/simulate.ts", "--qps", "200", "--rate", "67", "--service", "100", ...common]);
+    expect(async.stdout).toContain("Recommended: 200 QPS, rate 67/s, 100 ms mutations: asynchronous, unsharded.");
   }, 150_000);
 });
 

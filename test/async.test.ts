@@ -225,14 +225,28 @@ describe.runIf(stalenessKnown)("shedding: near its limit while others' takes are
     expect((await t.run((ctx) => rl.limit(ctx, "hot"))).ok).toBe(false);
   });
 
-  test("a sharded limit sheds nothing: the same lag, decided exactly", async () => {
+  test("a sharded limit on shards under SHED_SHARD_COUNTS requests' worth sheds nothing: the same lag, decided exactly", async () => {
+    const t = makeInspectableTest();
+    const rl = new RateLimiter(api, { hot: { ...config, rate: 16, shards: 2 } });
+    let admitted = 0;
+    await withLag(50, async () => {
+      // Requests of 2 tokens: each shard of 8 holds 4 requests' worth.
+      for (let i = 0; i < 40; i++) if ((await t.run((ctx) => rl.limit(ctx, "hot", { count: 2 }))).ok) admitted += 2;
+    });
+    expect(admitted).toBeGreaterThanOrEqual(14);
+  });
+
+  test("on shards of SHED_SHARD_COUNTS requests' worth or more it sheds as an unsharded limit does: each shard keeps its margin", async () => {
     const t = makeInspectableTest();
     const rl = new RateLimiter(api, { hot: { ...config, rate: 16, shards: 2 } });
     let admitted = 0;
     await withLag(50, async () => {
       for (let i = 0; i < 40; i++) if ((await t.run((ctx) => rl.limit(ctx, "hot"))).ok) admitted += 1;
     });
-    expect(admitted).toBeGreaterThanOrEqual(14);
+    // Each shard of 8 admits on the snapshot while 3 are left (1 plus its margin of 2): 6 each;
+    // then every request is shed, writing nothing.
+    expect(admitted).toBe(12);
+    expect(await pending(t)).toHaveLength(12);
   });
 });
 

@@ -201,6 +201,9 @@ describe("getValueFlow: the exact report", () => {
       shard: 0,
       config: { kind: TB, rate: 5, period: 1000, capacity: 5, shards: 1 },
       total: { value: 6, capacity: 10, exact: true },
+      // Both rows written at the instant read: as if a ms ago, 1,000 writes a second each, too hot
+      // for any shards of this 10-token limit (see test/heat.test.ts).
+      heat: { writesPerShard: 1000, samples: 2, mutationMs: 25, maxWritesPerShard: 8, hot: true, recommend: { applyUpdates: "asynchronously", shards: 1 } },
     });
   });
 });
@@ -246,10 +249,20 @@ describe("asynchronous mode: decisions count pending takes, and stand on a stale
     expect(out.shed).toBeUndefined();
   });
 
-  test("shed: a sharded limit sheds nothing (one shard's margin says nothing of the others)", () => {
+  test("shed: a sharded limit sheds on shards of SHED_SHARD_COUNTS requests' worth or more, as an unsharded one does", () => {
     const sharded: RateLimitConfig = { ...config, rate: 16, shards: 2 };
     const takes = [{ shard: 0, count: 7, ts: T0 }, { shard: 1, count: 7, ts: T0 }];
     const out = runPlan(requestFlow<string>(request(sharded), T0, draws(0, 0)), reader([], takes).answer);
+    expect(out.safeOnStale).toBe(false);
+    // Each shard of 8 holds 1: refused until one holds 1 plus its margin of 2, 2 s at 1 a second.
+    expect(out.shed?.result).toEqual({ ok: false, retryAfter: 2000 });
+  });
+
+  test("shed: on smaller shards nothing is shed (one pair near its margin says little of the others)", () => {
+    const sharded: RateLimitConfig = { ...config, rate: 16, shards: 2 };
+    // Requests of 2 tokens: each shard of 8 holds 4 requests' worth.
+    const takes = [{ shard: 0, count: 6, ts: T0 }, { shard: 1, count: 6, ts: T0 }];
+    const out = runPlan(requestFlow<string>(request(sharded, { count: 2 }), T0, draws(0, 0)), reader([], takes).answer);
     expect(out.safeOnStale).toBe(false);
     expect(out.shed).toBeUndefined();
   });

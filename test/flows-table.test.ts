@@ -150,7 +150,9 @@ describe("getValueFlow: the emptiest shard read, ties to the smallest share, the
       runPlan(getValueFlow<string>({ name: "n", config, details }, T0, draws(0)), reader([compact(0, 4, config)]).answer);
     const plain = { value: 4, ts: T0, shard: 0, config: { kind: TB, rate: 10, period: 1000, capacity: 10, shards: 1 } };
     expect(ask(false)).toStrictEqual(plain);
-    expect(ask(true)).toStrictEqual({ ...plain, total: { value: 4, capacity: 10, exact: true } });
+    // The row was written at the instant read: as if a ms ago, 1,000 writes a second (test/heat.test.ts).
+    const heat = { writesPerShard: 1000, samples: 1, mutationMs: 25, maxWritesPerShard: 8, hot: true, recommend: { applyUpdates: "asynchronously", shards: 1 } };
+    expect(ask(true)).toStrictEqual({ ...plain, total: { value: 4, capacity: 10, exact: true }, heat });
   });
 });
 

@@ -126,7 +126,7 @@ describe("planRequest near empty: what it reads and takes, by shard size", () =>
   });
 });
 
-describe("shedPlan: which stale decisions of an unsharded asynchronous limit shed a refusal", () => {
+describe("shedPlan: which stale decisions of an asynchronous limit shed a refusal", () => {
   // Capacity 8, 8 tokens per 8000 ms (1 per 1000 ms); the margin is 2.
   const row = (value: number): ShardRead => ({ shard: 0, state: { value, ts: 0 }, p: { ...params(8), rate: 8, period: 8000 } });
   const admit = (value: number): Plan => ({ ok: true, writes: [{ shard: 0, state: { value: value - 1, ts: 0 } }], shards: [0] });
@@ -139,7 +139,10 @@ describe("shedPlan: which stale decisions of an unsharded asynchronous limit she
     ["busy, a refusal on the snapshot stands as it is", refuse, 0.5, {}, refuse],
     ["busy, but keeping the margin (4 left, 3 after): it stands on its own, nothing to shed", admit(4), 4, {}, undefined],
     ["not busy: decided again exactly", admit(2), 2, { busy: false }, undefined],
-    ["sharded: one shard's margin says nothing of the others", admit(2), 2, { shards: 2 }, undefined],
+    ["sharded, on shards of 8 requests' worth (SHED_SHARD_COUNTS or more): shed as unsharded", admit(2), 2, { shards: 2 }, { ok: false, retryAfter: 1000, writes: [], shards: [0] }],
+    ["sharded, a refusal on shards of 8 requests' worth stands as it is", refuse, 0.5, { shards: 2 }, refuse],
+    ["sharded, on shards of 4 requests' worth (2 tokens each): one pair near its margin says little of the others, decided again exactly", admit(2), 2, { shards: 2, count: 2 }, undefined],
+    ["sharded, a refusal on shards of 4 requests' worth: decided again exactly", refuse, 0.5, { shards: 2, count: 2 }, undefined],
     ["a reservation may go into debt: decided again exactly", admit(2), 2, { reserve: true }, undefined],
     ["a dry run: decided again exactly (it logs what it would refuse)", admit(2), 2, { dryRun: true }, undefined],
     ["a peek: decided again exactly", admit(2), 2, { count: 0 }, undefined],

@@ -109,6 +109,8 @@ describe("the metrics", () => {
     ]);
     expect(before.top).toEqual([{ key: "key-a", refused: 3, refusedTokens: 3 }]);
     expect(before.unfolded).toBe(14);
+    // Its busiest minute wrote 6 times: a tenth of a write a second, far under the rule's 8 at 25 ms.
+    expect(before.heat).toEqual({ writesPerShard: 0.1, samples: 2, mutationMs: 25, maxWritesPerShard: 8, hot: false });
     // The cron's fold: the same counts, from summaries now.
     vi.setSystemTime(START + MINUTE + 2 * SECOND);
     await t.mutation(internal.admin.foldRateLimitMetrics, {});

@@ -8,6 +8,7 @@
 import { paginationOptsValidator, paginationResultValidator } from "convex/server";
 import { ConvexError, v } from "convex/values";
 import {
+  DEFAULT_MUTATION_MS,
   getValueReturns,
   keyStatusValidator,
   metricsResult,
@@ -102,14 +103,16 @@ export const listRateLimitNames = query({
 /**
  * rateLimitMetrics returns what one of the app's limits decided each minute over [from, to) (ms):
  * requests and tokens admitted, reserved and refused, and the `topKeys` keys refused most. Only
- * limits with `metrics: true` (in limits.ts: `apiKeyRequests`, `llmTokens`) record anything.
+ * limits with `metrics: true` (in limits.ts: `apiKeyRequests`, `llmTokens`) record anything. A
+ * transactional limit's `heat` says whether its busiest minute ran hotter than the sizing rule
+ * allows for mutations of `mutationMs` ms (default 25: this app's mutations are short).
  */
 export const rateLimitMetrics = query({
-  args: { name: v.string(), from: v.number(), to: v.number(), topKeys: v.optional(v.number()) },
+  args: { name: v.string(), from: v.number(), to: v.number(), topKeys: v.optional(v.number()), mutationMs: v.optional(v.number()) },
   returns: metricsResult,
-  handler: async (ctx, { name, from, to, topKeys }) => {
+  handler: async (ctx, { name, from, to, topKeys, mutationMs }) => {
     const limit = await adminLimit(ctx, name);
-    return await rateLimiter.metrics(ctx, limit, { from, to, ...(topKeys === undefined ? {} : { topKeys }) });
+    return await rateLimiter.metrics(ctx, limit, { from, to, ...(topKeys === undefined ? {} : { topKeys }), mutationMs: mutationMs ?? DEFAULT_MUTATION_MS });
   },
 });
 // #endregion rateLimitMetrics

@@ -4,7 +4,8 @@
 import { mutationGeneric, queryGeneric, type GenericDataModel, type GenericQueryCtx } from "convex/server";
 import { v } from "convex/values";
 import { invalid } from "../shared/validate.js";
-import { getValueReturnsWithDetails, hookQueryArgs, type GetValueReturnsWithDetails, type HookQueryArgs, type RateLimitConfig } from "../shared/validators.js";
+import { hookQueryArgs, type HookQueryArgs, type RateLimitConfig } from "../shared/validators.js";
+import { getValueReturnsWithDetails, type GetValueReturnsWithDetails } from "../shared/value-validators.js";
 import { hookLeaseValue, type ConcurrencyConfig, type HookLeaseValue } from "../shared/concurrency-validators.js";
 import type { HookOptions, InstalledComponent } from "./types.js";
 
@@ -41,7 +42,9 @@ export function hookAPI<DataModel extends GenericDataModel>(
           ...(sampleShards === undefined ? {} : { sampleShards }),
           details: true,
         });
-        return result as GetValueReturnsWithDetails;
+        // The heat report is for the server's operators, not for every client of this public query.
+        const { heat: _heat, ...shown } = result;
+        return shown as GetValueReturnsWithDetails;
       },
     }),
     getServerTime: serverTime(),

@@ -13,10 +13,9 @@ export { MAX_EXACT_RATE, windowLog } from "../shared/window-log.js";
 export type { Entry as WindowLogEntry } from "../shared/window-log.js";
 /** Convex validators for configs and results, for apps that pass them through their own functions. */
 export { acquireResult, concurrencyValidator, extendResult, leaseValueResult } from "../shared/concurrency-validators.js";
+export { getValueReturns, getValueReturnsWithDetails } from "../shared/value-validators.js";
 export {
   configValidator,
-  getValueReturns,
-  getValueReturnsWithDetails,
   KINDS,
   rateLimitDetails,
   rateLimitReturns,
@@ -58,6 +57,9 @@ export { keyStatusValidator } from "../shared/idle.js";
 /** Metrics (see {@link RateLimiter.metrics}): the result of `metrics`, of `foldMetrics`, and their parts. */
 export type { FoldResult, MetricBucket, MetricCounts, MetricOutcome, MetricTopKey, MetricsResult } from "../shared/metrics.js";
 export { METRICS_BUCKET_MS, metricsResult } from "../shared/metrics.js";
+export { DEFAULT_MUTATION_MS, heatOf, heatOfMetrics, maxWritesPerShard, planFor, shardsFor } from "../shared/heat.js";
+export type { Heat, SizingPlan } from "../shared/heat.js";
+export { heatValidator } from "../shared/heat-validators.js";
 /** HTTP: rate-limit header fields and a 429 response for httpActions (see ./http.ts). */
 export { concurrencyHeaders, QUOTA_EXCEEDED_PROBLEM_TYPE, rateLimitHeaders, tooManyRequests } from "./http.js";
 export type { RateLimitConfigSource, RateLimitHeaders, RefusedWithDetails, TooManyRequestsOptions } from "./http.js";

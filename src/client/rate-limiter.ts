@@ -6,8 +6,9 @@ import type { KeyStatus } from "../shared/idle.js";
 import type { FoldResult, MetricsResult } from "../shared/metrics.js";
 import { validateConfig } from "../shared/validate.js";
 import { validateLimits } from "../shared/validate-config.js";
+import { heatOfMetrics, validateMutationMs } from "../shared/heat.js";
 import type { CheckedRequests, ConcurrencyNamesOf, ConfigOption, LimitName, NamesOf, RateLimitName, RateLimits } from "./names.js";
-import type { RateLimitConfig, RateLimitDetails } from "../shared/validators.js";
+import { isAsync, type RateLimitConfig, type RateLimitDetails } from "../shared/validators.js";
 import type { LimitAllResult } from "../shared/limit-all-validators.js";
 import type { LeaseValue, LimitConfig } from "../shared/concurrency-validators.js";
 import { acquireRequest, anyConfigFor, configFor, generated, request, requestAll } from "./resolve.js";
@@ -15,19 +16,8 @@ import { hookAPI, leaseHookAPI, type HookAPIOf } from "./hook-api.js";
 import { LeaseMethods } from "./leases.js";
 import { exactFor, noteAsyncTake } from "./transaction-takes.js";
 import { requestIp, requestKey, withIp, type RequestKeyOptions, type RequestMetadataCtx } from "./request-key.js";
-import type {
-  CleanupResult,
-  GetValueOptions,
-  GetValueResult,
-  HookOptions,
-  InstalledComponent,
-  LimitAllOptions,
-  LimitAllRequest,
-  RequestOptions,
-  RequestResult,
-  RunMutationCtx,
-  RunQueryCtx,
-} from "./types.js";
+import type { CleanupResult, GetValueOptions, GetValueResult, HookOptions, InstalledComponent, LimitAllOptions } from "./types.js";
+import type { LimitAllRequest, RequestOptions, RequestResult, RunMutationCtx, RunQueryCtx } from "./types.js";
 
 /**
  * RateLimiter limits how often things happen in a Convex app, using the rate limiter component.
@@ -241,8 +231,12 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * shard (the emptiest of `sampleShards` read, default 1), evaluated now (`ts` in ms), where
    * `config` is that shard's share (`shards: 1`), so `calculateRateLimit(value, config, t)`
    * predicts it: exactly the shape `@convex-dev/rate-limiter` returns. With `details: true`, also
-   * `total`, the whole limit's tokens. Read every shard (`sampleShards: shards`) for a promise
-   * that holds whichever shards a request then draws.
+   * `total`, the whole limit's tokens, and for a transactional limit `heat`: how many writes a
+   * second its shards take, estimated from the rows read, against the sizing rule for mutations of
+   * `mutationMs` ms (default 25), `hot` when over it with the shards or mode the rule recommends
+   * (docs/hot-limits.md, "Is my limit too hot?"). It writes nothing. Read every shard
+   * (`sampleShards: shards`) for a promise that holds whichever shards a request then draws, and
+   * for a steadier heat estimate.
    *
    * For a concurrency limit it returns `{ inFlight, capacity, ts, earliestExpiry? }` (see
    * {@link LeaseValue}): the leases unexpired now, and when the first of them frees itself (UTC
@@ -253,7 +247,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     name: LimitName<Limits, Name, C>,
     options?: O & ConfigOption<Limits, Name, C>,
   ): Promise<Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>> {
-    const { key, sampleShards, details, tier, ip } = options ?? {};
+    const { key, sampleShards, details, tier, ip, mutationMs } = options ?? {};
     const config = anyConfigFor(this.limits, name, options);
     if (config.kind === "concurrency") {
       const { throws: _never, ...args } = acquireRequest(name, config, options, ["key"]);
@@ -267,6 +261,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
       ...(details === undefined ? {} : { details }),
       ...(tier === undefined ? {} : { tier }),
       ...(ip === undefined ? {} : { ip }),
+      ...(mutationMs === undefined ? {} : { mutationMs }),
     });
     const result = await ctx.runQuery(this.component.lib.getValue, args);
     return result as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>;
@@ -360,15 +355,24 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * were waiting (fold more often) or, with `topKeys`, the span had more than 4,000 per-key
    * summaries (ask for a shorter span). A call that threw and rolled back is not counted: see
    * docs/reference.md, "Metrics". Call it from your own query, behind an admin check.
+   *
+   * With `mutationMs` (the time, ms, of the mutations that take from the limit, from its read to
+   * their commit), a transactional rate limit's result also has `heat`: its busiest minute's
+   * writes a second per shard against the sizing rule, `hot` when over it with the shards or mode
+   * the rule recommends (see `heatOfMetrics`, and docs/hot-limits.md, "Is my limit too hot?").
    */
   async metrics<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
     name: LimitName<Limits, Name, C>,
-    options: { from: number; to: number; topKeys?: number } & ConfigOption<Limits, Name, C>,
+    options: { from: number; to: number; topKeys?: number; mutationMs?: number } & ConfigOption<Limits, Name, C>,
   ): Promise<MetricsResult> {
-    const { from, to, topKeys } = options;
-    anyConfigFor(this.limits, name, options);
-    return await ctx.runQuery(generated(this.component.metrics).get, { name, from, to, ...(topKeys === undefined ? {} : { topKeys }) });
+    const { from, to, topKeys, mutationMs } = options;
+    const config = anyConfigFor(this.limits, name, options);
+    validateMutationMs(mutationMs);
+    const result = await ctx.runQuery(generated(this.component.metrics).get, { name, from, to, ...(topKeys === undefined ? {} : { topKeys }) });
+    if (mutationMs === undefined || config.kind === "concurrency" || isAsync(config)) return result;
+    const heat = heatOfMetrics(result.buckets, config, mutationMs);
+    return heat ? { ...result, heat } : result;
   }
 
   /**

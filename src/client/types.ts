@@ -58,6 +58,11 @@ export type GetValueOptions = {
    * network entry applies unless it is given.
    */
   ip?: string;
+  /**
+   * With `details`: how long (ms) the mutations that take from this limit run, from the limit's
+   * read to their commit, for the `heat` report (see `RateLimiter.getValue`). Default 25.
+   */
+  mutationMs?: number;
 };
 
 /**

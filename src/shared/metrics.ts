@@ -1,6 +1,7 @@
 // Metrics of limits with `metrics: true`: what one request records (an event), how events sum into
 // per-minute summaries, and the shapes the metrics functions take and return. Pure: the component
 // (src/component/metrics.ts) reads and writes the tables, and passes the clock.
+import { heatValidator } from "./heat-validators.js";
 import { v, type Infer } from "convex/values";
 import { literals } from "convex-helpers/validators";
 import { MINUTE } from "./algebra.js";
@@ -129,6 +130,11 @@ export const metricsResult = v.object({
    * more per-key summaries than it reads (4,000), so `top` may miss some: ask for a shorter span.
    */
   complete: v.boolean(),
+  /**
+   * With `mutationMs` (`RateLimiter.metrics`, a transactional limit): how hot its busiest minute
+   * ran against the sizing rule, from the metrics (see `heatOfMetrics`); absent otherwise.
+   */
+  heat: v.optional(heatValidator),
 });
 export type MetricsResult = Infer<typeof metricsResult>;
 

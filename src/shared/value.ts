@@ -6,8 +6,9 @@ import type { KeyFlow } from "./rows.js";
 import { inForce, type InForce, type Override } from "./overrides.js";
 import { validateNameAndKey, validateSampleShards, validateTier } from "./validate.js";
 import { checkConfig } from "./validate-config.js";
-import type { GetValueArgs, GetValueResult, GetValueReturnsWithDetails, RateLimitConfig } from "./validators.js";
 import { newView, scaledTotal, shardOf } from "./view.js";
+import { isAsync, type GetValueArgs, type GetValueResult, type GetValueReturnsWithDetails, type RateLimitConfig } from "./validators.js";
+import { DEFAULT_MUTATION_MS, heatOf, validateMutationMs } from "./heat.js";
 
 /**
  * getValueFlow reports a limit's state at `now` without writing: the emptiest of `sampleShards`
@@ -20,6 +21,7 @@ export function* getValueFlow<Id>(args: GetValueArgs, now: number, random: () =>
   validateNameAndKey(args.name, args.key);
   checkConfig(args.config);
   validateSampleShards(args.sampleShards);
+  validateMutationMs(args.mutationMs);
   if (args.tier !== undefined) validateTier(args.tier);
   return yield* inForce(args, now, random, (resolved, own, draw) => valueUnder<Id>(args, resolved, own, now, draw));
 }
@@ -56,7 +58,11 @@ function* valueUnder<Id>(args: GetValueArgs, resolved: InForce, own: Override | 
     summary.blockedUntil = locked;
     summary.blockedBy = "lockout";
   }
-  if (args.details) return summary;
+  if (args.details) {
+    // An asynchronous limit's rows are written by its applier, not by its requests: no stamps to read.
+    const heat = isAsync(config) ? null : heatOf(reads, config, now, args.mutationMs ?? DEFAULT_MUTATION_MS);
+    return heat ? { ...summary, heat } : summary;
+  }
   const { total: _total, ...plain } = summary;
   return plain;
 }

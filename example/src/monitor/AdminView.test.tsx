@@ -182,6 +182,18 @@ test("the metrics totals count the requests decided under an override and refuse
   );
 });
 
+test("the heat sentence: shown when the metrics carry heat, marked when too hot", () => {
+  const counts = { admitted: 900, admittedTokens: 900, reserved: 0, reservedTokens: 0, refused: 0, refusedTokens: 0, overridden: 0, blocked: 0 };
+  const base: MetricsResult = { from: T0, to: T0 + 10 * MINUTE, buckets: [{ bucket: T0, ...counts }], total: counts, top: [], unfolded: 0, complete: true };
+  const { view } = show({ name: "apiKeyRequests", metrics: base });
+  expect(screen.queryByTestId("admin-heat")).toBeNull();
+  const heat = { writesPerShard: 15, samples: 1, mutationMs: 25, maxWritesPerShard: 8, hot: true, recommend: { applyUpdates: "transactionally" as const, shards: 2 } };
+  view.rerender(<AdminView {...props({ name: "apiKeyRequests", metrics: { ...base, heat } })} />);
+  const line = screen.getByTestId("admin-heat");
+  expect(line.textContent).toBe("Busiest minute: 15 writes a second per shard; the sizing rule allows 8 for 25 ms mutations: too hot, use shards: 2.");
+  expect(line.className).toContain("admin-hot");
+});
+
 test("the Keys table marks a key blocked now, whose tokens may read full, and no other", () => {
   const status = (key: string | undefined, value: number): KeyStatus => ({
     ...(key === undefined ? {} : { key }),

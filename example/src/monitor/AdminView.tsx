@@ -13,6 +13,7 @@ import { useState, type FormEvent, type ReactNode } from "react";
 import {
   blockRequest,
   blocksInForce,
+  heatLine,
   keyCells,
   minuteSeries,
   overrideCells,
@@ -334,6 +335,11 @@ function Metrics({ metrics }: { metrics: MetricsResult }) {
         under an override, <strong>{total.blocked}</strong> refused by a block or lockout.
       </p>
       <MetricsChart series={minuteSeries(metrics)} />
+      {metrics.heat !== undefined && (
+        <p className={metrics.heat.hot ? "readout admin-hot" : "readout"} data-testid="admin-heat">
+          {heatLine(metrics.heat)}
+        </p>
+      )}
       {metrics.top.length > 0 && (
         <>
           <h4>Refused most</h4>

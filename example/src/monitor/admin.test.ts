@@ -1,6 +1,7 @@
 // The admin view's model (admin.ts) on explicit instants: the chart's span in whole minutes, the
 // minutes filled in where none was listed, the sentence read to screen readers, a key's cells, an
-// override's cells (terms in words, blocks in force or lifted) and the block the admin's form sets.
+// override's cells (terms in words, blocks in force or lifted), the block the admin's form sets, and
+// the sentence saying whether the limit runs too hot.
 import { describe, expect, it } from "vitest";
 import { DAY, HOUR, MINUTE, type OverrideRecord } from "convex-rate-limiter";
 import {
@@ -11,6 +12,7 @@ import {
   blocksInForce,
   describeSeries,
   describeTerms,
+  heatLine,
   keyCells,
   minuteLabel,
   minuteSeries,
@@ -218,5 +220,22 @@ describe("blockRequest", () => {
     [{ key: "key-b", minutes: "Infinity", note: "" }, 'Block for a positive number of minutes, not "Infinity".'],
   ])("refuses %j", (form, reason) => {
     expect(blockRequest("apiKeyRequests", form, T0)).toEqual({ ok: false, reason });
+  });
+});
+
+describe("heatLine", () => {
+  const heat = { writesPerShard: 2, samples: 3, mutationMs: 25, maxWritesPerShard: 8, hot: false };
+  it("says how hot the busiest minute ran beside what the rule allows", () => {
+    expect(heatLine(heat)).toBe("Busiest minute: 2 writes a second per shard; the sizing rule allows 8 for 25 ms mutations.");
+  });
+  it("too hot: the shards the rule recommends", () => {
+    const hot = { ...heat, writesPerShard: 12.5, hot: true, recommend: { applyUpdates: "transactionally" as const, shards: 2 } };
+    expect(heatLine(hot)).toBe("Busiest minute: 12.5 writes a second per shard; the sizing rule allows 8 for 25 ms mutations: too hot, use shards: 2.");
+  });
+  it("too hot for any shards: asynchronous mode, or a shorter limited mutation", () => {
+    const hot = { ...heat, writesPerShard: 1000 / 3, hot: true, recommend: { applyUpdates: "asynchronously" as const, shards: 1 } };
+    expect(heatLine(hot)).toBe(
+      'Busiest minute: 333.33 writes a second per shard; the sizing rule allows 8 for 25 ms mutations: too hot, use applyUpdates: "asynchronously", or a shorter limited mutation.',
+    );
   });
 });

@@ -3,6 +3,7 @@
 // this key for N minutes" form sets. Pure: instants come in as ms.
 import {
   MINUTE,
+  type Heat,
   METRICS_BUCKET_MS,
   type KeyStatus,
   type LimitConfig,
@@ -213,4 +214,20 @@ export function blockRequest(name: string, form: BlockForm, now: number): BlockR
     ok: true,
     args: { name, target: network ? { network: key } : { key }, override: { blockedUntil: now + minutes * MINUTE }, ...noted },
   };
+}
+
+/**
+ * heatLine says in one sentence how hot the limit's busiest minute ran (`MetricsResult.heat`):
+ * its writes a second per shard beside what the sizing rule allows for its mutations' time, and,
+ * when too hot, what the rule recommends.
+ */
+export function heatLine(heat: Heat): string {
+  const rate = (x: number) => `${+x.toFixed(2)}`;
+  const measured = `Busiest minute: ${rate(heat.writesPerShard)} writes a second per shard; the sizing rule allows ${rate(heat.maxWritesPerShard)} for ${heat.mutationMs} ms mutations`;
+  if (!heat.hot || heat.recommend === undefined) return `${measured}.`;
+  const advice =
+    heat.recommend.applyUpdates === "asynchronously"
+      ? `applyUpdates: "asynchronously", or a shorter limited mutation`
+      : `shards: ${heat.recommend.shards}`;
+  return `${measured}: too hot, use ${advice}.`;
 }

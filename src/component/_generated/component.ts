@@ -752,6 +752,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           details?: boolean;
           ip?: string;
           key?: string;
+          mutationMs?: number;
           name: string;
           sampleShards?: number;
           tier?: string;
@@ -805,6 +806,17 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 shards?: number;
                 start?: number;
               };
+          heat?: {
+            hot: boolean;
+            maxWritesPerShard: number;
+            mutationMs: number;
+            recommend?: {
+              applyUpdates: "transactionally" | "asynchronously";
+              shards: number;
+            };
+            samples: number;
+            writesPerShard: number;
+          };
           log?: ArrayBuffer;
           network?: string;
           prev?: number;
@@ -1178,6 +1190,17 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           }>;
           complete: boolean;
           from: number;
+          heat?: {
+            hot: boolean;
+            maxWritesPerShard: number;
+            mutationMs: number;
+            recommend?: {
+              applyUpdates: "transactionally" | "asynchronously";
+              shards: number;
+            };
+            samples: number;
+            writesPerShard: number;
+          };
           to: number;
           top: Array<{ key?: string; refused: number; refusedTokens: number }>;
           total: {
