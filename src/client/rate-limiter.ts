@@ -5,9 +5,9 @@ import { ConvexError } from "convex/values";
 import type { KeyStatus } from "../shared/idle.js";
 import type { FoldResult, MetricsResult } from "../shared/metrics.js";
 import { validateConfig } from "../shared/validate.js";
-import { validateLimits } from "../shared/validate-config.js";
+import { validateLimits, windowConfig } from "../shared/validate-config.js";
 import type { CheckedRequests, ConcurrencyNamesOf, ConfigOption, LimitName, NamesOf, RateLimitName, RateLimits } from "./names.js";
-import type { RateLimitConfig, RateLimitDetails } from "../shared/validators.js";
+import type { CalendarConfig, RateLimitConfig, RateLimitDetails } from "../shared/validators.js";
 import type { LimitAllResult } from "../shared/limit-all-validators.js";
 import type { LeaseValue, LimitConfig } from "../shared/concurrency-validators.js";
 import { acquireRequest, anyConfigFor, configFor, generated, request, requestAll } from "./resolve.js";
@@ -74,7 +74,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * tokens meanwhile. By default exactly the shape `@convex-dev/rate-limiter` returns; with
    * `details: true`, also `details` (see {@link RateLimitDetails}).
    */
-  async limit<Name extends string = NamesOf<RateLimits<Limits>>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig = never>(
+  async limit<Name extends string = NamesOf<RateLimits<Limits>>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig | CalendarConfig = never>(
     ctx: RunMutationCtx,
     name: RateLimitName<Limits, Name, C>,
     options?: O & ConfigOption<RateLimits<Limits>, Name, C>,
@@ -100,7 +100,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * For a concurrency limit it decides as {@link acquire} would, holding nothing: `{ ok: true }`,
    * or `{ ok: false, retryAfter }`; it takes `key` and `throws` only.
    */
-  async check<Name extends string = NamesOf<Limits>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig = never>(
+  async check<Name extends string = NamesOf<Limits>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig | CalendarConfig = never>(
     ctx: RunQueryCtx,
     name: LimitName<Limits, Name, C>,
     options?: O & ConfigOption<Limits, Name, C>,
@@ -169,7 +169,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    *
    * @returns the tokens actually credited (less than `count` when shards were already full).
    */
-  async credit<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
+  async credit<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig | CalendarConfig = never>(
     ctx: RunMutationCtx,
     name: RateLimitName<Limits, Name, C>,
     options: { key?: string; count: number; shards?: readonly number[]; tier?: string } & ConfigOption<RateLimits<Limits>, Name, C>,
@@ -192,7 +192,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * concurrency limit it removes every lease of the key, held or not: every slot is free at once
    * (a holder's later `release` is harmless).
    */
-  async reset<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
+  async reset<Name extends string = NamesOf<Limits>, C extends RateLimitConfig | CalendarConfig = never>(
     ctx: RunMutationCtx,
     name: LimitName<Limits, Name, C>,
     options?: { key?: string } & ConfigOption<Limits, Name, C>,
@@ -222,7 +222,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * {@link LeaseValue}): the leases unexpired now, and when the first of them frees itself (UTC
    * ms). It takes `key` only.
    */
-  async getValue<Name extends string = NamesOf<Limits>, O extends GetValueOptions = GetValueOptions, C extends RateLimitConfig = never>(
+  async getValue<Name extends string = NamesOf<Limits>, O extends GetValueOptions = GetValueOptions, C extends RateLimitConfig | CalendarConfig = never>(
     ctx: RunQueryCtx,
     name: LimitName<Limits, Name, C>,
     options?: O & ConfigOption<Limits, Name, C>,
@@ -271,8 +271,9 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     const all: Record<string, LimitConfig> = { ...this.limits, ...options.limits };
     const limits = Object.entries(all).flatMap(([name, config]) => {
       if (config.kind === "concurrency") return [];
-      validateConfig(config);
-      return [{ name, config }];
+      const window = windowConfig(config);
+      validateConfig(window);
+      return [{ name, config: window }];
     });
     // Expired leases count for nothing already; deleting them only frees storage.
     if (Object.values(all).some((c) => c.kind === "concurrency")) {
@@ -292,7 +293,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * limit with N shards lists about `numItems / N` keys. Keys come in index order, the global key
    * first. Call it from your own query, behind an admin check: it lists every key.
    */
-  async listKeys<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
+  async listKeys<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig | CalendarConfig = never>(
     ctx: RunQueryCtx,
     name: RateLimitName<Limits, Name, C>,
     options: { paginationOpts: PaginationOptions } & ConfigOption<RateLimits<Limits>, Name, C>,
@@ -333,7 +334,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * summaries (ask for a shorter span). A call that threw and rolled back is not counted: see
    * docs/reference.md, "Metrics". Call it from your own query, behind an admin check.
    */
-  async metrics<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
+  async metrics<Name extends string = NamesOf<Limits>, C extends RateLimitConfig | CalendarConfig = never>(
     ctx: RunQueryCtx,
     name: LimitName<Limits, Name, C>,
     options: { from: number; to: number; topKeys?: number } & ConfigOption<Limits, Name, C>,
@@ -388,7 +389,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
   // The default `Name` is the rate limits' names: with `DataModel` given explicitly, `Name` is not
   // inferred, so a concurrency limit's name needs it spelled out (`hookAPI<DataModel, "jobs">`),
   // and the query's type is then its own, never a union of both.
-  hookAPI<DataModel extends GenericDataModel, Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
+  hookAPI<DataModel extends GenericDataModel, Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig | CalendarConfig = never>(
     name: LimitName<Limits, Name, C>,
     options?: HookOptions<DataModel> & ConfigOption<Limits, Name, C>,
   ): HookAPIOf<DataModel, [Name] extends [ConcurrencyNamesOf<Limits>] ? true : false> {
@@ -396,7 +397,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     const opts = options;
     const config = anyConfigFor(this.limits, name, opts);
     if (config.kind === "concurrency") return leaseHookAPI<DataModel>(generated(this.component.leases), name, config, opts) as Made;
-    return hookAPI<DataModel>(this.component, name, config, opts) as Made;
+    return hookAPI<DataModel>(this.component, name, windowConfig(config), opts) as Made;
   }
 }
 

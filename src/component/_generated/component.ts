@@ -47,6 +47,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 }
               | {
                   applyUpdates?: "transactionally" | "asynchronously";
+                  calendar?: {
+                    anchor: number;
+                    period: "day" | "week" | "month";
+                    timeZone: string;
+                  };
                   capacity?: number;
                   dryRun?: boolean;
                   kind: "fixed window";
@@ -104,6 +109,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               }
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
+                calendar?: {
+                  anchor: number;
+                  period: "day" | "week" | "month";
+                  timeZone: string;
+                };
                 capacity?: number;
                 dryRun?: boolean;
                 kind: "fixed window";
@@ -283,6 +293,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           requests: Array<{
             config: {
               applyUpdates?: string;
+              calendar?: {
+                anchor: number;
+                period: "day" | "week" | "month";
+                timeZone: string;
+              };
               capacity?: number;
               dryRun?: boolean;
               exact?: boolean;
@@ -325,6 +340,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -377,6 +397,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -435,6 +460,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -487,6 +517,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -531,6 +566,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         {
           config: {
             applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
             capacity?: number;
             dryRun?: boolean;
             exact?: boolean;
@@ -572,6 +612,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   }
                 | {
                     applyUpdates?: "transactionally" | "asynchronously";
+                    calendar?: {
+                      anchor: number;
+                      period: "day" | "week" | "month";
+                      timeZone: string;
+                    };
                     capacity?: number;
                     dryRun?: boolean;
                     kind: "fixed window";
@@ -624,6 +669,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   }
                 | {
                     applyUpdates?: "transactionally" | "asynchronously";
+                    calendar?: {
+                      anchor: number;
+                      period: "day" | "week" | "month";
+                      timeZone: string;
+                    };
                     capacity?: number;
                     dryRun?: boolean;
                     kind: "fixed window";
@@ -672,6 +722,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         {
           config: {
             applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
             capacity?: number;
             dryRun?: boolean;
             exact?: boolean;
@@ -706,6 +761,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         {
           config: {
             applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
             capacity?: number;
             dryRun?: boolean;
             exact?: boolean;
@@ -744,6 +804,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               }
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
+                calendar?: {
+                  anchor: number;
+                  period: "day" | "week" | "month";
+                  timeZone: string;
+                };
                 capacity?: number;
                 dryRun?: boolean;
                 kind: "fixed window";
@@ -787,6 +852,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           requests: Array<{
             config: {
               applyUpdates?: string;
+              calendar?: {
+                anchor: number;
+                period: "day" | "week" | "month";
+                timeZone: string;
+              };
               capacity?: number;
               dryRun?: boolean;
               exact?: boolean;
@@ -835,6 +905,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -887,6 +962,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -951,6 +1031,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -1003,6 +1088,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -1047,6 +1137,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         {
           config: {
             applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
             capacity?: number;
             dryRun?: boolean;
             exact?: boolean;
@@ -1079,6 +1174,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         {
           config?: {
             applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
             capacity?: number;
             dryRun?: boolean;
             exact?: boolean;
@@ -1166,6 +1266,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     }
                   | {
                       applyUpdates?: "transactionally" | "asynchronously";
+                      calendar?: {
+                        anchor: number;
+                        period: "day" | "week" | "month";
+                        timeZone: string;
+                      };
                       capacity?: number;
                       dryRun?: boolean;
                       kind: "fixed window";
@@ -1236,6 +1341,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                       }
                     | {
                         applyUpdates?: "transactionally" | "asynchronously";
+                        calendar?: {
+                          anchor: number;
+                          period: "day" | "week" | "month";
+                          timeZone: string;
+                        };
                         capacity?: number;
                         dryRun?: boolean;
                         kind: "fixed window";
@@ -1277,6 +1387,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         {
           config: {
             applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
             capacity?: number;
             dryRun?: boolean;
             exact?: boolean;
@@ -1301,6 +1416,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         {
           config: {
             applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
             capacity?: number;
             dryRun?: boolean;
             exact?: boolean;
@@ -1333,6 +1453,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     }
                   | {
                       applyUpdates?: "transactionally" | "asynchronously";
+                      calendar?: {
+                        anchor: number;
+                        period: "day" | "week" | "month";
+                        timeZone: string;
+                      };
                       capacity?: number;
                       dryRun?: boolean;
                       kind: "fixed window";
