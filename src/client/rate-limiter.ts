@@ -24,6 +24,7 @@ import type {
   LimitAllRequest,
   RequestOptions,
   RequestResult,
+  ResetsOf,
   RunMutationCtx,
   RunQueryCtx,
 } from "./types.js";
@@ -78,7 +79,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     ctx: RunMutationCtx,
     name: RateLimitName<Limits, Name, C>,
     options?: O & ConfigOption<RateLimits<Limits>, Name, C>,
-  ): Promise<RequestResult<O>> {
+  ): Promise<RequestResult<O> & ResetsOf<Limits, Name, C>> {
     const args = request(this.limits, name, options);
     // From the second take on an asynchronous key in one transaction, decide exactly (see
     // transaction-takes.ts); a peek too, since it must see those takes.
@@ -88,7 +89,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     // The component returns a refusal's error instead of throwing when that keeps the call's metric event.
     if (!result.ok && result.error) throw new ConvexError(result.error);
     if (result.ok) noteAsyncTake(ctx, args);
-    return result as RequestResult<O>;
+    return result as RequestResult<O> & ResetsOf<Limits, Name, C>;
   }
 
   /**
@@ -104,14 +105,14 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     ctx: RunQueryCtx,
     name: LimitName<Limits, Name, C>,
     options?: O & ConfigOption<Limits, Name, C>,
-  ): Promise<RequestResult<O>> {
+  ): Promise<RequestResult<O> & ResetsOf<Limits, Name, C>> {
     const config = anyConfigFor(this.limits, name, options);
     if (config.kind === "concurrency") {
       const result = await ctx.runQuery(generated(this.component.leases).check, acquireRequest(name, config, options, ["key", "throws"]));
-      return result as RequestResult<O>;
+      return result as RequestResult<O> & ResetsOf<Limits, Name, C>;
     }
     const result = await ctx.runQuery(this.component.lib.checkRateLimit, request(this.limits, name, options));
-    return result as RequestResult<O>;
+    return result as RequestResult<O> & ResetsOf<Limits, Name, C>;
   }
 
   /**
@@ -226,12 +227,12 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     ctx: RunQueryCtx,
     name: LimitName<Limits, Name, C>,
     options?: O & ConfigOption<Limits, Name, C>,
-  ): Promise<Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>> {
+  ): Promise<Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O> & ResetsOf<Limits, Name, C>> {
     const { key, sampleShards, details, tier } = options ?? {};
     const config = anyConfigFor(this.limits, name, options);
     if (config.kind === "concurrency") {
       const { throws: _never, ...args } = acquireRequest(name, config, options, ["key"]);
-      return (await ctx.runQuery(generated(this.component.leases).getValue, args)) as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>;
+      return (await ctx.runQuery(generated(this.component.leases).getValue, args)) as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O> & ResetsOf<Limits, Name, C>;
     }
     const result = await ctx.runQuery(this.component.lib.getValue, {
       name,
@@ -241,7 +242,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
       ...(details === undefined ? {} : { details }),
       ...(tier === undefined ? {} : { tier }),
     });
-    return result as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>;
+    return result as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O> & ResetsOf<Limits, Name, C>;
   }
 
   /**

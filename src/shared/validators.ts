@@ -312,8 +312,15 @@ export const rateLimitReturns = v.union(
 /** The result of `limit` and `check` with `details: true`: {@link rateLimitReturns} plus `details`. */
 export const rateLimitReturnsWithDetails = addFieldsToValidator(rateLimitReturns, { details: rateLimitDetails });
 
-/** What `lib.rateLimit` and `lib.checkRateLimit` return: `details` only when asked for. */
-export const rateLimitResult = addFieldsToValidator(rateLimitReturns, { details: v.optional(rateLimitDetails) });
+/**
+ * `resetsAt`: on a calendar quota's results only (every other kind's results keep exactly
+ * `@convex-dev/rate-limiter`'s shape), the instant (UTC ms) the current period ends and the
+ * allowance comes back whole. A refusal's `retryAfter` runs to it.
+ */
+const resetsAtField = { resetsAt: v.optional(v.number()) };
+
+/** What `lib.rateLimit` and `lib.checkRateLimit` return: `details` only when asked for, `resetsAt` for a calendar quota. */
+export const rateLimitResult = addFieldsToValidator(rateLimitReturns, { details: v.optional(rateLimitDetails), ...resetsAtField });
 
 /** The arguments of `lib.credit`. */
 export const creditArgs = {
@@ -376,6 +383,11 @@ export const getValueReturns = v.object({
    * the named config is in force).
    */
   by: v.optional(decidedByValidator),
+  /**
+   * A calendar quota's only: the instant (UTC ms) the shard's current period ends, when it holds
+   * its whole allowance again (see `calendarValidator`). Absent for every other kind.
+   */
+  resetsAt: v.optional(v.number()),
   /**
    * Set while the key is blocked (an override's `blockedUntil`) or locked out (`lockout`): every
    * request is refused until this instant (UTC ms), whatever `value` says.
@@ -461,8 +473,8 @@ export type RateLimitAllError = Infer<typeof rateLimitAllErrorValidator>;
  * so the call's metric event is kept when the caller catches it (see `Raise` in request.ts).
  */
 export const rateLimitCallResult = v.union(
-  addFieldsToValidator(rateLimitReturns.members[0], { details: v.optional(rateLimitDetails) }),
-  addFieldsToValidator(rateLimitReturns.members[1], { details: v.optional(rateLimitDetails), error: v.optional(rateLimitErrorValidator) }),
+  addFieldsToValidator(rateLimitReturns.members[0], { details: v.optional(rateLimitDetails), ...resetsAtField }),
+  addFieldsToValidator(rateLimitReturns.members[1], { details: v.optional(rateLimitDetails), error: v.optional(rateLimitErrorValidator), ...resetsAtField }),
 );
 
 /**
@@ -474,10 +486,11 @@ export const rateLimitCallResult = v.union(
  * every result against the full {@link rateLimitCallResult}.
  */
 export const rateLimitCallReturns = v.union(
-  addFieldsToValidator(rateLimitReturns.members[0], { details: v.optional(v.any() as unknown as typeof rateLimitDetails) }),
+  addFieldsToValidator(rateLimitReturns.members[0], { details: v.optional(v.any() as unknown as typeof rateLimitDetails), ...resetsAtField }),
   addFieldsToValidator(rateLimitReturns.members[1], {
     details: v.optional(v.any() as unknown as typeof rateLimitDetails),
     error: v.optional(v.any() as unknown as typeof rateLimitErrorValidator),
+    ...resetsAtField,
   }),
 );
 export type RateLimitCallResult = Infer<typeof rateLimitCallResult>;

@@ -376,6 +376,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: true;
+                  resetsAt?: number;
                   retryAfter?: number;
                 }
               | {
@@ -433,6 +434,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: false;
+                  resetsAt?: number;
                   retryAfter: number;
                 }
             >;
@@ -496,6 +498,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: true;
+                  resetsAt?: number;
                   retryAfter?: number;
                 }
               | {
@@ -553,6 +556,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: false;
+                  resetsAt?: number;
                   retryAfter: number;
                 }
             >;
@@ -648,6 +652,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               shards: Array<number>;
             };
             ok: true;
+            resetsAt?: number;
             retryAfter?: number;
           }
         | {
@@ -705,6 +710,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               shards: Array<number>;
             };
             ok: false;
+            resetsAt?: number;
             retryAfter: number;
           },
         Name
@@ -836,6 +842,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               };
           log?: ArrayBuffer;
           prev?: number;
+          resetsAt?: number;
           shard: number;
           total?: { capacity: number; exact: boolean; value: number };
           ts: number;
@@ -941,6 +948,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: true;
+                  resetsAt?: number;
                   retryAfter?: number;
                 }
               | {
@@ -998,6 +1006,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: false;
+                  resetsAt?: number;
                   retryAfter: number;
                 }
             >;
@@ -1067,6 +1076,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: true;
+                  resetsAt?: number;
                   retryAfter?: number;
                 }
               | {
@@ -1124,6 +1134,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: false;
+                  resetsAt?: number;
                   retryAfter: number;
                 }
             >;
@@ -1164,8 +1175,14 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           throws?: boolean;
           tier?: string;
         },
-        | { details?: any; ok: true; retryAfter?: number }
-        | { details?: any; error?: any; ok: false; retryAfter: number },
+        | { details?: any; ok: true; resetsAt?: number; retryAfter?: number }
+        | {
+            details?: any;
+            error?: any;
+            ok: false;
+            resetsAt?: number;
+            retryAfter: number;
+          },
         Name
       >;
       resetRateLimit: FunctionReference<
