@@ -1,7 +1,7 @@
 // Resolving a call's limit: a name given to the constructor, or an inline config; its options
 // checked before Convex's validators; and the arguments each component function takes.
 import { invalid } from "../shared/validate.js";
-import { validateOptionTypes, windowConfig } from "../shared/validate-config.js";
+import { validateCalendar, validateCalendarShape, validateOptionTypes, windowConfig } from "../shared/validate-config.js";
 import type { ConcurrencyConfig, LimitConfig } from "../shared/concurrency-validators.js";
 import type { CalendarConfig, RateLimitArgs, RateLimitConfig } from "../shared/validators.js";
 import type { LimitAllOptions, LimitAllRequest, RequestOptions } from "./types.js";
@@ -29,7 +29,12 @@ export function configFor(limits: Limits | undefined, name: string, options: obj
     // Reachable only by bypassing the types (e.g. from JavaScript).
     throw invalid("name", name, "is a concurrency limit: use acquire, release and extend (or check, getValue and reset)");
   }
-  // A calendar quota reaches the component as the fixed window it runs as.
+  // A calendar quota reaches the component as the fixed window it runs as, its own fields checked
+  // first (an inline one was not checked by the constructor), so errors name them.
+  if (config.kind === "calendar") {
+    validateCalendarShape(config);
+    validateCalendar(config);
+  }
   return windowConfig(config);
 }
 

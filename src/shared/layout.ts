@@ -191,7 +191,10 @@ export function termsConfig(text: string): RateLimitConfig | undefined {
         ? { kind: "sliding window", ...common, exact: true }
         : kind === "sliding window"
           ? { kind, ...common, exact: false, ...(start === null ? {} : { start }) }
-          : { kind, ...common, ...(start === null ? {} : { start }), ...(calendar === undefined ? {} : { calendar }) };
+          : calendar !== undefined
+            ? // A calendar quota's window has no capacity of its own (it is the rate).
+              { kind, rate: common.rate, period: common.period, shards: common.shards, calendar }
+            : { kind, ...common, ...(start === null ? {} : { start }) };
   try {
     validateConfig(config);
   } catch {
