@@ -222,7 +222,8 @@ export function validateConfigShape(config: unknown): asserts config is RateLimi
     if (value === undefined || field === "kind") continue;
     const validator = known[field];
     if (validator === undefined) {
-      const names = Object.keys(known).filter((f) => f !== "kind");
+      // A fixed window's `calendar` is a calendar quota's, set by calendarWindow: not offered.
+      const names = Object.keys(known).filter((f) => f !== "kind" && f !== "calendar");
       const synonym = SYNONYMS[field];
       const hint = synonym !== undefined && synonym in known ? `; did you mean ${synonym}?` : suggestion(field, names, false);
       throw invalid(`config.${field}`, value, `is not a field of a ${kind} config (its fields are ${names.join(", ")})${hint}`);
