@@ -40,8 +40,9 @@ export const value = queryGeneric({
 
 /** Takes from a limit named by the call with its own config (a calendar quota's, as the app passes it). */
 export const takeInline = mutationGeneric({
-  args: { key: v.optional(v.string()), config: v.any() },
-  handler: async (ctx, { key, config }) => rateLimiter.limit(ctx, "adhoc", { ...(key === undefined ? {} : { key }), config: config as CalendarConfig }),
+  args: { key: v.optional(v.string()), count: v.optional(v.number()), config: v.any() },
+  handler: async (ctx, { key, count, config }) =>
+    rateLimiter.limit(ctx, "adhoc", { ...(key === undefined ? {} : { key }), ...(count === undefined ? {} : { count }), config: config as CalendarConfig }),
 });
 
 export const credit = mutationGeneric({
