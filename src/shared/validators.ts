@@ -134,7 +134,12 @@ export const calendarValidator = v.object({
   metrics: commonConfigFields.metrics,
   lockout: commonConfigFields.lockout,
 });
-export type CalendarConfig = Infer<typeof calendarValidator>;
+/**
+ * CalendarConfig is a calendar quota's config (see {@link calendarValidator}). The fields other kinds
+ * have and it refuses are typed `never`, so `capacity: 2` on a calendar quota fails to compile (a
+ * union's other members would otherwise accept it).
+ */
+export type CalendarConfig = Infer<typeof calendarValidator> & { capacity?: never; maxReserved?: never; start?: never };
 /** Where a calendar quota's periods start, as its fixed window records it (see `calendarOf`). */
 export type CalendarSpec = NonNullable<Infer<typeof fixedWindowValidator>["calendar"]>;
 
