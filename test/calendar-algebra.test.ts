@@ -108,6 +108,13 @@ describe("a calendar quota's algebra: a fixed window on the calendar's periods",
     expect(evaluate({ value: 3, ts: dayStart }, p, dayEnd + 5 * 24 * H).value).toBe(3);
   });
 
+  test("reserve borrows nothing: a used-up period refuses it to the period's end", () => {
+    const now = iso("2026-03-08T12:00:00Z");
+    expect(p.maxReserved).toBe(0);
+    expect(decideRow({ value: 0, ts: dayStart }, p, now, 1, true)).toEqual({ ok: false, retryAfter: dayEnd - now });
+    expect(decideRow({ value: 1, ts: dayStart }, p, now, 1, true)).toEqual({ ok: true, next: { value: 0, ts: dayStart } });
+  });
+
   test("a count above the rate can never succeed (the capacity is the rate)", () => {
     expect(() => decideRow(null, p, dayStart, 4, false)).toThrow(/count = 4: needs 4 tokens but the capacity is 3/);
   });

@@ -79,10 +79,13 @@ describe("a monthly quota in New York", () => {
     expect(await take(t, T0 + 10, { name: "monthly", key: "u" })).toMatchObject({ ok: false });
   });
 
-  test("reserve is refused, naming it: a reservation would spend a month that hasn't started", async () => {
+  test("reserve never borrows from a month that hasn't started: it takes what is there, then refuses to resetsAt", async () => {
     const t = makeTest();
-    const data = await convexErrorData(take(t, T0, { name: "monthly", key: "u", reserve: true }));
-    expect(data).toMatchObject({ kind: "InvalidRateLimit", field: "reserve", value: "true" });
+    for (let i = 0; i < 3; i++) expect(await take(t, T0 + i, { name: "monthly", key: "u", reserve: true })).toEqual({ ok: true, resetsAt: APRIL_NY });
+    expect(await take(t, T0 + 3, { name: "monthly", key: "u", reserve: true })).toEqual({ ok: false, retryAfter: APRIL_NY - (T0 + 3), resetsAt: APRIL_NY });
+    // Nothing was owed: April starts whole.
+    const value = await atMs(APRIL_NY, () => t.query(api.calendar.value, { name: "monthly", key: "u" }));
+    expect(value).toMatchObject({ value: 3, ts: APRIL_NY });
   });
 });
 

@@ -403,6 +403,10 @@ export function paramsOf(config: RateLimitConfig, phase: number): Params {
     maxReserved: config.maxReserved ?? Infinity,
     phase,
   };
-  if (config.kind === "fixed window" && config.calendar !== undefined) p.cal = config.calendar;
+  if (config.kind === "fixed window" && config.calendar !== undefined) {
+    p.cal = config.calendar;
+    // A calendar quota never reserves ahead (see `calendarValidator`).
+    p.maxReserved = 0;
+  }
   return p;
 }

@@ -76,7 +76,8 @@ class ShardParams implements Params {
     this.rate = splitTotal(config.rate, n, i);
     this.period = config.period;
     this.capacity = splitTotal(config.capacity ?? config.rate, n, i);
-    this.maxReserved = splitTotal(config.maxReserved ?? Infinity, n, i);
+    // A calendar quota never reserves ahead: with `reserve` it takes only what is there (see `calendarValidator`).
+    this.maxReserved = calendarIn(config) !== undefined ? 0 : splitTotal(config.maxReserved ?? Infinity, n, i);
     this.phase = phase;
     const cal = calendarIn(config);
     if (cal !== undefined) this.cal = cal;
@@ -250,8 +251,11 @@ export function shardConfig(config: RateLimitConfig, phase: number, i: number): 
     return config.exact === false ? { kind: "sliding window", ...common, exact: false, start: phase } : { kind: "sliding window", ...common, exact: true };
   }
   const cal = calendarIn(config);
-  // A calendar quota's windows come from its calendar: it has no start.
-  if (cal !== undefined) return { kind: "fixed window", ...common, calendar: cal };
+  // A calendar quota's windows come from its calendar: it has no start, and reserves nothing ahead.
+  if (cal !== undefined) {
+    const { maxReserved: _none, ...rest } = common;
+    return { kind: "fixed window", ...rest, calendar: cal };
+  }
   return { kind: config.kind, ...common, start: phase };
 }
 

@@ -68,7 +68,7 @@ function isCalendarKind(config: unknown): config is { kind: "calendar" } {
 /** What a calendar quota's config may not have, and why (see `calendarValidator`). */
 const NOT_CALENDAR: Record<string, string> = {
   capacity: "a calendar quota has no capacity: nothing rolls over, each period grants its rate; leave it out",
-  maxReserved: "a calendar quota can't reserve ahead (a reservation would spend a period that hasn't started); leave it out",
+  maxReserved: "a calendar quota never reserves ahead (a reservation would spend a period that hasn't started; with reserve it takes only what is there); leave it out",
   start: "a calendar quota's periods start where the calendar says; set anchor and timeZone instead",
 };
 

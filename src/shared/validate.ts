@@ -213,12 +213,11 @@ export function validateCount(count: number, config: RateLimitConfig, reserve: b
   if (reserve && config.kind === "sliding window") {
     throw invalid("reserve", reserve, "a sliding window can't reserve ahead; use a token bucket for reservations");
   }
-  if (reserve && config.kind === "fixed window" && config.calendar !== undefined) {
-    throw invalid("reserve", reserve, "a calendar quota can't reserve ahead: a reservation would spend a period that hasn't started; refuse, or queue the work until resetsAt");
-  }
   const shards = config.shards ?? 1;
   const capacity = config.capacity ?? config.rate;
-  const maxReserved = reserve ? (config.maxReserved ?? Infinity) : 0;
+  // A calendar quota reserves nothing ahead: with `reserve` it takes only what is there.
+  const calendar = config.kind === "fixed window" && config.calendar !== undefined;
+  const maxReserved = reserve && !calendar ? (config.maxReserved ?? Infinity) : 0;
   if (shards === 1) {
     if (!(minus(capacity, count) >= -maxReserved)) throw neverSucceeds(count, "the capacity", capacity, maxReserved);
     return;

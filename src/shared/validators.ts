@@ -105,8 +105,10 @@ export const fixedWindowValidator = v.object({
  * Con: the whole allowance can go in one burst at a period's start; pair it with a short limit
  * (e.g. 10 a minute) in `limitAll`.
  *
- * No `capacity` (no rollover), no `maxReserved` or `reserve` (a reservation would spend a period
- * that hasn't started), no `start` (the calendar places the periods).
+ * No `capacity` (no rollover), no `maxReserved`: a request with `reserve` never borrows from a
+ * period that hasn't started, it takes only what is there now (as `maxReserved: 0` would), so
+ * a `limitAll` that reserves a token budget ahead can include a monthly quota, which admits or
+ * refuses but never queues. No `start` (the calendar places the periods).
  */
 export const calendarValidator = v.object({
   kind: v.literal("calendar"),
