@@ -3,7 +3,7 @@ import { describe, expect, test } from "vitest";
 import { decideRow, evaluate, paramsOf } from "../src/shared/algebra.js";
 import { instantOf, periodEnd, periodIndex, periodStart, wallClock, type Calendar } from "../src/shared/calendar.js";
 import { calendarWindow } from "../src/shared/validate-config.js";
-import type { CalendarConfig } from "../src/shared/validators.js";
+import type { CalendarConfig } from "../src/shared/calendar-validators.js";
 
 const iso = (s: string) => Date.parse(s);
 const H = 3_600_000;

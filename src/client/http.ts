@@ -5,7 +5,8 @@
 import { invalid } from "../shared/validate.js";
 import { windowConfig } from "../shared/validate-config.js";
 import { periodIndex, periodStart } from "../shared/calendar.js";
-import type { CalendarConfig, RateLimitConfig, RateLimitReturnsWithDetails } from "../shared/validators.js";
+import type { RateLimitConfig, RateLimitReturnsWithDetails } from "../shared/validators.js";
+import type { CalendarConfig } from "../shared/calendar-validators.js";
 import type { LeaseValue } from "../shared/concurrency-validators.js";
 
 /**

@@ -14,8 +14,8 @@ export { MAX_EXACT_RATE, windowLog } from "../shared/window-log.js";
 export type { Entry as WindowLogEntry } from "../shared/window-log.js";
 /** Convex validators for configs and results, for apps that pass them through their own functions. */
 export { acquireResult, concurrencyValidator, extendResult, leaseValueResult } from "../shared/concurrency-validators.js";
+export { calendarValidator } from "../shared/calendar-validators.js";
 export {
-  calendarValidator,
   configValidator,
   getValueReturns,
   getValueReturnsWithDetails,
@@ -33,8 +33,8 @@ export type {
   LimitConfig,
 } from "../shared/concurrency-validators.js";
 export type { LimitAllResult } from "../shared/limit-all-validators.js";
+export type { CalendarConfig } from "../shared/calendar-validators.js";
 export type {
-  CalendarConfig,
   RateLimitAllError,
   GetValueReturns,
   GetValueReturnsWithDetails,

@@ -3,7 +3,8 @@
 import { invalid } from "../shared/validate.js";
 import { validateCalendar, validateCalendarShape, validateOptionTypes, windowConfig } from "../shared/validate-config.js";
 import type { ConcurrencyConfig, LimitConfig } from "../shared/concurrency-validators.js";
-import type { CalendarConfig, RateLimitArgs, RateLimitConfig } from "../shared/validators.js";
+import type { RateLimitArgs, RateLimitConfig } from "../shared/validators.js";
+import type { CalendarConfig } from "../shared/calendar-validators.js";
 import type { LimitAllOptions, LimitAllRequest, RequestOptions } from "./types.js";
 
 /** The limits a `RateLimiter` was constructed with, by name. */

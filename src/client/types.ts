@@ -2,8 +2,8 @@
 // the constructor or not (so a misspelled name fails to compile), and what each returns.
 import type { FunctionReturnType, GenericActionCtx, GenericDataModel, GenericMutationCtx, GenericQueryCtx } from "convex/server";
 import type { ComponentApi } from "../component/_generated/component.js";
+import type { CalendarConfig } from "../shared/calendar-validators.js";
 import type {
-  CalendarConfig,
   GetValueReturns,
   GetValueReturnsWithDetails,
   RateLimitAllError,

@@ -1,7 +1,8 @@
 // The shapes of concurrency limits that cross the component boundary: the config, and the
 // arguments and results of the lease functions. Types are inferred from these validators.
 import { v, type Infer } from "convex/values";
-import { rateLimitArgs, rateLimitErrorValidator, type CalendarConfig, type RateLimitConfig } from "./validators.js";
+import { rateLimitArgs, rateLimitErrorValidator, type RateLimitConfig } from "./validators.js";
+import type { CalendarConfig } from "./calendar-validators.js";
 
 /**
  * A concurrency limit: at most `capacity` leases held at once per key ("in flight"), each holding

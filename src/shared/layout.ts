@@ -5,7 +5,8 @@ import { evaluate, phaseOf, startOf, stateOf, windowIndex, windowStart, type Par
 import type { Calendar } from "./calendar.js";
 import { splitTotal } from "./split.js";
 import { validateConfig } from "./validate.js";
-import { kindOf, type CalendarSpec, type RateLimitConfig } from "./validators.js";
+import { kindOf, type RateLimitConfig } from "./validators.js";
+import type { CalendarSpec } from "./calendar-validators.js";
 import type { StoredRow } from "./stored.js";
 import { math } from "./math.js";
 import { decodeLog, encodeLog, logTotal, withTaken } from "./window-log.js";

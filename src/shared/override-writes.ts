@@ -8,7 +8,8 @@ import { LAYOUT_FIELDS, mergeOverride, resolveOverride, type Override, type Over
 import type { KeyRow, RowOp } from "./rows.js";
 import { invalid, validateCalendarSpec, validateNameAndKey, validateTier } from "./validate.js";
 import { calendarWindow, checkConfig, validateCalendarShape, validateConfigShape } from "./validate-config.js";
-import type { CalendarConfig, InvalidRateLimitError, RateLimitConfig } from "./validators.js";
+import type { InvalidRateLimitError, RateLimitConfig } from "./validators.js";
+import type { CalendarConfig } from "./calendar-validators.js";
 import { calendarOf } from "./calendar.js";
 import { carry, fieldsOf, termsOp } from "./view.js";
 

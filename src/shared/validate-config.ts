@@ -6,7 +6,8 @@
 // bounds are validateConfig's (./validate.ts).
 import type { GenericValidator } from "convex/values";
 import { invalid, namingLimit, validateCalendarSpec, validateConcurrencyConfig, validateConfig } from "./validate.js";
-import { calendarValidator, fixedWindowValidator, KINDS, slidingWindowValidator, tokenBucketValidator, type CalendarConfig, type RateLimitConfig } from "./validators.js";
+import { fixedWindowValidator, KINDS, slidingWindowValidator, tokenBucketValidator, type RateLimitConfig } from "./validators.js";
+import { calendarValidator, type CalendarConfig } from "./calendar-validators.js";
 import { calendarOf, nominalLength } from "./calendar.js";
 import { concurrencyValidator, type ConcurrencyConfig, type LimitConfig } from "./concurrency-validators.js";
 import { math } from "./math.js";

@@ -12,9 +12,9 @@ import { addFieldsToValidator, literals, partial } from "convex-helpers/validato
  * into the rows. Near the limit it decides on the current state, exactly. Use it for hot keys
  * (hundreds of requests per second on one key); see docs/hot-limits.md.
  */
-const applyUpdates = v.optional(literals("transactionally", "asynchronously"));
+export const applyUpdates = v.optional(literals("transactionally", "asynchronously"));
 
-const commonConfigFields = {
+export const commonConfigFields = {
   /** Tokens added per `period`. Must be finite and > 0. */
   rate: v.number(),
   /** The period in ms over which `rate` tokens are added. Must be finite and ≥ 1 ms. */
@@ -82,68 +82,9 @@ export const fixedWindowValidator = v.object({
   ...commonConfigFields,
   /** The instant (UTC ms) windows are aligned to. Only its phase matters. */
   start: v.optional(v.number()),
-  /**
-   * Set on the fixed window a calendar quota runs as (see {@link calendarValidator}): its windows
-   * are the calendar's periods, and `period` is only their nominal length (a day, a week, 30 days).
-   * Write `kind: "calendar"`; the `RateLimiter` turns it into this, and `getValue` reports it so,
-   * which `calculateRateLimit` and `useRateLimit` evaluate exactly. Never with `start`, `capacity`
-   * or `maxReserved`.
-   */
+  /** A calendar quota's periods, on the fixed window it runs as (`calendarWindow`; write `kind: "calendar"`). */
   calendar: v.optional(v.object({ period: literals("day", "week", "month"), timeZone: v.string(), anchor: v.number() })),
 });
-
-/**
- * A calendar quota: `rate` tokens per calendar day, week or month in a time zone, e.g. 1,000 AI
- * messages a month, reset on the customer's billing day at midnight in their zone. It is a fixed
- * window whose windows are the calendar's periods: the allowance is granted whole at each
- * period's start, nothing carries over (no rollover: it holds at most `rate`), and a period is as
- * long as the calendar makes it (a day in a zone with daylight saving is 23 or 25 hours, a month
- * 28 to 31 days). Results and `getValue` carry `resetsAt`, the instant the current period ends.
- * See docs/reference.md, "Calendar quotas".
- *
- * Pro: meters as plans are sold ("1,000 a month from your billing day"), in the customer's zone.
- * Con: the whole allowance can go in one burst at a period's start; pair it with a short limit
- * (e.g. 10 a minute) in `limitAll`.
- *
- * No `capacity` (no rollover), no `maxReserved`: a request with `reserve` never borrows from a
- * period that hasn't started, it takes only what is there now (as `maxReserved: 0` would), so
- * a `limitAll` that reserves a token budget ahead can include a monthly quota, which admits or
- * refuses but never queues. No `start` (the calendar places the periods).
- */
-export const calendarValidator = v.object({
-  kind: v.literal("calendar"),
-  /** The allowance: tokens per period. Must be finite and > 0. */
-  rate: v.number(),
-  /** The calendar period the allowance is per: `"day"`, `"week"` or `"month"`. */
-  period: literals("day", "week", "month"),
-  /**
-   * The IANA time zone the periods are local to, e.g. `"America/New_York"`. Default `"UTC"`. A
-   * period that starts at a local time a daylight-saving change skips starts when the gap ends;
-   * one that starts at a local time that happens twice starts at its first occurrence.
-   */
-  timeZone: v.optional(v.string()),
-  /**
-   * Where each period starts, in local time. A `"month"`: the day of the month, 1 to 31, clamped
-   * to the month's last day (31 is every month's last day), at midnight; default 1. A `"week"`:
-   * the weekday, 0 Sunday, 1 Monday … 6 Saturday, at midnight; default 1 (Monday). A `"day"`: the
-   * hour, 0 to 23; default 0 (midnight).
-   */
-  anchor: v.optional(v.number()),
-  /** How many rows the limit is spread over; each shard gets its share of `rate`. Defaults to 1. */
-  shards: commonConfigFields.shards,
-  applyUpdates,
-  dryRun: commonConfigFields.dryRun,
-  metrics: commonConfigFields.metrics,
-  lockout: commonConfigFields.lockout,
-});
-/**
- * CalendarConfig is a calendar quota's config (see {@link calendarValidator}). The fields other kinds
- * have and it refuses are typed `never`, so `capacity: 2` on a calendar quota fails to compile (a
- * union's other members would otherwise accept it).
- */
-export type CalendarConfig = Infer<typeof calendarValidator> & { capacity?: never; maxReserved?: never; start?: never };
-/** Where a calendar quota's periods start, as its fixed window records it (see `calendarOf`). */
-export type CalendarSpec = NonNullable<Infer<typeof fixedWindowValidator>["calendar"]>;
 
 /**
  * A sliding window: at most `rate` tokens in any window of `period` ms, with no burst at the seam
@@ -319,11 +260,7 @@ export const rateLimitReturns = v.union(
 /** The result of `limit` and `check` with `details: true`: {@link rateLimitReturns} plus `details`. */
 export const rateLimitReturnsWithDetails = addFieldsToValidator(rateLimitReturns, { details: rateLimitDetails });
 
-/**
- * `resetsAt`: on a calendar quota's results only (every other kind's results keep exactly
- * `@convex-dev/rate-limiter`'s shape), the instant (UTC ms) the current period ends and the
- * allowance comes back whole. A refusal's `retryAfter` runs to it.
- */
+/** `resetsAt`: a calendar quota's only, the instant (UTC ms) its period ends; `retryAfter` runs to it. */
 const resetsAtField = { resetsAt: v.optional(v.number()) };
 
 /** What `lib.rateLimit` and `lib.checkRateLimit` return: `details` only when asked for, `resetsAt` for a calendar quota. */
@@ -390,10 +327,7 @@ export const getValueReturns = v.object({
    * the named config is in force).
    */
   by: v.optional(decidedByValidator),
-  /**
-   * A calendar quota's only: the instant (UTC ms) the shard's current period ends, when it holds
-   * its whole allowance again (see `calendarValidator`). Absent for every other kind.
-   */
+  /** A calendar quota's only: the instant (UTC ms) the shard's period ends (see `calendarValidator`). */
   resetsAt: v.optional(v.number()),
   /**
    * Set while the key is blocked (an override's `blockedUntil`) or locked out (`lockout`): every
