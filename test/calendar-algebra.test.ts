@@ -3,6 +3,9 @@ import { describe, expect, test } from "vitest";
 import { decideRow, evaluate, paramsOf } from "../src/shared/algebra.js";
 import { instantOf, periodEnd, periodIndex, periodStart, wallClock, type Calendar } from "../src/shared/calendar.js";
 import { calendarWindow } from "../src/shared/validate-config.js";
+import { isIdleKey } from "../src/shared/idle.js";
+import { configHash, relayout } from "../src/shared/layout.js";
+import type { StoredRow } from "../src/shared/stored.js";
 import type { CalendarConfig } from "../src/shared/calendar-validators.js";
 
 const iso = (s: string) => Date.parse(s);
@@ -131,5 +134,39 @@ describe("a calendar quota's algebra: a fixed window on the calendar's periods",
     expect(evaluate(null, month, now)).toEqual({ value: 1000, ts: start });
     const d = decideRow({ value: 0, ts: start }, month, now, 1, false);
     expect(d).toEqual({ ok: false, retryAfter: iso("2026-02-28T00:00:00Z") - now });
+  });
+});
+
+describe("clean-up: a calendar quota's key is idle once the period it took in has ended", () => {
+  const config = calendarWindow({ kind: "calendar", rate: 3, period: "month", timeZone: "America/New_York" });
+  const march = iso("2026-03-01T05:00:00Z");
+  const april = iso("2026-04-01T04:00:00Z");
+  const row: StoredRow = { shard: 0, value: 1, ts: march, h: configHash(config) };
+  test.each([
+    ["in March, with 2 taken: not idle", april - 1, false],
+    ["at April's start: full again, idle", april, true],
+  ])("%s", (_why, now, idle) => {
+    expect(isIdleKey({ rows: [row], pending: [] }, config, 0, now)).toBe(idle);
+  });
+});
+
+describe("changes never grant: a row of other calendar terms, carried over (pure: explicit instants)", () => {
+  // The key used its whole allowance in a UTC month from the 1st; each row below is the state the
+  // change leaves, and when the allowance comes back.
+  const utc = calendarWindow({ kind: "calendar", rate: 10, period: "month" });
+  const used: StoredRow = { shard: 0, value: 0, ts: iso("2026-03-01T00:00:00Z"), shards: 1, kind: "fixed window", rate: 10, period: utc.period, capacity: 10, terms: JSON.stringify(["fixed window", 10, utc.period, 10, 1, null, ["month", "UTC", 1]]) };
+  test.each<[string, Parameters<typeof calendarWindow>[0], string]>([
+    ["anchor 1 → 15: held to 1 April (the old month's end), back at the first 15th on or after it", { kind: "calendar", rate: 10, period: "month", anchor: 15 }, "2026-04-15T00:00:00Z"],
+    ["anchor 1 → 31: not at 31 March (the old month runs to 1 April), at 30 April", { kind: "calendar", rate: 10, period: "month", anchor: 31 }, "2026-04-30T00:00:00Z"],
+    ["month → week (Mondays): back at the first Monday on or after 1 April", { kind: "calendar", rate: 10, period: "week" }, "2026-04-06T00:00:00Z"],
+    ["month → day: back at 1 April's midnight, where a day starts", { kind: "calendar", rate: 10, period: "day" }, "2026-04-01T00:00:00Z"],
+    ["UTC → New York: back at New York's first month start on or after 1 April UTC", { kind: "calendar", rate: 10, period: "month", timeZone: "America/New_York" }, "2026-04-01T04:00:00Z"],
+    ["UTC → Tokyo: 1 April in Tokyo began before the old month ended: back on 1 May, Tokyo", { kind: "calendar", rate: 10, period: "month", timeZone: "Asia/Tokyo" }, "2026-04-30T15:00:00Z"],
+  ])("%s", (_why, next, back) => {
+    const config = calendarWindow(next);
+    const p = paramsOf(config, 0);
+    const [state] = relayout([used], config, 0, iso("2026-03-20T00:00:00Z"));
+    expect(decideRow(state!, p, iso(back) - 1, 1, false).ok).toBe(false);
+    expect(decideRow(state!, p, iso(back), 1, false).ok).toBe(true);
   });
 });

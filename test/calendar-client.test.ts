@@ -159,6 +159,13 @@ describe("shards and asynchronous mode", () => {
       else expect(result).toEqual({ ok: false, retryAfter: NEXT_UTC_DAY - (T0 + i), resetsAt: NEXT_UTC_DAY });
     }
     expect(admitted).toBe(4);
+    // Metrics (dailyAsync records them): 4 admitted, 4 refused, counted unfolded and after the fold.
+    const counts = { admitted: 4, admittedTokens: 4, refused: 4, refusedTokens: 4, reserved: 0 };
+    const before = await atMs(T0 + 8, () => t.query(api.calendar.metrics, { from: T0, to: T0 + 60_000 }));
+    expect(before.total).toMatchObject(counts);
+    await atMs(T0 + 9, () => t.mutation(api.calendar.foldMetrics, {}));
+    const after = await atMs(T0 + 10, () => t.query(api.calendar.metrics, { from: T0, to: T0 + 60_000 }));
+    expect(after.total).toMatchObject(counts);
   });
 });
 
