@@ -206,11 +206,24 @@ export function periodStart(k: number, cal: Calendar): number {
 export function periodIndex(t: number, cal: Calendar): number {
   // NaN and ±Infinity (no instant) index as themselves, as `windowIndex` does.
   if (!Number.isFinite(t)) return t;
+  // Most calls ask about the period the last one found (a key's row and now): its memoized
+  // bounds answer without reading the zone's clock.
+  const id = `${cal.timeZone}\u0000${cal.period}\u0000${cal.anchor}`;
+  const last = lastIndex.get(id);
+  if (last !== undefined) {
+    // That period or a neighbour (a wait's search asks just before and at a period's end).
+    for (const k of [last, last + 1, last - 1]) if (periodStart(k, cal) <= t && t < periodStart(k + 1, cal)) return k;
+  }
   let k = localIndex(wallClock(t, cal.timeZone), cal);
   while (periodStart(k, cal) > t) k--;
   while (periodStart(k + 1, cal) <= t) k++;
+  if (lastIndex.size >= MAX_MEMO) lastIndex.clear();
+  lastIndex.set(id, k);
   return k;
 }
+
+/** The period each calendar's last {@link periodIndex} found (a cache, not state). */
+const lastIndex = new Map<string, number>();
 
 /** periodEnd returns the instant (UTC ms) the period containing `t` ends: the next one's start. */
 export function periodEnd(t: number, cal: Calendar): number {
