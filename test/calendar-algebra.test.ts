@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { decideRow, evaluate, paramsOf } from "../src/shared/algebra.js";
 import { instantOf, periodEnd, periodIndex, periodStart, wallClock, type Calendar } from "../src/shared/calendar.js";
-import { calendarWindow } from "../src/shared/validate-config.js";
+import { calendarWindow, checkConfig } from "../src/shared/validate-config.js";
 import { isIdleKey } from "../src/shared/idle.js";
 import { configHash, relayout } from "../src/shared/layout.js";
 import type { StoredRow } from "../src/shared/stored.js";
@@ -168,5 +168,31 @@ describe("changes never grant: a row of other calendar terms, carried over (pure
     const [state] = relayout([used], config, 0, iso("2026-03-20T00:00:00Z"));
     expect(decideRow(state!, p, iso(back) - 1, 1, false).ok).toBe(false);
     expect(decideRow(state!, p, iso(back), 1, false).ok).toBe(true);
+  });
+});
+
+describe("the fixed window a quota runs as, as the component's functions take it: checked, naming the field", () => {
+  const window = calendarWindow({ kind: "calendar", rate: 10, period: "month" });
+  const calendar = { period: "month" as const, timeZone: "UTC", anchor: 1 };
+  test.each<[string, object, string, string]>([
+    ["a capacity", { capacity: 20 }, "config.capacity", "20"],
+    ["a maxReserved", { maxReserved: 1 }, "config.maxReserved", "1"],
+    ["a start", { start: 0 }, "config.start", "0"],
+    ["an unknown zone", { calendar: { ...calendar, timeZone: "Nowhere/Special" } }, "config.calendar.timeZone", '"Nowhere/Special"'],
+    ["anchor 0", { calendar: { ...calendar, anchor: 0 } }, "config.calendar.anchor", "0"],
+    ["anchor 32", { calendar: { ...calendar, anchor: 32 } }, "config.calendar.anchor", "32"],
+    ['period "year"', { calendar: { ...calendar, period: "year" } }, "config.calendar.period", '"year"'],
+  ])("%s", (_why, change, field, value) => {
+    let data: unknown;
+    try {
+      checkConfig({ ...window, ...change } as never);
+    } catch (error) {
+      data = (error as { data?: unknown }).data;
+    }
+    expect(data).toMatchObject({ kind: "InvalidRateLimit", field, value });
+  });
+
+  test("a calendar quota's own kind sent to the component is refused, saying the RateLimiter runs it", () => {
+    expect(() => checkConfig({ kind: "calendar", rate: 1, period: "day" } as never)).toThrow(/calendar quota's kind/);
   });
 });

@@ -33,7 +33,7 @@ async function atMs<R>(ms: number, call: () => Promise<R>): Promise<R> {
   return call();
 }
 
-const take = (t: Test, ms: number, args: { name: "monthly" | "daily" | "dailyAsync" | "perMinute"; key?: string; count?: number; reserve?: boolean }) =>
+const take = (t: Test, ms: number, args: { name: "monthly" | "daily" | "dailyAsync" | "perMinute" | "dryDaily"; key?: string; tier?: string; count?: number; reserve?: boolean }) =>
   atMs(ms, () => t.mutation(api.calendar.take, args));
 
 describe("a monthly quota in New York", () => {
@@ -111,6 +111,18 @@ describe("each customer's own cycle: a key override with a calendar config", () 
     expect(await take(t, end + 1, { name: "monthly", key: "other" })).toEqual({ ok: true, resetsAt: APRIL_NY });
   });
 
+  test("a tier's override: the pro plan gets 5 a week from Monday in New York", async () => {
+    const t = makeTest();
+    const week = { kind: "calendar", rate: 5, period: "week", timeZone: "America/New_York" };
+    await atMs(T0, () => t.mutation(api.calendar.setOverride, { name: "monthly", target: { tier: "pro" }, override: { config: week } }));
+    // Monday 16 March, midnight EDT.
+    const monday = iso("2026-03-16T04:00:00Z");
+    for (let i = 0; i < 5; i++) expect(await take(t, T0 + 1 + i, { name: "monthly", key: "p", tier: "pro" })).toEqual({ ok: true, resetsAt: monday });
+    expect(await take(t, T0 + 6, { name: "monthly", key: "p", tier: "pro" })).toEqual({ ok: false, retryAfter: monday - (T0 + 6), resetsAt: monday });
+    // Without the tier, the named month.
+    expect(await take(t, T0 + 7, { name: "monthly", key: "q" })).toEqual({ ok: true, resetsAt: APRIL_NY });
+  });
+
   test("an override's calendar fields are checked, naming them under override.config", async () => {
     const t = makeTest();
     const bad = { kind: "calendar", rate: 5, period: "month", anchor: 32 };
@@ -166,6 +178,17 @@ describe("shards and asynchronous mode", () => {
     await atMs(T0 + 9, () => t.mutation(api.calendar.foldMetrics, {}));
     const after = await atMs(T0 + 10, () => t.query(api.calendar.metrics, { from: T0, to: T0 + 60_000 }));
     expect(after.total).toMatchObject(counts);
+  });
+});
+
+describe("a dry run", () => {
+  test("admits what it would refuse, and logs it, with resetsAt as enforced", async () => {
+    const t = makeTest();
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    expect(await take(t, T0, { name: "dryDaily", key: "u" })).toEqual({ ok: true, resetsAt: NEXT_UTC_DAY });
+    expect(await take(t, T0 + 1, { name: "dryDaily", key: "u" })).toEqual({ ok: true, resetsAt: NEXT_UTC_DAY });
+    expect(log).toHaveBeenCalledTimes(1);
+    expect(String(log.mock.calls[0]?.[0])).toContain('"rateLimit.dryRun"');
   });
 });
 

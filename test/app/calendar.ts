@@ -18,13 +18,15 @@ export const rateLimiter = new RateLimiter(components.rateLimiter, {
   dailyAsync: { kind: "calendar", rate: 4, period: "day", applyUpdates: "asynchronously", metrics: true },
   // 2 a minute, to pair with the month in limitAll.
   perMinute: { kind: "token bucket", rate: 2, period: MINUTE },
+  // 1 a day, as a dry run: it logs what it would refuse, and refuses nothing.
+  dryDaily: { kind: "calendar", rate: 1, period: "day", dryRun: true },
 });
 
-type Name = "monthly" | "daily" | "dailyAsync" | "perMinute";
-const name = v.union(v.literal("monthly"), v.literal("daily"), v.literal("dailyAsync"), v.literal("perMinute"));
+type Name = "monthly" | "daily" | "dailyAsync" | "perMinute" | "dryDaily";
+const name = v.union(v.literal("monthly"), v.literal("daily"), v.literal("dailyAsync"), v.literal("perMinute"), v.literal("dryDaily"));
 
 export const take = mutationGeneric({
-  args: { name, key: v.optional(v.string()), count: v.optional(v.number()), details: v.optional(v.boolean()), reserve: v.optional(v.boolean()) },
+  args: { name, key: v.optional(v.string()), tier: v.optional(v.string()), count: v.optional(v.number()), details: v.optional(v.boolean()), reserve: v.optional(v.boolean()) },
   handler: async (ctx, { name, ...options }) => rateLimiter.limit(ctx, name as Name, options),
 });
 
