@@ -17,6 +17,8 @@ export const groups = {
   view: ["view", "rows", "stored", "shard", "flow"],
   layout: ["layout"],
   algebra: ["algebra", "predict", "split", "math", "window-log"],
+  // Calendar quotas: which period of a zone's calendar holds an instant, and when it ends.
+  calendar: ["calendar"],
   flows: ["apply", "value", "credit", "idle", "jitter"],
   // The sizing rule and the "too hot" report.
   heat: ["heat"],
@@ -28,7 +30,7 @@ export const groups = {
   // group takes the better part of an hour on 2 cores, and a run cut short keeps those it finished.
   validate: ["validate"],
   shape: ["validate-config"],
-  validators: ["validators", "value-validators", "concurrency-validators", "limit-all-validators", "error-validators", "heat-validators"],
+  validators: ["validators", "value-validators", "concurrency-validators", "limit-all-validators", "error-validators", "heat-validators", "calendar-validators"],
   concurrency: ["concurrency"],
 };
 

@@ -15,7 +15,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const KINDS = `"token bucket", "fixed window", "sliding window" and "concurrency"`;
+const KINDS = `"token bucket", "fixed window", "sliding window", "calendar" and "concurrency"`;
 const BUCKET_FIELDS = "rate, period, capacity, maxReserved, shards, applyUpdates, dryRun, metrics, lockout, networks, start";
 
 /** Builds a RateLimiter with one limit, `sendMessage`, of `config` (from JavaScript: untyped). */
@@ -57,7 +57,7 @@ const rows: [string, unknown, string, string][] = [
     "no kind",
     { rate: 10, period: MINUTE },
     "config.kind",
-    `config.kind = undefined: is missing: a config's kind is "token bucket", "fixed window", "sliding window" or "concurrency"`,
+    `config.kind = undefined: is missing: a config's kind is "token bucket", "fixed window", "sliding window", "calendar" or "concurrency"`,
   ],
   [
     "another limiter's name for capacity",

@@ -149,10 +149,10 @@ describe("concurrency errors", () => {
 
 describe("kind errors list every kind, concurrency too", () => {
   // Written out here on purpose: LIMIT_KINDS comes from the validators, and this is the check on it.
-  const EVERY = `"token bucket", "fixed window", "sliding window" and "concurrency"`;
+  const EVERY = `"token bucket", "fixed window", "sliding window", "calendar" and "concurrency"`;
 
   test("LIMIT_KINDS is every kind the validators accept, rate limits' first", () => {
-    expect(LIMIT_KINDS).toEqual(["token bucket", "fixed window", "sliding window", "concurrency"]);
+    expect(LIMIT_KINDS).toEqual(["token bucket", "fixed window", "sliding window", "calendar", "concurrency"]);
   });
 
   test.each<[string, () => void, string]>([
@@ -174,7 +174,7 @@ describe("kind errors list every kind, concurrency too", () => {
     [
       "no kind",
       () => validateLimits({ llm: { capacity: 2, lease: 1000 } }),
-      `config.kind = undefined: is missing: a config's kind is "token bucket", "fixed window", "sliding window" or "concurrency" (limit "llm")`,
+      `config.kind = undefined: is missing: a config's kind is "token bucket", "fixed window", "sliding window", "calendar" or "concurrency" (limit "llm")`,
     ],
     [
       "a concurrency config inline, where a rate limit's is needed",

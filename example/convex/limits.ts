@@ -45,6 +45,10 @@ export const rateLimiter = new RateLimiter(components.rateLimiter, {
   // 0: refused, not reserved). The "pro" tier gets ten times this by an override
   // (admin.seedPlanOverrides), which the app can change without a deploy.
   llmRequests: { kind: "token bucket", rate: 20, period: HOUR, maxReserved: 0 },
+  // Each user's LLM plan by the calendar: 1,000 requests a month, from the 1st (UTC) until the
+  // user's own billing day and zone are set (llm.setBillingCycle). Never queued: a calendar quota
+  // takes only what its month has left.
+  llmMonthly: { kind: "calendar", rate: 1000, period: "month" },
   // A hot global limit, hit by every API call (100 a second): spread over 10 rows, so concurrent
   // calls rarely write the same one.
   apiCalls: { kind: "token bucket", rate: 100, period: SECOND, shards: 10 },

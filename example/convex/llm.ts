@@ -1,7 +1,8 @@
 // An LLM token budget. Each request reserves its tokens (`count`) up front, even ones not there
 // yet, and its work is scheduled for when the limiter says they'll be covered: the budget is never
 // exceeded, and no request has to retry. A queue deeper than `maxReserved` refuses new requests.
-// Each user's requests count against their own allowance too, ten times larger on the pro plan.
+// Each user's requests count against their own allowance too, ten times larger on the pro plan,
+// and against their plan's monthly quota, from their billing day in their time zone.
 // #region llmReserve
 import { ConvexError, v } from "convex/values";
 import { withJitter } from "convex-rate-limiter";
@@ -37,12 +38,14 @@ export const request = mutation({
     // The plan is the app's own data; the limiter is told it as the request's tier, and the
     // "pro" tier's override (admin.ts) decides for it.
     const plan = await planOf(ctx, user);
-    // Both limits or neither: a request the queue refuses spends none of the user's allowance.
-    // `reserve` is for both; llmRequests allows no reservation (maxReserved 0), so it refuses.
+    // All three or none: a request the queue refuses spends none of the user's allowances.
+    // `reserve` is for all; llmRequests allows no reservation (maxReserved 0), so it refuses, and
+    // the monthly quota never borrows from a month not started, so it refuses too.
     const status = await rateLimiter.limitAll(
       ctx,
       [
         { name: "llmRequests", key: user, tier: plan === "pro" ? "pro" : undefined },
+        { name: "llmMonthly", key: user },
         { name: "llmTokens", count: tokens },
       ],
       { reserve: true },
@@ -65,6 +68,24 @@ export const request = mutation({
   },
 });
 // #endregion llmReserve
+
+// #region llmBillingCycle
+/**
+ * setBillingCycle starts `user`'s monthly LLM quota on their subscription's day of the month (1 to
+ * 31; 31 is each month's last day) at midnight in their IANA time zone: a key override of
+ * `llmMonthly` with their own calendar. Call it when they subscribe. It grants nothing: what they
+ * used counts until the month they were in ends.
+ */
+export const setBillingCycle = internalMutation({
+  args: { user: v.string(), day: v.number(), timeZone: v.string() },
+  returns: v.null(),
+  handler: async (ctx, { user, day, timeZone }) => {
+    const month = { kind: "calendar", rate: 1000, period: "month", anchor: day, timeZone } as const;
+    await rateLimiter.setOverride(ctx, "llmMonthly", { key: user }, { config: month }, { note: "billing cycle" });
+    return null;
+  },
+});
+// #endregion llmBillingCycle
 
 // #region llmRun
 /**

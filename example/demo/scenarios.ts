@@ -6,6 +6,7 @@
 // `import.meta.glob`.
 import type { SessionId } from "convex-helpers/server/sessions";
 import {
+  calendarWindow,
   calculateRateLimit,
   HOUR,
   isRateLimitError,
@@ -53,7 +54,8 @@ export type RunContext = { clock: Clock; opts: Options; progress: Progress };
 function named(name: keyof NonNullable<typeof rateLimiter.limits>): RateLimitConfig {
   const config = rateLimiter.limits?.[name];
   if (config === undefined || config.kind === "concurrency") throw new Error(`limits.ts has no rate limit ${name}`);
-  return config;
+  // A calendar quota as the fixed window it runs as, which the algebra evaluates.
+  return config.kind === "calendar" ? calendarWindow(config) : config;
 }
 
 /** The tokens a `getValue` result says are available now (every shard, when all were read). */

@@ -3,7 +3,10 @@
 // `Retry-After`, and a 429 response with a problem-details body (RFC 9457), all built from a
 // `limit` or `check` result with `details: true`. Pure: no clock, no I/O.
 import { invalid } from "../shared/validate.js";
+import { windowConfig } from "../shared/validate-config.js";
+import { periodIndex, periodStart } from "../shared/calendar.js";
 import type { RateLimitConfig, RateLimitReturnsWithDetails } from "../shared/validators.js";
+import type { CalendarConfig } from "../shared/calendar-validators.js";
 import type { LeaseValue } from "../shared/concurrency-validators.js";
 
 /**
@@ -13,7 +16,8 @@ import type { LeaseValue } from "../shared/concurrency-validators.js";
  */
 export type RateLimitConfigSource<Name extends string> =
   | RateLimitConfig
-  | { limits?: { [K in Name]: RateLimitConfig } | undefined };
+  | CalendarConfig
+  | { limits?: { [K in Name]: RateLimitConfig | CalendarConfig } | undefined };
 
 /** A `limit` or `check` result with `details: true` that was refused (`ok: false`). */
 export type RefusedWithDetails = Extract<RateLimitReturnsWithDetails, { ok: false }>;
@@ -56,11 +60,14 @@ export const QUOTA_EXCEEDED_PROBLEM_TYPE = "https://iana.org/assignments/http-pr
  *   burst); `w` is the seconds it takes to refill that capacity from empty, rounded up: `period`
  *   when `capacity` is the default (`rate`); for a token bucket `capacity × period / rate`
  *   (`q=3;w=18` for 10 a minute in bursts of 3); for a fixed window, whole windows. `w` is left out
- *   when `capacity` is 0. It depends only on the config, so it is the same on every response.
+ *   when `capacity` is 0. It depends only on the config, so it is the same on every response,
+ *   except a calendar quota's: its `q` is the period's allowance and its `w` the current period's
+ *   length (from its start to `resetsAt`), which varies: a day in a zone with daylight saving is
+ *   23, 24 or 25 hours, a month 28 to 31 days.
  * - `RateLimit: "name";r=R;t=T`: `r` is the tokens remaining across the limit after this request,
  *   floored, and 0 while reserved ahead (a debt); `t` is the seconds until the limit is full again,
- *   rounded up (0 when full). For a sharded limit read in part (`details.exact` false), both are
- *   estimates.
+ *   rounded up (0 when full; a calendar quota's runs to `resetsAt` once anything was taken in the
+ *   period). For a sharded limit read in part (`details.exact` false), both are estimates.
  * - `Retry-After: S` when refused (`ok: false`): `retryAfter` in whole seconds, rounded up, so a
  *   client that waits that long never comes back early (1 ms and 1000 ms give 1; 1001 ms gives 2).
  *
@@ -76,10 +83,10 @@ export function rateLimitHeaders<Name extends string>(
   config: RateLimitConfigSource<Name>,
 ): RateLimitHeaders {
   // Under an override, the config in force, which the result carries.
-  const resolved = result.details.config ?? resolveConfig(name, config);
+  const resolved = result.details.config ?? windowConfig(resolveConfig(name, config));
   const policy = sfString(name);
   const quota = Math.floor(resolved.capacity ?? resolved.rate);
-  const window = windowSeconds(resolved);
+  const window = periodSeconds(resolved, result) ?? windowSeconds(resolved);
   const remaining = Math.max(0, Math.floor(result.details.remaining));
   const reset = Math.max(0, Math.ceil(result.details.resetAfter / 1000));
   const headers: RateLimitHeaders = {
@@ -155,12 +162,24 @@ function retryAfterSeconds(retryAfter: number): number {
 }
 
 /** The config `source` gives for `name`: itself, or the limiter's `limits[name]`. */
-function resolveConfig(name: string, source: RateLimitConfigSource<string>): RateLimitConfig {
+function resolveConfig(name: string, source: RateLimitConfigSource<string>): RateLimitConfig | CalendarConfig {
   if ("kind" in source) return source;
-  const config: RateLimitConfig | undefined = source.limits?.[name];
+  const config: RateLimitConfig | CalendarConfig | undefined = source.limits?.[name];
   // Reachable only by bypassing the types (e.g. from JavaScript).
   if (config === undefined) throw invalid("name", name, "no such limit in this RateLimiter; pass its config");
   return config;
+}
+
+/**
+ * A calendar quota's `w`: the length of the period the result stands in (from its start to the
+ * result's `resetsAt`), in seconds rounded up; undefined for any other limit, or a result without
+ * `resetsAt` (then the period's nominal length stands in: a day, a week, 30 days).
+ */
+function periodSeconds(config: RateLimitConfig, result: RateLimitReturnsWithDetails): number | undefined {
+  const resetsAt = (result as { resetsAt?: unknown }).resetsAt;
+  if (config.kind !== "fixed window" || config.calendar === undefined || typeof resetsAt !== "number") return undefined;
+  const start = periodStart(periodIndex(resetsAt - 1, config.calendar), config.calendar);
+  return Math.ceil((resetsAt - start) / 1000);
 }
 
 /**

@@ -7,6 +7,7 @@ export { DAY, HOUR, MINUTE, SECOND, WEEK } from "../shared/algebra.js";
 export { calculateRateLimit, decideRateLimit } from "../shared/predict.js";
 export type { CalculatedRateLimit } from "../shared/predict.js";
 export type { State as RateLimitState } from "../shared/algebra.js";
+export { calendarWindow } from "../shared/validate-config.js";
 export type { RateLimitDecision } from "../shared/predict.js";
 /** An exact sliding window's log: what its row took in its last window (see ../shared/window-log.ts). */
 export { MAX_EXACT_RATE, windowLog } from "../shared/window-log.js";
@@ -14,6 +15,7 @@ export type { Entry as WindowLogEntry } from "../shared/window-log.js";
 /** Convex validators for configs and results, for apps that pass them through their own functions. */
 export { acquireResult, concurrencyValidator, extendResult, leaseValueResult } from "../shared/concurrency-validators.js";
 export { getValueReturns, getValueReturnsWithDetails } from "../shared/value-validators.js";
+export { calendarValidator } from "../shared/calendar-validators.js";
 export {
   configValidator,
   KINDS,
@@ -30,6 +32,7 @@ export type {
   LimitConfig,
 } from "../shared/concurrency-validators.js";
 export type { LimitAllResult } from "../shared/limit-all-validators.js";
+export type { CalendarConfig } from "../shared/calendar-validators.js";
 export type {
   RateLimitAllError,
   GetValueReturns,
@@ -44,7 +47,7 @@ export type {
 } from "../shared/validators.js";
 export type { ComponentApi } from "../component/_generated/component.js";
 /** Overrides (limits as data): see {@link RateLimiter.setOverride}; validators for apps that pass them through their own functions. */
-export type { Override, OverrideConfig, OverrideRecord, OverrideTarget } from "./overrides.js";
+export type { CalendarOverrideConfig, Override, OverrideConfig, OverrideRecord, OverrideTarget } from "./overrides.js";
 export { overrideEntryValidator, overrideRecord, overrideTarget, overrideValidator } from "../shared/overrides.js";
 /** Keys from the request (see {@link RateLimiter.requestKey}) and the canonical forms of addresses and networks. */
 export type { RequestKeyBy, RequestKeyOptions, RequestMetadataCtx } from "./request-key.js";

@@ -10,6 +10,7 @@
 // name's parameter type is computed from the name and from whether the options carry a `config`
 // (the type parameter C, `never` when they don't).
 import type { RateLimitConfig } from "../shared/validators.js";
+import type { CalendarConfig } from "../shared/calendar-validators.js";
 import type { ConcurrencyConfig } from "../shared/concurrency-validators.js";
 
 /** The names of the limits in `Limits`, the RateLimiter's constructor argument. */
@@ -94,9 +95,9 @@ export type CheckedRequest<Limits, R> = R extends { name: infer Name extends str
   ? Name extends keyof Limits
     ? { name: Name; config?: NamedLimitConfig<Name> } & RequestFields & NoOtherFields<R>
     : R extends { config: unknown }
-      ? { name: Name; config: RateLimitConfig } & RequestFields & NoOtherFields<R>
+      ? { name: Name; config: RateLimitConfig | CalendarConfig } & RequestFields & NoOtherFields<R>
       : // The names beside the error: editors offer them, and tsc adds "Did you mean" for a near miss.
-        { name: UnknownLimitName<Limits, Name> | (keyof Limits & string); config?: RateLimitConfig } & RequestFields & NoOtherFields<R>
+        { name: UnknownLimitName<Limits, Name> | (keyof Limits & string); config?: RateLimitConfig | CalendarConfig } & RequestFields & NoOtherFields<R>
   : // Not reached (requests have names); it also lets tsc infer R, which it infers through the branches.
     R;
 

@@ -5,9 +5,10 @@ import type { FunctionReturnType } from "convex/server";
 import type { ComponentApi } from "../component/_generated/component.js";
 import type { LimitConfig } from "../shared/concurrency-validators.js";
 import type { OverrideEntry, OverrideTarget } from "../shared/overrides.js";
-import { validateOverride } from "../shared/override-writes.js";
+import { validateOverride, windowOverride } from "../shared/override-writes.js";
 import { validateOptionTypes } from "../shared/validate-config.js";
 import type { RateLimitConfig } from "../shared/validators.js";
+import type { CalendarConfig } from "../shared/calendar-validators.js";
 import type { NamesOf, RateLimits } from "./names.js";
 import { configFor, generated } from "./resolve.js";
 import type { InstalledComponent, RunMutationCtx, RunQueryCtx } from "./types.js";
@@ -17,9 +18,17 @@ type LayoutField = "shards" | "applyUpdates" | "dryRun" | "metrics" | "networks"
 
 /**
  * OverrideConfig is a config an override puts in force: any kind's config, without the fields it
- * takes from the named config (`shards`, `applyUpdates`, `dryRun`, `metrics`, `networks`).
+ * takes from the named config (`shards`, `applyUpdates`, `dryRun`, `metrics`, `networks`); a
+ * calendar quota's is a {@link CalendarOverrideConfig}.
  */
 export type OverrideConfig = RateLimitConfig extends infer C ? (C extends RateLimitConfig ? Omit<C, LayoutField> : never) : never;
+
+/**
+ * CalendarOverrideConfig is a calendar quota an override puts in force: each customer's own
+ * cycle (`{ kind: "calendar", rate: 1000, period: "month", anchor: 17, timeZone: "Europe/Paris" }`
+ * for a customer billed on the 17th in Paris), without the fields it takes from the named config.
+ */
+export type CalendarOverrideConfig = Omit<CalendarConfig, LayoutField>;
 
 /**
  * An override of a limit for one target: `{ config }`, the config in force for it instead of the
@@ -28,7 +37,7 @@ export type OverrideConfig = RateLimitConfig extends infer C ? (C extends RateLi
  * network only, `{ allow: true }`, an allow-list entry: its requests are never limited (admitted,
  * taking no tokens) and count as admitted in metrics.
  */
-export type Override = { config: OverrideConfig } | { blockedUntil: number } | { allow: true };
+export type Override = { config: OverrideConfig | CalendarOverrideConfig } | { blockedUntil: number } | { allow: true };
 
 /** An override as `getOverride` and `listOverrides` return it. */
 export type OverrideRecord = FunctionReturnType<ComponentApi["overrides"]["list"]>["page"][number];
@@ -79,12 +88,14 @@ export class OverrideMethods<Limits extends Record<string, LimitConfig>> {
   ): Promise<void> {
     validateOptionTypes(options);
     const config = configFor(this.limits, name, undefined);
+    // A calendar quota's override is stored as the fixed window it runs as.
+    const stored = windowOverride(override as OverrideEntry);
     // Checked here first, so a field Convex's validator would reject unnamed is named (`override.config.capasity`).
-    validateOverride(name, target, override as OverrideEntry, config, options.note);
+    validateOverride(name, target, stored, config, options.note);
     await ctx.runMutation(generated(this.component.overrides).set, {
       name,
       target,
-      override: override as never,
+      override: stored as never,
       config,
       ...(options.note === undefined ? {} : { note: options.note }),
     });

@@ -5,10 +5,11 @@ import { ConvexError } from "convex/values";
 import type { KeyStatus } from "../shared/idle.js";
 import type { FoldResult, MetricsResult } from "../shared/metrics.js";
 import { validateConfig } from "../shared/validate.js";
-import { validateLimits } from "../shared/validate-config.js";
+import { validateLimits, windowConfig } from "../shared/validate-config.js";
 import { heatOfMetrics, validateMutationMs } from "../shared/heat.js";
 import type { CheckedRequests, ConcurrencyNamesOf, ConfigOption, LimitName, NamesOf, RateLimitName, RateLimits } from "./names.js";
 import { isAsync, type RateLimitConfig, type RateLimitDetails } from "../shared/validators.js";
+import type { CalendarConfig } from "../shared/calendar-validators.js";
 import type { LimitAllResult } from "../shared/limit-all-validators.js";
 import type { LeaseValue, LimitConfig } from "../shared/concurrency-validators.js";
 import { acquireRequest, anyConfigFor, configFor, generated, request, requestAll } from "./resolve.js";
@@ -17,7 +18,7 @@ import { LeaseMethods } from "./leases.js";
 import { exactFor, noteAsyncTake } from "./transaction-takes.js";
 import { requestIp, requestKey, withIp, type RequestKeyOptions, type RequestMetadataCtx } from "./request-key.js";
 import type { CleanupResult, GetValueOptions, GetValueResult, HookOptions, InstalledComponent, LimitAllOptions } from "./types.js";
-import type { LimitAllRequest, RequestOptions, RequestResult, RunMutationCtx, RunQueryCtx } from "./types.js";
+import type { LimitAllRequest, RequestOptions, RequestResult, ResetsOf, RunMutationCtx, RunQueryCtx } from "./types.js";
 
 /**
  * RateLimiter limits how often things happen in a Convex app, using the rate limiter component.
@@ -88,11 +89,11 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * tokens meanwhile. By default exactly the shape `@convex-dev/rate-limiter` returns; with
    * `details: true`, also `details` (see {@link RateLimitDetails}).
    */
-  async limit<Name extends string = NamesOf<RateLimits<Limits>>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig = never>(
+  async limit<Name extends string = NamesOf<RateLimits<Limits>>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig | CalendarConfig = never>(
     ctx: RunMutationCtx,
     name: RateLimitName<Limits, Name, C>,
     options?: O & ConfigOption<RateLimits<Limits>, Name, C>,
-  ): Promise<RequestResult<O>> {
+  ): Promise<RequestResult<O> & ResetsOf<Limits, Name, C>> {
     const args = await withIp(ctx, request(this.limits, name, options));
     // From the second take on an asynchronous key in one transaction, decide exactly (see
     // transaction-takes.ts); a peek too, since it must see those takes.
@@ -102,7 +103,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     // The component returns a refusal's error instead of throwing when that keeps the call's metric event.
     if (!result.ok && result.error) throw new ConvexError(result.error);
     if (result.ok) noteAsyncTake(ctx, args);
-    return result as RequestResult<O>;
+    return result as RequestResult<O> & ResetsOf<Limits, Name, C>;
   }
 
   /**
@@ -114,18 +115,18 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * For a concurrency limit it decides as {@link acquire} would, holding nothing: `{ ok: true }`,
    * or `{ ok: false, retryAfter }`; it takes `key` and `throws` only.
    */
-  async check<Name extends string = NamesOf<Limits>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig = never>(
+  async check<Name extends string = NamesOf<Limits>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig | CalendarConfig = never>(
     ctx: RunQueryCtx,
     name: LimitName<Limits, Name, C>,
     options?: O & ConfigOption<Limits, Name, C>,
-  ): Promise<RequestResult<O>> {
+  ): Promise<RequestResult<O> & ResetsOf<Limits, Name, C>> {
     const config = anyConfigFor(this.limits, name, options);
     if (config.kind === "concurrency") {
       const result = await ctx.runQuery(generated(this.component.leases).check, acquireRequest(name, config, options, ["key", "throws"]));
-      return result as RequestResult<O>;
+      return result as RequestResult<O> & ResetsOf<Limits, Name, C>;
     }
     const result = await ctx.runQuery(this.component.lib.checkRateLimit, await withIp(ctx, request(this.limits, name, options)));
-    return result as RequestResult<O>;
+    return result as RequestResult<O> & ResetsOf<Limits, Name, C>;
   }
 
   /**
@@ -183,7 +184,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    *
    * @returns the tokens actually credited (less than `count` when shards were already full).
    */
-  async credit<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
+  async credit<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig | CalendarConfig = never>(
     ctx: RunMutationCtx,
     name: RateLimitName<Limits, Name, C>,
     options: { key?: string; count: number; shards?: readonly number[]; tier?: string; ip?: string } & ConfigOption<RateLimits<Limits>, Name, C>,
@@ -208,7 +209,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * concurrency limit it removes every lease of the key, held or not: every slot is free at once
    * (a holder's later `release` is harmless).
    */
-  async reset<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
+  async reset<Name extends string = NamesOf<Limits>, C extends RateLimitConfig | CalendarConfig = never>(
     ctx: RunMutationCtx,
     name: LimitName<Limits, Name, C>,
     options?: { key?: string } & ConfigOption<Limits, Name, C>,
@@ -242,16 +243,16 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * {@link LeaseValue}): the leases unexpired now, and when the first of them frees itself (UTC
    * ms). It takes `key` only.
    */
-  async getValue<Name extends string = NamesOf<Limits>, O extends GetValueOptions = GetValueOptions, C extends RateLimitConfig = never>(
+  async getValue<Name extends string = NamesOf<Limits>, O extends GetValueOptions = GetValueOptions, C extends RateLimitConfig | CalendarConfig = never>(
     ctx: RunQueryCtx,
     name: LimitName<Limits, Name, C>,
     options?: O & ConfigOption<Limits, Name, C>,
-  ): Promise<Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>> {
+  ): Promise<Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O> & ResetsOf<Limits, Name, C>> {
     const { key, sampleShards, details, tier, ip, mutationMs } = options ?? {};
     const config = anyConfigFor(this.limits, name, options);
     if (config.kind === "concurrency") {
       const { throws: _never, ...args } = acquireRequest(name, config, options, ["key"]);
-      return (await ctx.runQuery(generated(this.component.leases).getValue, args)) as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>;
+      return (await ctx.runQuery(generated(this.component.leases).getValue, args)) as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O> & ResetsOf<Limits, Name, C>;
     }
     const args = await withIp(ctx, {
       name,
@@ -264,7 +265,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
       ...(mutationMs === undefined ? {} : { mutationMs }),
     });
     const result = await ctx.runQuery(this.component.lib.getValue, args);
-    return result as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O>;
+    return result as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O> & ResetsOf<Limits, Name, C>;
   }
 
   /**
@@ -294,8 +295,9 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     const all: Record<string, LimitConfig> = { ...this.limits, ...options.limits };
     const limits = Object.entries(all).flatMap(([name, config]) => {
       if (config.kind === "concurrency") return [];
-      validateConfig(config);
-      return [{ name, config }];
+      const window = windowConfig(config);
+      validateConfig(window);
+      return [{ name, config: window }];
     });
     // Expired leases count for nothing already; deleting them only frees storage.
     if (Object.values(all).some((c) => c.kind === "concurrency")) {
@@ -315,7 +317,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * limit with N shards lists about `numItems / N` keys. Keys come in index order, the global key
    * first. Call it from your own query, behind an admin check: it lists every key.
    */
-  async listKeys<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
+  async listKeys<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig | CalendarConfig = never>(
     ctx: RunQueryCtx,
     name: RateLimitName<Limits, Name, C>,
     options: { paginationOpts: PaginationOptions } & ConfigOption<RateLimits<Limits>, Name, C>,
@@ -361,7 +363,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * writes a second per shard against the sizing rule, `hot` when over it with the shards or mode
    * the rule recommends (see `heatOfMetrics`, and docs/hot-limits.md, "Is my limit too hot?").
    */
-  async metrics<Name extends string = NamesOf<Limits>, C extends RateLimitConfig = never>(
+  async metrics<Name extends string = NamesOf<Limits>, C extends RateLimitConfig | CalendarConfig = never>(
     ctx: RunQueryCtx,
     name: LimitName<Limits, Name, C>,
     options: { from: number; to: number; topKeys?: number; mutationMs?: number } & ConfigOption<Limits, Name, C>,
@@ -370,8 +372,10 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     const config = anyConfigFor(this.limits, name, options);
     validateMutationMs(mutationMs);
     const result = await ctx.runQuery(generated(this.component.metrics).get, { name, from, to, ...(topKeys === undefined ? {} : { topKeys }) });
-    if (mutationMs === undefined || config.kind === "concurrency" || isAsync(config)) return result;
-    const heat = heatOfMetrics(result.buckets, config, mutationMs);
+    if (mutationMs === undefined || config.kind === "concurrency") return result;
+    const window = windowConfig(config);
+    if (isAsync(window)) return result;
+    const heat = heatOfMetrics(result.buckets, window, mutationMs);
     return heat ? { ...result, heat } : result;
   }
 
@@ -420,7 +424,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
   // The default `Name` is the rate limits' names: with `DataModel` given explicitly, `Name` is not
   // inferred, so a concurrency limit's name needs it spelled out (`hookAPI<DataModel, "jobs">`),
   // and the query's type is then its own, never a union of both.
-  hookAPI<DataModel extends GenericDataModel, Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
+  hookAPI<DataModel extends GenericDataModel, Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig | CalendarConfig = never>(
     name: LimitName<Limits, Name, C>,
     options?: HookOptions<DataModel> & ConfigOption<Limits, Name, C>,
   ): HookAPIOf<DataModel, [Name] extends [ConcurrencyNamesOf<Limits>] ? true : false> {
@@ -428,7 +432,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     const opts = options;
     const config = anyConfigFor(this.limits, name, opts);
     if (config.kind === "concurrency") return leaseHookAPI<DataModel>(generated(this.component.leases), name, config, opts) as Made;
-    return hookAPI<DataModel>(this.component, name, config, opts) as Made;
+    return hookAPI<DataModel>(this.component, name, windowConfig(config), opts) as Made;
   }
 }
 

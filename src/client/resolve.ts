@@ -1,9 +1,10 @@
 // Resolving a call's limit: a name given to the constructor, or an inline config; its options
 // checked before Convex's validators; and the arguments each component function takes.
 import { invalid } from "../shared/validate.js";
-import { validateOptionTypes } from "../shared/validate-config.js";
+import { validateCalendar, validateCalendarShape, validateOptionTypes, windowConfig } from "../shared/validate-config.js";
 import type { ConcurrencyConfig, LimitConfig } from "../shared/concurrency-validators.js";
 import type { RateLimitArgs, RateLimitConfig } from "../shared/validators.js";
+import type { CalendarConfig } from "../shared/calendar-validators.js";
 import type { LimitAllOptions, LimitAllRequest, RequestOptions } from "./types.js";
 
 /** The limits a `RateLimiter` was constructed with, by name. */
@@ -29,7 +30,13 @@ export function configFor(limits: Limits | undefined, name: string, options: obj
     // Reachable only by bypassing the types (e.g. from JavaScript).
     throw invalid("name", name, "is a concurrency limit: use acquire, release and extend (or check, getValue and reset)");
   }
-  return config;
+  // A calendar quota reaches the component as the fixed window it runs as, its own fields checked
+  // first (an inline one was not checked by the constructor), so errors name them.
+  if (config.kind === "calendar") {
+    validateCalendarShape(config);
+    validateCalendar(config);
+  }
+  return windowConfig(config);
 }
 
 /**
@@ -50,7 +57,7 @@ export function rateConfigAt(limits: Limits | undefined, i: number, request: Lim
 
 export function anyConfigFor(limits: Limits | undefined, name: string, options: object | undefined): LimitConfig {
   validateOptionTypes(options);
-  const inline = options && "config" in options ? (options.config as RateLimitConfig) : undefined;
+  const inline = options && "config" in options ? (options.config as RateLimitConfig | CalendarConfig) : undefined;
   const config = inline ?? limits?.[name];
   if (!config) {
     // Reachable only by bypassing the types (e.g. from JavaScript).

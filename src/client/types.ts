@@ -2,6 +2,7 @@
 // the constructor or not (so a misspelled name fails to compile), and what each returns.
 import type { FunctionReturnType, GenericActionCtx, GenericDataModel, GenericMutationCtx, GenericQueryCtx } from "convex/server";
 import type { ComponentApi } from "../component/_generated/component.js";
+import type { CalendarConfig } from "../shared/calendar-validators.js";
 import type {
   GetValueReturns,
   GetValueReturnsWithDetails,
@@ -94,6 +95,21 @@ export type LimitAllOptions = {
 
 /** What `limit` and `check` return for options `O`: with `details` exactly when asked for. */
 export type RequestResult<O> = O extends { details: true } ? RateLimitReturnsWithDetails : RateLimitReturns;
+
+/** The config of limit `Name`: the constructor's, or the inline `C`. */
+type ConfigOf<Limits, Name extends string, C> = Name extends keyof Limits ? Limits[Name] : C;
+
+/**
+ * ResetsOf is what a calendar quota's results add to `limit`, `check` and `getValue`'s:
+ * `resetsAt`, the instant (UTC ms) its current period ends (absent while an override of another
+ * kind is in force for the key); for every other limit nothing, so their results keep exactly
+ * `@convex-dev/rate-limiter`'s shape.
+ */
+export type ResetsOf<Limits, Name extends string, C> = [ConfigOf<Limits, Name, C>] extends [never]
+  ? unknown
+  : [ConfigOf<Limits, Name, C>] extends [CalendarConfig]
+    ? { resetsAt?: number }
+    : unknown;
 
 /** What `getValue` returns for options `O`: with `total` exactly when asked for. */
 export type GetValueResult<O> = O extends { details: true } ? GetValueReturnsWithDetails : GetValueReturns;

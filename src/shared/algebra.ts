@@ -7,6 +7,7 @@ import type { RowLayout } from "./stored.js";
 import { minus } from "./split.js";
 import { invalid } from "./validate.js";
 import { math } from "./math.js";
+import { periodIndex, periodStart, type Calendar } from "./calendar.js";
 import { carriedLog, decodeLog, encodeLog, freedAt, live, logTotal, withGivenBack, withTaken, type Entry } from "./window-log.js";
 
 /**
@@ -48,11 +49,14 @@ export function stateOf(row: Pick<State, "value" | "ts" | "prev" | "log">): Stat
  * `maxReserved` is `Infinity` when unlimited. `phase` (ms) is where fixed windows (and a sliding
  * window's two counting windows) start (mod `period`); it is unused by token buckets. `terms`,
  * for a shard of a stored limit, are the whole limit's terms its rows record (see `shardParams`).
+ * `cal`, for a calendar limit (kind `"fixed window"`), places the windows on the calendar instead:
+ * `phase` is then 0 and `period` the nominal length (see `nominalLength`), for estimates only.
  */
 export type Params = Pick<RowLayout, "kind" | "rate" | "period" | "capacity"> & {
   maxReserved: number;
   phase: number;
   terms?: string;
+  cal?: Calendar;
 };
 
 /** phaseOf normalizes an instant `start` (ms) into a phase in [0, `period`) (ms). */
@@ -68,7 +72,8 @@ export function phaseOf(start: number, period: number): number {
  * stored window start always maps back to its own window (a plain `floor` of the quotient can
  * land one window early at a boundary, which would grant a refill mid-window).
  */
-export function windowIndex(t: number, p: Pick<Params, "phase" | "period">): number {
+export function windowIndex(t: number, p: Pick<Params, "phase" | "period" | "cal">): number {
+  if (p.cal !== undefined) return periodIndex(t, p.cal);
   let k = math.floor((t - p.phase) / p.period);
   if (p.phase + (k + 1) * p.period <= t) k += 1;
   else if (p.phase + k * p.period > t) k -= 1;
@@ -76,8 +81,16 @@ export function windowIndex(t: number, p: Pick<Params, "phase" | "period">): num
 }
 
 /** windowStart returns the start (ms) of the fixed window containing `t` (ms). */
-export function windowStart(t: number, p: Pick<Params, "phase" | "period">): number {
-  return p.phase + windowIndex(t, p) * p.period;
+export function windowStart(t: number, p: Pick<Params, "phase" | "period" | "cal">): number {
+  return startOf(windowIndex(t, p), p);
+}
+
+/**
+ * startOf returns the start (ms) of fixed window `k` (see {@link windowIndex}): `phase + k *
+ * period`, or, for a calendar limit, the start of its `k`th period (see `periodStart`).
+ */
+export function startOf(k: number, p: Pick<Params, "phase" | "period" | "cal">): number {
+  return p.cal !== undefined ? periodStart(k, p.cal) : p.phase + k * p.period;
 }
 
 /**
@@ -318,7 +331,7 @@ function guessDelay(cur: State, p: Params, now: number, need: number): number {
       return from + (missing * p.period) / p.rate;
     case "fixed window": {
       const windows = math.ceil(missing / p.rate);
-      return p.phase + (windowIndex(cur.ts, p) + windows) * p.period - now;
+      return startOf(windowIndex(cur.ts, p) + windows, p) - now;
     }
     case "sliding window":
       // Within the window the value grows at prev / period per ms; past it, the rest follows.
@@ -398,11 +411,11 @@ export function decideRow(
 
 /**
  * paramsOf returns the params of a whole config (or of one row, for a config that is one shard's
- * share), with fixed windows starting at `phase` (ms): `capacity` defaults to `rate`, and
- * `maxReserved` to `Infinity` (unlimited).
+ * share), with fixed windows starting at `phase` (ms), or at its calendar's periods: `capacity`
+ * defaults to `rate`, and `maxReserved` to `Infinity` (unlimited).
  */
 export function paramsOf(config: RateLimitConfig, phase: number): Params {
-  return {
+  const p: Params = {
     kind: kindOf(config),
     rate: config.rate,
     period: config.period,
@@ -410,4 +423,10 @@ export function paramsOf(config: RateLimitConfig, phase: number): Params {
     maxReserved: config.maxReserved ?? Infinity,
     phase,
   };
+  if (config.kind === "fixed window" && config.calendar !== undefined) {
+    p.cal = config.calendar;
+    // A calendar quota never reserves ahead (see `calendarValidator`).
+    p.maxReserved = 0;
+  }
+  return p;
 }

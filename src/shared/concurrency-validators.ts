@@ -2,6 +2,7 @@
 // arguments and results of the lease functions. Types are inferred from these validators.
 import { v, type Infer } from "convex/values";
 import { rateLimitArgs, rateLimitErrorValidator, type RateLimitConfig } from "./validators.js";
+import type { CalendarConfig } from "./calendar-validators.js";
 
 /**
  * A concurrency limit: at most `capacity` leases held at once per key ("in flight"), each holding
@@ -37,8 +38,8 @@ export const concurrencyValidator = v.object({
 });
 export type ConcurrencyConfig = Infer<typeof concurrencyValidator>;
 
-/** Any limit the `RateLimiter` constructor takes: a rate limit or a concurrency limit. */
-export type LimitConfig = RateLimitConfig | ConcurrencyConfig;
+/** Any limit the `RateLimiter` constructor takes: a rate limit, a calendar quota or a concurrency limit. */
+export type LimitConfig = RateLimitConfig | CalendarConfig | ConcurrencyConfig;
 
 /** The arguments of `leases.acquire` and `leases.check`. */
 export const acquireArgs = {

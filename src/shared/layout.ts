@@ -1,10 +1,12 @@
 // Laying a key out over its shards: the phase of its fixed windows, each shard's exact share of
 // the config, and how rows written under another layout (shard count, kind, phase or period) are
 // carried over to the current one without gaining a token. Pure: no clock, no randomness.
-import { evaluate, phaseOf, stateOf, windowIndex, windowStart, type Params, type State } from "./algebra.js";
+import { evaluate, phaseOf, startOf, stateOf, windowIndex, windowStart, type Params, type State } from "./algebra.js";
+import type { Calendar } from "./calendar.js";
 import { splitTotal } from "./split.js";
 import { validateConfig } from "./validate.js";
 import { kindOf, type RateLimitConfig } from "./validators.js";
+import type { CalendarSpec } from "./calendar-validators.js";
 import type { StoredRow } from "./stored.js";
 import { math } from "./math.js";
 import { decodeLog, encodeLog, logTotal, withTaken } from "./window-log.js";
@@ -24,13 +26,19 @@ function hashFraction(s: string): number {
  * two counting windows): `config.start`'s, or,
  * without one, a stable hash of name and key, so keys refill at different instants (no thundering
  * herd at midnight) while each key keeps its windows across calls and resets. Token buckets and
- * exact sliding windows have phase 0 (they have no windows to align).
+ * exact sliding windows have phase 0 (they have no windows to align), and so do calendar quotas
+ * (the calendar places their windows, the same for every key in a zone).
  */
 export function resolvePhase(config: RateLimitConfig, name: string, key: string | undefined): number {
-  if (config.kind === "token bucket" || kindOf(config) === "exact sliding window") return 0;
+  if (config.kind === "token bucket" || kindOf(config) === "exact sliding window" || calendarIn(config) !== undefined) return 0;
   if (config.start !== undefined) return phaseOf(config.start, config.period);
   const id = key === undefined ? `${name}\u0000` : `${name}\u0001${key}`;
   return math.floor(hashFraction(id) * config.period);
+}
+
+/** The calendar a config's fixed windows follow (a calendar quota's), or undefined. */
+export function calendarIn(config: RateLimitConfig): CalendarSpec | undefined {
+  return config.kind === "fixed window" ? config.calendar : undefined;
 }
 
 /**
@@ -59,6 +67,7 @@ class ShardParams implements Params {
   readonly capacity: number;
   readonly maxReserved: number;
   readonly phase: number;
+  readonly cal?: Calendar;
   readonly #config: RateLimitConfig;
   #terms: string | undefined;
 
@@ -68,24 +77,31 @@ class ShardParams implements Params {
     this.rate = splitTotal(config.rate, n, i);
     this.period = config.period;
     this.capacity = splitTotal(config.capacity ?? config.rate, n, i);
-    this.maxReserved = splitTotal(config.maxReserved ?? Infinity, n, i);
+    // A calendar quota never reserves ahead: with `reserve` it takes only what is there (see `calendarValidator`).
+    this.maxReserved = calendarIn(config) !== undefined ? 0 : splitTotal(config.maxReserved ?? Infinity, n, i);
     this.phase = phase;
+    const cal = calendarIn(config);
+    if (cal !== undefined) this.cal = cal;
     this.#config = config;
   }
 
   get terms(): string {
     const c = this.#config;
-    return (this.#terms ??= termsOf(this.kind, c.rate, c.period, c.capacity ?? c.rate, c.shards ?? 1, this.phase));
+    return (this.#terms ??= termsOf(this.kind, c.rate, c.period, c.capacity ?? c.rate, c.shards ?? 1, this.phase, this.cal));
   }
 }
 
 /**
  * The whole limit's terms as a row records them: kind, rate, period, capacity, shard count and,
  * for the windowed kinds, the phase. Two configs that decide alike have equal terms
- * (`maxReserved`, `applyUpdates`, `dryRun` and `metrics` don't change what a row means).
+ * (`maxReserved`, `applyUpdates`, `dryRun` and `metrics` don't change what a row means). A calendar
+ * quota's terms add its calendar as a seventh member (and its phase is 0), so terms written before
+ * calendars existed read as they did.
  */
-function termsOf(kind: Params["kind"], rate: number, period: number, capacity: number, shards: number, phase: number): string {
-  return JSON.stringify([kind, rate, period, capacity, shards, kind === "token bucket" || kind === "exact sliding window" ? 0 : phase]);
+function termsOf(kind: Params["kind"], rate: number, period: number, capacity: number, shards: number, phase: number, cal?: Calendar): string {
+  const terms: unknown[] = [kind, rate, period, capacity, shards, kind === "token bucket" || kind === "exact sliding window" ? 0 : phase];
+  if (cal !== undefined) terms.push([cal.period, cal.timeZone, cal.anchor]);
+  return JSON.stringify(terms);
 }
 
 /**
@@ -116,12 +132,15 @@ export function termsHash(terms: string): number {
 export function configTerms(config: RateLimitConfig): string {
   const kind = kindOf(config);
   const start = kind === "token bucket" || kind === "exact sliding window" || config.start === undefined || config.start === null ? null : phaseOf(config.start, config.period);
-  return JSON.stringify([kind, config.rate, config.period, config.capacity ?? config.rate, config.shards ?? 1, start]);
+  const terms: unknown[] = [kind, config.rate, config.period, config.capacity ?? config.rate, config.shards ?? 1, start];
+  const cal = calendarIn(config);
+  if (cal !== undefined) terms.push([cal.period, cal.timeZone, cal.anchor]);
+  return JSON.stringify(terms);
 }
 
 /** The terms {@link configHash} fingerprinted last, field by field, and their fingerprint. */
 let lastHashed:
-  | { kind: Params["kind"]; rate: number; period: number; capacity: number; shards: number; start: number | null; hash: number }
+  | { kind: Params["kind"]; rate: number; period: number; capacity: number; shards: number; start: number | null; cal: CalendarSpec | undefined; hash: number }
   | undefined;
 
 /**
@@ -135,13 +154,19 @@ export function configHash(config: RateLimitConfig): number {
   const shards = config.shards ?? 1;
   const kind = kindOf(config);
   const start = kind === "token bucket" || kind === "exact sliding window" ? null : (config.start ?? null);
+  const cal = calendarIn(config);
   const m = lastHashed;
-  if (m !== undefined && m.kind === kind && m.rate === config.rate && m.period === config.period && m.capacity === capacity && m.shards === shards && m.start === start) {
+  if (m !== undefined && m.kind === kind && m.rate === config.rate && m.period === config.period && m.capacity === capacity && m.shards === shards && m.start === start && sameCalendar(m.cal, cal)) {
     return m.hash;
   }
   const hash = termsHash(configTerms(config));
-  lastHashed = { kind, rate: config.rate, period: config.period, capacity, shards, start, hash };
+  lastHashed = { kind, rate: config.rate, period: config.period, capacity, shards, start, cal, hash };
   return hash;
+}
+
+/** Whether two calendars (or none) place windows alike. */
+export function sameCalendar(a: CalendarSpec | undefined, b: CalendarSpec | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.period === b.period && a.timeZone === b.timeZone && a.anchor === b.anchor);
 }
 
 /** The config {@link configTerms} recorded as `text`, or undefined if `text` isn't such terms. */
@@ -152,8 +177,10 @@ export function termsConfig(text: string): RateLimitConfig | undefined {
   } catch {
     return undefined;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 6) return undefined;
-  const [kind, rate, period, capacity, shards, start] = parsed as unknown[];
+  if (!Array.isArray(parsed) || !(parsed.length === 6 || parsed.length === 7)) return undefined;
+  const [kind, rate, period, capacity, shards, start, cal] = parsed as unknown[];
+  const calendar = cal === undefined ? undefined : calendarTerms(cal);
+  if (cal !== undefined && (calendar === undefined || kind !== "fixed window")) return undefined;
   if (!(kind === "token bucket" || kind === "fixed window" || kind === "sliding window" || kind === "exact sliding window")) return undefined;
   if (![rate, period, capacity, shards].every((x) => typeof x === "number")) return undefined;
   if (!(start === null || typeof start === "number")) return undefined;
@@ -166,13 +193,24 @@ export function termsConfig(text: string): RateLimitConfig | undefined {
         ? { kind: "sliding window", ...common, exact: true }
         : kind === "sliding window"
           ? { kind, ...common, exact: false, ...(start === null ? {} : { start }) }
-          : { kind, ...common, ...(start === null ? {} : { start }) };
+          : calendar !== undefined
+            ? // A calendar quota's window has no capacity of its own (it is the rate).
+              { kind, rate: common.rate, period: common.period, shards: common.shards, calendar }
+            : { kind, ...common, ...(start === null ? {} : { start }) };
   try {
     validateConfig(config);
   } catch {
     return undefined;
   }
   return config;
+}
+
+/** A calendar as terms record it (`[period, timeZone, anchor]`), or undefined if it isn't one. */
+function calendarTerms(cal: unknown): CalendarSpec | undefined {
+  if (!Array.isArray(cal) || cal.length !== 3) return undefined;
+  const [period, timeZone, anchor] = cal as unknown[];
+  if (!(period === "day" || period === "week" || period === "month") || typeof timeZone !== "string" || typeof anchor !== "number") return undefined;
+  return { period, timeZone, anchor };
 }
 
 /**
@@ -213,15 +251,36 @@ export function shardConfig(config: RateLimitConfig, phase: number, i: number): 
   if (config.kind === "sliding window") {
     return config.exact === false ? { kind: "sliding window", ...common, exact: false, start: phase } : { kind: "sliding window", ...common, exact: true };
   }
+  const cal = calendarIn(config);
+  // A calendar quota's windows come from its calendar: it has no start, and reserves nothing ahead.
+  if (cal !== undefined) {
+    const { maxReserved: _none, ...rest } = common;
+    return { kind: "fixed window", ...rest, calendar: cal };
+  }
   return { kind: config.kind, ...common, start: phase };
 }
 
-/** The params a row records it was written under, when it records them all. */
+/**
+ * The params a row records it was written under, when it records them all: a calendar quota's
+ * with the calendar its whole terms record (a fixed window's windows are the calendar's then).
+ */
 function recordedParams(row: StoredRow): Params | undefined {
   const { kind, rate, period, capacity } = row;
   if (kind === undefined || rate === undefined || period === undefined || capacity === undefined) return undefined;
+  const cal = kind === "fixed window" && row.terms !== undefined ? recordedCalendar(row.terms) : undefined;
+  if (cal !== undefined) return { kind, rate, period, capacity, maxReserved: Infinity, phase: 0, cal };
   const phase = kind === "fixed window" ? phaseOf(row.ts, period) : 0;
   return { kind, rate, period, capacity, maxReserved: Infinity, phase };
+}
+
+/** The calendar whole terms record (their seventh member), if any. */
+function recordedCalendar(terms: string): CalendarSpec | undefined {
+  try {
+    const parsed: unknown = JSON.parse(terms);
+    return Array.isArray(parsed) && parsed.length === 7 ? calendarTerms(parsed[6]) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -260,8 +319,20 @@ function carriedOver(row: StoredRow, p: Params): State {
     if (kept !== undefined) return kept;
   }
   const value = math.min(row.value, p.capacity);
-  if ((row.kind ?? p.kind) === "fixed window") return heldUntil(value, row.ts + (own?.period ?? p.period), p);
+  if ((row.kind ?? p.kind) === "fixed window") return heldUntil(value, ownWindowEnd(row, own, p), p);
   return heldUntil(value, row.ts, p);
+}
+
+/**
+ * The end (ms) of the fixed window a row stands at: `ts` plus its recorded period, or, for a
+ * calendar quota's row, the end of its calendar period (its recorded calendar's; without one, the
+ * current params' windows, `p`). A calendar's period ends where its calendar says, whatever the
+ * nominal length a row records.
+ */
+function ownWindowEnd(row: StoredRow, own: Params | undefined, p: Params): number {
+  const windows = own?.cal !== undefined ? own : own === undefined && p.cal !== undefined ? p : undefined;
+  if (windows !== undefined) return startOf(windowIndex(row.ts, windows) + 1, windows);
+  return row.ts + (own?.period ?? p.period);
 }
 
 /**
@@ -292,7 +363,7 @@ function keptLog(log: ArrayBuffer, ts: number, own: Params | undefined, p: Param
 function heldUntil(value: number, end: number, p: Params): State {
   if (p.kind !== "fixed window") return { value, ts: end };
   const k = windowIndex(end, p);
-  return { value, ts: p.phase + (windowStart(end, p) === end ? k - 1 : k) * p.period };
+  return { value, ts: startOf(windowStart(end, p) === end ? k - 1 : k, p) };
 }
 
 /** `total` split over `params` in proportion to their rates, exactly (the last takes the rest). */

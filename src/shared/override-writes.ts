@@ -7,9 +7,11 @@ import { configHash, resolvePhase, shardParams } from "./layout.js";
 import { canonicalNetwork } from "./address.js";
 import { LAYOUT_FIELDS, mergeOverride, resolveOverride, type Override, type OverrideEntry, type OverrideTarget } from "./overrides.js";
 import type { KeyRow, RowOp } from "./rows.js";
-import { invalid, validateNameAndKey, validateTier } from "./validate.js";
-import { checkConfig, validateConfigShape } from "./validate-config.js";
+import { invalid, validateCalendarSpec, validateNameAndKey, validateTier } from "./validate.js";
+import { calendarWindow, checkConfig, validateCalendarShape, validateConfigShape } from "./validate-config.js";
 import type { InvalidRateLimitError, RateLimitConfig } from "./validators.js";
+import type { CalendarConfig } from "./calendar-validators.js";
+import { calendarOf } from "./calendar.js";
 import { carry, fieldsOf, termsOp } from "./view.js";
 
 /** MAX_NOTE_LENGTH is the longest note an override may carry (1,000 characters). */
@@ -62,6 +64,23 @@ export function validateOverride(name: string, target: OverrideTarget, override:
     throw invalid("override.blockedUntil", override.blockedUntil, "must be a finite instant (UTC ms); for a block with no end, use a far one");
   }
   if (note !== undefined && note.length > MAX_NOTE_LENGTH) throw invalid("note", note, `is ${note.length} characters; at most ${MAX_NOTE_LENGTH} are allowed`);
+}
+
+/**
+ * windowOverride returns an override as the component stores it: one whose config is a calendar
+ * quota's carries the fixed window it runs as (see `calendarWindow`), its calendar fields checked
+ * first (an error names `override.config.timeZone`, `override.config.anchor`, …); any other
+ * override as it is. The rest is checked by {@link validateOverride}.
+ */
+export function windowOverride<O>(override: O): O {
+  if (typeof override !== "object" || override === null || !("config" in override)) return override;
+  const config: unknown = override.config;
+  if (!(typeof config === "object" && config !== null && "kind" in config && config.kind === "calendar")) return override;
+  under("override.", () => {
+    validateCalendarShape(config);
+    validateCalendarSpec(calendarOf(config as CalendarConfig), "config");
+  });
+  return { ...override, config: calendarWindow(config as CalendarConfig) };
 }
 
 /** Checks an override's target: a key as `limit` takes it, a CIDR network, or a non-empty tier. */

@@ -13,6 +13,8 @@ import { kindOf, type RateLimitConfig } from "./validators.js";
  */
 function phaseFor(config: RateLimitConfig, existing: State | null): number {
   if (config.kind === "token bucket" || kindOf(config) === "exact sliding window") return 0;
+  // A calendar quota's windows are its calendar's periods.
+  if (config.kind === "fixed window" && config.calendar !== undefined) return 0;
   const anchor = config.start ?? (config.kind === "fixed window" ? existing?.ts : undefined) ?? 0;
   return phaseOf(anchor, config.period);
 }

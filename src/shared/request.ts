@@ -1,5 +1,6 @@
 // Deciding one request: which shards to read, the result, and the exact writes that apply it.
-import { evaluate, exactWait } from "./algebra.js";
+import { evaluate, exactWait, paramsOf, startOf, windowIndex } from "./algebra.js";
+import { calendarIn } from "./layout.js";
 import { shedPlan } from "./overload.js";
 import { planRequest, type Plan } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
@@ -118,6 +119,24 @@ function detailsOf<Id>(view: View<Id>, plan: Plan): RateLimitDetails {
 }
 
 /**
+ * resetsAtOf returns a calendar quota's `resetsAt` (undefined for every other kind): the instant
+ * (UTC ms) the period the shards read stand in ends, the latest of them (a row carried over from
+ * other terms may stand in a later period), when they hold their whole allowance again.
+ */
+export function resetsAtOf<Id>(view: View<Id>): number | undefined {
+  if (calendarIn(view.config) === undefined) return undefined;
+  const reads = view.migration
+    ? view.migration.states.map((_, shard) => migrated(view, shard).read)
+    : [...view.rows.values()].map((r) => r.read);
+  // No shard read (a request refused before reading): the period containing now.
+  if (reads.length === 0) {
+    const p = paramsOf(view.config, 0);
+    return startOf(windowIndex(view.now, p) + 1, p);
+  }
+  return math.max(...reads.map((r) => startOf(windowIndex(evaluate(r.state, r.p, view.now).ts, r.p) + 1, r.p)));
+}
+
+/**
  * raiseOf returns how a call throws `RateLimited` (see {@link Raise}), or undefined when it
  * doesn't: only when `throws` asks for it and the work can't run now (refused, or with `reserve`
  * reserved for later), so "no throw" means "run now". `writes` says whether the decision takes
@@ -154,6 +173,8 @@ export function eventOf(
 /** The result, metric event and error of a shed refusal (a plan that writes nothing). */
 function executedOf<Id>(args: RateLimitArgs, config: RateLimitConfig, plan: Plan, count: number, view: View<Id>, by: DecidedBy, blocked: boolean): Executed {
   const result: RateLimitResult = { ...resultOf(plan), ...(args.details ? { details: detailsOf(view, plan) } : {}) };
+  const resetsAt = resetsAtOf(view);
+  if (resetsAt !== undefined) result.resetsAt = resetsAt;
   const event = eventOf(config, count, plan, by, blocked);
   const raise = raiseOf(args, result, false, event !== undefined);
   return { result, ...(event ? { event } : {}), ...(raise ? { raise } : {}) };
@@ -205,6 +226,8 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
   // Built field by field, not by spreading: this runs on every call.
   const result: RateLimitResult = shadow ? { ok: true } : resultOf(plan);
   if (args.details) result.details = detailsOf(view, plan);
+  const resetsAt = resetsAtOf(view);
+  if (resetsAt !== undefined) result.resetsAt = resetsAt;
   const event = eventOf(config, count, plan, resolved.by, blocked);
   // A block or lockout refuses writing nothing, not even a carry-over of rows of other terms.
   const ops = blocked || resolved.allow ? [] : opsOf(view, plan, count);

@@ -6,7 +6,7 @@
 // pending: nothing more passes, as transactionally), and a take on a shard the new layout drops
 // still counts. Pure: no clock, no randomness.
 import { evaluate, stateOf, withValue, type Params, type State } from "./algebra.js";
-import { isShardOf, relayout, sameClock, shardParams } from "./layout.js";
+import { isShardOf, relayout, sameCalendar, sameClock, shardParams } from "./layout.js";
 import { kindOf, type RateLimitConfig } from "./validators.js";
 import type { StoredRow, Take } from "./stored.js";
 import { math } from "./math.js";
@@ -45,7 +45,8 @@ function sameFields(a: RateLimitConfig, b: RateLimitConfig): boolean {
     a.period === b.period &&
     (a.capacity ?? a.rate) === (b.capacity ?? b.rate) &&
     (a.shards ?? 1) === (b.shards ?? 1) &&
-    (a.kind === "token bucket" || a.start === b.start)
+    (a.kind === "token bucket" || a.start === b.start) &&
+    sameCalendar(a.kind === "fixed window" ? a.calendar : undefined, b.kind === "fixed window" ? b.calendar : undefined)
   );
 }
 

@@ -5,8 +5,10 @@
 // (`checkConfig`), since its functions' argument validator takes any kind's fields. The numbers'
 // bounds are validateConfig's (./validate.ts).
 import type { GenericValidator } from "convex/values";
-import { invalid, namingLimit, validateConcurrencyConfig, validateConfig } from "./validate.js";
+import { invalid, namingLimit, validateCalendarSpec, validateConcurrencyConfig, validateConfig } from "./validate.js";
 import { fixedWindowValidator, KINDS, slidingWindowValidator, tokenBucketValidator, type RateLimitConfig } from "./validators.js";
+import { calendarValidator, type CalendarConfig } from "./calendar-validators.js";
+import { calendarOf, nominalLength } from "./calendar.js";
 import { concurrencyValidator, type ConcurrencyConfig, type LimitConfig } from "./concurrency-validators.js";
 import { math } from "./math.js";
 
@@ -22,7 +24,7 @@ const FIELDS: Record<RateLimitConfig["kind"], Record<string, GenericValidator>> 
  * limits' ({@link KINDS}), then a concurrency limit's. Errors list these, so a kind added to a
  * validator is named in them with nothing else to edit.
  */
-export const LIMIT_KINDS: readonly LimitConfig["kind"][] = [...KINDS, concurrencyValidator.fields.kind.value];
+export const LIMIT_KINDS: readonly LimitConfig["kind"][] = [...KINDS, calendarValidator.fields.kind.value, concurrencyValidator.fields.kind.value];
 
 /**
  * Names other rate limiters give to a field, and the field that means the same here (a token
@@ -47,6 +49,9 @@ export function validateLimits(limits: Record<string, unknown> | undefined): voi
       if (isConcurrencyKind(config)) {
         validateConcurrencyShape(config);
         validateConcurrencyConfig(config);
+      } else if (isCalendarKind(config)) {
+        validateCalendarShape(config);
+        validateCalendar(config);
       } else {
         validateConfigShape(config);
         validateConfig(config);
@@ -55,6 +60,77 @@ export function validateLimits(limits: Record<string, unknown> | undefined): voi
       throw namingLimit(error, name);
     }
   }
+}
+
+function isCalendarKind(config: unknown): config is { kind: "calendar" } {
+  return typeof config === "object" && config !== null && "kind" in config && config.kind === "calendar";
+}
+
+/** What a calendar quota's config may not have, and why (see `calendarValidator`). */
+const NOT_CALENDAR: Record<string, string> = {
+  capacity: "a calendar quota has no capacity: nothing rolls over, each period grants its rate; leave it out",
+  maxReserved: "a calendar quota never reserves ahead (a reservation would spend a period that hasn't started; with reserve it takes only what is there); leave it out",
+  start: "a calendar quota's periods start where the calendar says; set anchor and timeZone instead",
+};
+
+/**
+ * validateCalendarShape checks a calendar quota's fields (`kind: "calendar"`), naming the field:
+ * `rate` and `period` present, no field it doesn't have (`capacity`, `maxReserved` and `start`
+ * refused with their reason), and each of its type (`period` one of "day", "week" or "month").
+ */
+export function validateCalendarShape(config: object): asserts config is CalendarConfig {
+  const known: Record<string, GenericValidator> = calendarValidator.fields;
+  const names = Object.keys(known).filter((f) => f !== "kind");
+  for (const [field, value] of Object.entries(config)) {
+    if (value === undefined || field === "kind") continue;
+    const refused = NOT_CALENDAR[field];
+    if (refused !== undefined) throw invalid(`config.${field}`, value, refused);
+    const validator = known[field];
+    if (validator === undefined) {
+      const synonym = SYNONYMS[field];
+      const hint = synonym !== undefined && synonym in known ? `; did you mean ${synonym}?` : suggestion(field, names, false);
+      throw invalid(`config.${field}`, value, `is not a field of a calendar config (its fields are ${names.join(", ")})${hint}`);
+    }
+    if (field === "period" && typeof value === "number") {
+      throw invalid("config.period", value, "a calendar quota's period is \"day\", \"week\" or \"month\"; for a period of ms, use a fixed window");
+    }
+    if (field === "timeZone" && typeof value !== "string") throw invalid("config.timeZone", value, `must be a string, not ${article(value)}`);
+    const problem = mismatch(validator, value);
+    if (problem !== undefined) throw invalid(`config.${field}`, value, problem);
+  }
+  for (const field of names) {
+    if (known[field]?.isOptional === "required" && !(field in config)) {
+      throw invalid(`config.${field}`, undefined, "is missing from the calendar config");
+    }
+  }
+}
+
+/**
+ * validateCalendar checks a calendar quota's values: `timeZone` an IANA zone the runtime knows,
+ * `anchor` a whole number in its period's range (a day's hour 0–23, a week's day 0–6, a month's
+ * day 1–31), then the numbers it shares with every kind (`rate`, `shards`, `lockout`; see
+ * `validateConfig`), as the fixed window it runs as. Throws an `InvalidRateLimit` `ConvexError`
+ * naming the field.
+ */
+export function validateCalendar(config: CalendarConfig): void {
+  validateCalendarSpec(calendarOf(config), "config");
+  validateConfig(calendarWindow(config));
+}
+
+/**
+ * calendarWindow returns the fixed window a calendar quota runs as: its `rate`, the period's
+ * nominal length as `period` (for estimates only), and `calendar`, where its windows start (zone
+ * and anchor defaulted, see `calendarOf`), with its `shards`, `applyUpdates`, `dryRun`, `metrics`
+ * and `lockout`.
+ */
+export function calendarWindow(config: CalendarConfig): RateLimitConfig {
+  const { kind: _kind, period, timeZone: _zone, anchor: _anchor, ...rest } = config;
+  return { ...rest, kind: "fixed window", period: nominalLength(period), calendar: calendarOf(config) };
+}
+
+/** windowConfig returns a rate limit's config as the algebra runs it: a calendar quota's fixed window (see {@link calendarWindow}), any other as it is. */
+export function windowConfig(config: RateLimitConfig | CalendarConfig): RateLimitConfig {
+  return config.kind === "calendar" ? calendarWindow(config) : config;
 }
 
 function isConcurrencyKind(config: unknown): config is { kind: "concurrency" } {
@@ -122,6 +198,14 @@ export function validateConfigShape(config: unknown): asserts config is RateLimi
   const kind = fields.kind;
   if (kind === undefined) throw invalid("config.kind", kind, `is missing: a config's kind is ${listed(LIMIT_KINDS, "or")}`);
   if (!isKind(kind)) {
+    if (kind === "calendar") {
+      // Sent to the component as it is: the RateLimiter runs it as a fixed window.
+      throw invalid(
+        "config.kind",
+        kind,
+        "is a calendar quota's kind, which the RateLimiter runs as a fixed window with `calendar` (see calendarWindow); name it in a RateLimiter or pass it to one",
+      );
+    }
     if (typeof kind === "string" && (LIMIT_KINDS as readonly string[]).includes(kind)) {
       // A concurrency limit's config where a rate limit's is needed (inline, or sent to the component).
       throw invalid(
@@ -139,7 +223,8 @@ export function validateConfigShape(config: unknown): asserts config is RateLimi
     if (value === undefined || field === "kind") continue;
     const validator = known[field];
     if (validator === undefined) {
-      const names = Object.keys(known).filter((f) => f !== "kind");
+      // A fixed window's `calendar` is a calendar quota's, set by calendarWindow: not offered.
+      const names = Object.keys(known).filter((f) => f !== "kind" && f !== "calendar");
       const synonym = SYNONYMS[field];
       const hint = synonym !== undefined && synonym in known ? `; did you mean ${synonym}?` : suggestion(field, names, false);
       throw invalid(`config.${field}`, value, `is not a field of a ${kind} config (its fields are ${names.join(", ")})${hint}`);
@@ -198,7 +283,10 @@ export function validateOptionTypes(options: object | undefined): void {
     const type = typeof value;
     if (!types.includes(type)) throw invalid(option, value, `must be a ${types[0]}, not ${article(value)}`);
   }
-  if ("config" in options && options.config !== undefined) validateConfigShape(options.config);
+  if ("config" in options && options.config !== undefined) {
+    if (isCalendarKind(options.config)) validateCalendarShape(options.config);
+    else validateConfigShape(options.config);
+  }
 }
 
 /** What is wrong with `value` for `validator` (a config field's), or undefined when nothing is. */

@@ -6,6 +6,7 @@ import { kindOf, type InvalidRateLimitError, type RateLimitConfig } from "./vali
 import { MAX_EXACT_RATE } from "./window-log.js";
 import type { ConcurrencyConfig } from "./concurrency-validators.js";
 import { math } from "./math.js";
+import { ANCHOR_RANGE, isTimeZone } from "./calendar.js";
 
 /** The longest `name` or `key` accepted, in UTF-16 code units. Keeps index keys small. */
 export const MAX_NAME_LENGTH = 1024;
@@ -129,7 +130,26 @@ export function validateConfig(config: RateLimitConfig): void {
     }
   }
   if (kindOf(config) === "exact sliding window") validateExact(config, shards);
+  if (config.kind === "fixed window" && config.calendar !== undefined) validateCalendarWindow(config);
   if (config.lockout !== undefined) validateLockout(config.lockout, shards, config.applyUpdates);
+}
+
+/**
+ * validateCalendarSpec checks where a calendar quota's periods start (`timeZone` and `anchor`),
+ * naming the field under `prefix` (`config`, or `config.calendar` for the fixed window a quota
+ * runs as).
+ */
+export function validateCalendarSpec(cal: { period: string; timeZone: string; anchor: number }, prefix: string): void {
+  if (!isTimeZone(cal.timeZone)) {
+    throw invalid(`${prefix}.timeZone`, cal.timeZone, "is not a time zone this runtime knows: use an IANA name such as \"America/New_York\" or \"UTC\"");
+  }
+  const range = ANCHOR_RANGE[cal.period as keyof typeof ANCHOR_RANGE];
+  if (range === undefined) throw invalid(`${prefix}.period`, cal.period, "must be \"day\", \"week\" or \"month\"");
+  const [lo, hi] = range;
+  if (!(Number.isInteger(cal.anchor) && cal.anchor >= lo && cal.anchor <= hi)) {
+    const what = cal.period === "day" ? "the hour a day starts at" : cal.period === "week" ? "the weekday a week starts on (0 Sunday … 6 Saturday)" : "the day of the month a month starts on (clamped to the month's last day)";
+    throw invalid(`${prefix}.anchor`, cal.anchor, `is ${what}: a whole number from ${lo} to ${hi}`);
+  }
 }
 
 /**
@@ -149,6 +169,17 @@ function validateLockout(lockout: number, shards: number, applyUpdates: string |
 function atMost(tokens: number): string {
   const most = math.floor(tokens);
   return most <= 1 ? "use 1 shard" : `use at most ${most} shards`;
+}
+
+/**
+ * The fixed window a calendar quota runs as (see `calendarWindow`): its calendar valid, and none
+ * of what a calendar quota refuses (`start`, `capacity`, `maxReserved`).
+ */
+function validateCalendarWindow(config: RateLimitConfig & { kind: "fixed window" }): void {
+  validateCalendarSpec(config.calendar!, "config.calendar");
+  if (config.start !== undefined) throw invalid("config.start", config.start, "a calendar quota's periods start where its calendar says; leave start out");
+  if (config.capacity !== undefined) throw invalid("config.capacity", config.capacity, "a calendar quota has no capacity: nothing rolls over; leave it out");
+  if (config.maxReserved !== undefined) throw invalid("config.maxReserved", config.maxReserved, "a calendar quota can't reserve ahead; leave it out");
 }
 
 /** An exact sliding window's own rules (see {@link validateConfig}). */
@@ -184,7 +215,9 @@ export function validateCount(count: number, config: RateLimitConfig, reserve: b
   }
   const shards = config.shards ?? 1;
   const capacity = config.capacity ?? config.rate;
-  const maxReserved = reserve ? (config.maxReserved ?? Infinity) : 0;
+  // A calendar quota reserves nothing ahead: with `reserve` it takes only what is there.
+  const calendar = config.kind === "fixed window" && config.calendar !== undefined;
+  const maxReserved = reserve && !calendar ? (config.maxReserved ?? Infinity) : 0;
   if (shards === 1) {
     if (!(minus(capacity, count) >= -maxReserved)) throw neverSucceeds(count, "the capacity", capacity, maxReserved);
     return;

@@ -17,9 +17,9 @@ export type { DecidedBy, GetValueArgs, GetValueResult, GetValueReturns, GetValue
  * into the rows. Near the limit it decides on the current state, exactly. Use it for hot keys
  * (hundreds of requests per second on one key); see docs/hot-limits.md.
  */
-const applyUpdates = v.optional(literals("transactionally", "asynchronously"));
+export const applyUpdates = v.optional(literals("transactionally", "asynchronously"));
 
-const commonConfigFields = {
+export const commonConfigFields = {
   /** Tokens added per `period`. Must be finite and > 0. */
   rate: v.number(),
   /** The period in ms over which `rate` tokens are added. Must be finite and ≥ 1 ms. */
@@ -96,6 +96,8 @@ export const fixedWindowValidator = v.object({
   ...commonConfigFields,
   /** The instant (UTC ms) windows are aligned to. Only its phase matters. */
   start: v.optional(v.number()),
+  /** A calendar quota's periods, on the fixed window it runs as (`calendarWindow`; write `kind: "calendar"`). */
+  calendar: v.optional(v.object({ period: literals("day", "week", "month"), timeZone: v.string(), anchor: v.number() })),
 });
 
 /**
@@ -176,6 +178,7 @@ const configArg = v.object({
   applyUpdates: v.optional(v.string()),
   exact: v.optional(v.boolean()),
   start: v.optional(v.union(v.number(), v.null())),
+  calendar: fixedWindowValidator.fields.calendar,
 });
 /**
  * The config as the component's functions take it: one object with every kind's fields (`start` a
@@ -285,8 +288,11 @@ export const rateLimitReturns = v.union(
 /** The result of `limit` and `check` with `details: true`: {@link rateLimitReturns} plus `details`. */
 export const rateLimitReturnsWithDetails = addFieldsToValidator(rateLimitReturns, { details: rateLimitDetails });
 
-/** What `lib.rateLimit` and `lib.checkRateLimit` return: `details` only when asked for. */
-export const rateLimitResult = addFieldsToValidator(rateLimitReturns, { details: v.optional(rateLimitDetails) });
+/** `resetsAt`: a calendar quota's only, the instant (UTC ms) its period ends; `retryAfter` runs to it. */
+const resetsAtField = { resetsAt: v.optional(v.number()) };
+
+/** What `lib.rateLimit` and `lib.checkRateLimit` return: `details` only when asked for, `resetsAt` for a calendar quota. */
+export const rateLimitResult = addFieldsToValidator(rateLimitReturns, { details: v.optional(rateLimitDetails), ...resetsAtField });
 
 /** The arguments of `lib.credit`. */
 export const creditArgs = {
@@ -336,8 +342,8 @@ export type HookQueryArgs = Infer<typeof hookQueryArgsObject>;
  * so the call's metric event is kept when the caller catches it (see `Raise` in request.ts).
  */
 export const rateLimitCallResult = v.union(
-  addFieldsToValidator(rateLimitReturns.members[0], { details: v.optional(rateLimitDetails) }),
-  addFieldsToValidator(rateLimitReturns.members[1], { details: v.optional(rateLimitDetails), error: v.optional(rateLimitErrorValidator) }),
+  addFieldsToValidator(rateLimitReturns.members[0], { details: v.optional(rateLimitDetails), ...resetsAtField }),
+  addFieldsToValidator(rateLimitReturns.members[1], { details: v.optional(rateLimitDetails), error: v.optional(rateLimitErrorValidator), ...resetsAtField }),
 );
 
 /**
@@ -349,10 +355,11 @@ export const rateLimitCallResult = v.union(
  * every result against the full {@link rateLimitCallResult}.
  */
 export const rateLimitCallReturns = v.union(
-  addFieldsToValidator(rateLimitReturns.members[0], { details: v.optional(v.any() as unknown as typeof rateLimitDetails) }),
+  addFieldsToValidator(rateLimitReturns.members[0], { details: v.optional(v.any() as unknown as typeof rateLimitDetails), ...resetsAtField }),
   addFieldsToValidator(rateLimitReturns.members[1], {
     details: v.optional(v.any() as unknown as typeof rateLimitDetails),
     error: v.optional(v.any() as unknown as typeof rateLimitErrorValidator),
+    ...resetsAtField,
   }),
 );
 export type RateLimitCallResult = Infer<typeof rateLimitCallResult>;

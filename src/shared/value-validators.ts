@@ -58,6 +58,8 @@ export const getValueReturns = v.object({
    * override's (absent: the named config is in force).
    */
   by: v.optional(decidedByValidator),
+  /** A calendar quota's only: the instant (UTC ms) the shard's period ends (see `calendarValidator`). */
+  resetsAt: v.optional(v.number()),
   /**
    * Set when a network entry applied (`by: "network"`, or `blockedBy: "network"`): the entry's
    * network, canonical CIDR, the longest prefix holding the address.

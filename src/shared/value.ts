@@ -1,5 +1,5 @@
 // Reporting a limit's state without writing: `getValue`, and the hook's view of it.
-import { evaluate } from "./algebra.js";
+import { evaluate, startOf, windowIndex } from "./algebra.js";
 import { shardConfig } from "./layout.js";
 import { sampleDistinct, type ShardRead } from "./plan.js";
 import type { KeyFlow } from "./rows.js";
@@ -94,6 +94,8 @@ export function summarize(
     ...(best.cur.log === undefined ? {} : { log: best.cur.log }),
     shard: best.read.shard,
     config: shardConfig(config, phase, best.read.shard),
+    // A calendar quota's: when the period the shard stands in ends (see `resetsAt`).
+    ...(best.read.p.cal === undefined ? {} : { resetsAt: startOf(windowIndex(best.cur.ts, best.read.p) + 1, best.read.p) }),
     total: {
       // Scaled from the sample; a sample of zero capacity (capacity 0) can't be scaled.
       value: scaledTotal(readValue, readCapacity, capacity, exact),

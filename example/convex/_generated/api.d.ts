@@ -18,6 +18,7 @@ import type * as apiCalls from "../apiCalls.js";
 import type * as crons from "../crons.js";
 import type * as features_allOrNothing from "../features/allOrNothing.js";
 import type * as features_blocks from "../features/blocks.js";
+import type * as features_calendar from "../features/calendar.js";
 import type * as features_credit from "../features/credit.js";
 import type * as features_dryRun from "../features/dryRun.js";
 import type * as features_headers from "../features/headers.js";
@@ -51,6 +52,7 @@ declare const fullApi: ApiFromModules<{
   crons: typeof crons;
   "features/allOrNothing": typeof features_allOrNothing;
   "features/blocks": typeof features_blocks;
+  "features/calendar": typeof features_calendar;
   "features/credit": typeof features_credit;
   "features/dryRun": typeof features_dryRun;
   "features/headers": typeof features_headers;

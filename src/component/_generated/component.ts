@@ -48,6 +48,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                 }
               | {
                   applyUpdates?: "transactionally" | "asynchronously";
+                  calendar?: {
+                    anchor: number;
+                    period: "day" | "week" | "month";
+                    timeZone: string;
+                  };
                   capacity?: number;
                   dryRun?: boolean;
                   kind: "fixed window";
@@ -108,6 +113,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               }
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
+                calendar?: {
+                  anchor: number;
+                  period: "day" | "week" | "month";
+                  timeZone: string;
+                };
                 capacity?: number;
                 dryRun?: boolean;
                 kind: "fixed window";
@@ -290,6 +300,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           requests: Array<{
             config: {
               applyUpdates?: string;
+              calendar?: {
+                anchor: number;
+                period: "day" | "week" | "month";
+                timeZone: string;
+              };
               capacity?: number;
               dryRun?: boolean;
               exact?: boolean;
@@ -334,6 +349,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -367,6 +387,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: true;
+                  resetsAt?: number;
                   retryAfter?: number;
                 }
               | {
@@ -389,6 +410,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -422,6 +448,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: false;
+                  resetsAt?: number;
                   retryAfter: number;
                 }
             >;
@@ -450,6 +477,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -483,6 +515,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: true;
+                  resetsAt?: number;
                   retryAfter?: number;
                 }
               | {
@@ -505,6 +538,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -538,6 +576,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: false;
+                  resetsAt?: number;
                   retryAfter: number;
                 }
             >;
@@ -551,6 +590,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         {
           config: {
             applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
             capacity?: number;
             dryRun?: boolean;
             exact?: boolean;
@@ -595,6 +639,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   }
                 | {
                     applyUpdates?: "transactionally" | "asynchronously";
+                    calendar?: {
+                      anchor: number;
+                      period: "day" | "week" | "month";
+                      timeZone: string;
+                    };
                     capacity?: number;
                     dryRun?: boolean;
                     kind: "fixed window";
@@ -628,6 +677,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               shards: Array<number>;
             };
             ok: true;
+            resetsAt?: number;
             retryAfter?: number;
           }
         | {
@@ -650,6 +700,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                   }
                 | {
                     applyUpdates?: "transactionally" | "asynchronously";
+                    calendar?: {
+                      anchor: number;
+                      period: "day" | "week" | "month";
+                      timeZone: string;
+                    };
                     capacity?: number;
                     dryRun?: boolean;
                     kind: "fixed window";
@@ -683,6 +738,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               shards: Array<number>;
             };
             ok: false;
+            resetsAt?: number;
             retryAfter: number;
           },
         Name
@@ -700,6 +756,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         {
           config: {
             applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
             capacity?: number;
             dryRun?: boolean;
             exact?: boolean;
@@ -736,6 +797,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         {
           config: {
             applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
             capacity?: number;
             dryRun?: boolean;
             exact?: boolean;
@@ -779,6 +845,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
               }
             | {
                 applyUpdates?: "transactionally" | "asynchronously";
+                calendar?: {
+                  anchor: number;
+                  period: "day" | "week" | "month";
+                  timeZone: string;
+                };
                 capacity?: number;
                 dryRun?: boolean;
                 kind: "fixed window";
@@ -820,6 +891,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           log?: ArrayBuffer;
           network?: string;
           prev?: number;
+          resetsAt?: number;
           shard: number;
           total?: { capacity: number; exact: boolean; value: number };
           ts: number;
@@ -837,6 +909,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           requests: Array<{
             config: {
               applyUpdates?: string;
+              calendar?: {
+                anchor: number;
+                period: "day" | "week" | "month";
+                timeZone: string;
+              };
               capacity?: number;
               dryRun?: boolean;
               exact?: boolean;
@@ -887,6 +964,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -920,6 +1002,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: true;
+                  resetsAt?: number;
                   retryAfter?: number;
                 }
               | {
@@ -942,6 +1025,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -975,6 +1063,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: false;
+                  resetsAt?: number;
                   retryAfter: number;
                 }
             >;
@@ -1009,6 +1098,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -1042,6 +1136,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: true;
+                  resetsAt?: number;
                   retryAfter?: number;
                 }
               | {
@@ -1064,6 +1159,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                         }
                       | {
                           applyUpdates?: "transactionally" | "asynchronously";
+                          calendar?: {
+                            anchor: number;
+                            period: "day" | "week" | "month";
+                            timeZone: string;
+                          };
                           capacity?: number;
                           dryRun?: boolean;
                           kind: "fixed window";
@@ -1097,6 +1197,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     shards: Array<number>;
                   };
                   ok: false;
+                  resetsAt?: number;
                   retryAfter: number;
                 }
             >;
@@ -1110,6 +1211,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         {
           config: {
             applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
             capacity?: number;
             dryRun?: boolean;
             exact?: boolean;
@@ -1134,8 +1240,14 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           throws?: boolean;
           tier?: string;
         },
-        | { details?: any; ok: true; retryAfter?: number }
-        | { details?: any; error?: any; ok: false; retryAfter: number },
+        | { details?: any; ok: true; resetsAt?: number; retryAfter?: number }
+        | {
+            details?: any;
+            error?: any;
+            ok: false;
+            resetsAt?: number;
+            retryAfter: number;
+          },
         Name
       >;
       resetRateLimit: FunctionReference<
@@ -1144,6 +1256,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         {
           config?: {
             applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
             capacity?: number;
             dryRun?: boolean;
             exact?: boolean;
@@ -1247,6 +1364,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     }
                   | {
                       applyUpdates?: "transactionally" | "asynchronously";
+                      calendar?: {
+                        anchor: number;
+                        period: "day" | "week" | "month";
+                        timeZone: string;
+                      };
                       capacity?: number;
                       dryRun?: boolean;
                       kind: "fixed window";
@@ -1321,6 +1443,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                       }
                     | {
                         applyUpdates?: "transactionally" | "asynchronously";
+                        calendar?: {
+                          anchor: number;
+                          period: "day" | "week" | "month";
+                          timeZone: string;
+                        };
                         capacity?: number;
                         dryRun?: boolean;
                         kind: "fixed window";
@@ -1365,6 +1492,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         {
           config: {
             applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
             capacity?: number;
             dryRun?: boolean;
             exact?: boolean;
@@ -1390,6 +1522,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         {
           config: {
             applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
             capacity?: number;
             dryRun?: boolean;
             exact?: boolean;
@@ -1424,6 +1561,11 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
                     }
                   | {
                       applyUpdates?: "transactionally" | "asynchronously";
+                      calendar?: {
+                        anchor: number;
+                        period: "day" | "week" | "month";
+                        timeZone: string;
+                      };
                       capacity?: number;
                       dryRun?: boolean;
                       kind: "fixed window";
