@@ -115,7 +115,8 @@ export function answerRead<Id>(read: KeyInMemory<Id>, q: RowQuery): KeyRead<Id> 
     }
     case "network": {
       // As the store reads it: the last interval starting at or before the address, if it reaches it.
-      const last = read.networks?.filter((x) => x.start <= q.address).at(-1);
+      const before = read.networks?.filter((x) => x.start <= q.address);
+      const last = before?.[before.length - 1];
       return last !== undefined && last.end >= q.address ? { rows: [], pending: [], entry: { network: last.network, override: last.override } } : { rows: [], pending: [] };
     }
     default: {

@@ -324,7 +324,7 @@ function isKind(kind: unknown): kind is RateLimitConfig["kind"] {
 /** `"a", "b" or "c"`. */
 function listed(values: readonly string[], conjunction: "and" | "or"): string {
   const quoted = values.map((v) => JSON.stringify(v));
-  return quoted.length <= 1 ? quoted.join("") : `${quoted.slice(0, -1).join(", ")} ${conjunction} ${quoted.at(-1)}`;
+  return quoted.length <= 1 ? quoted.join("") : `${quoted.slice(0, -1).join(", ")} ${conjunction} ${quoted[quoted.length - 1]}`;
 }
 
 /** `a string`, `an object`, `null`: what a value is, for a message. */
