@@ -12,7 +12,7 @@ import type { LimitAllResult } from "../shared/limit-all-validators.js";
 import type { LeaseValue, LimitConfig } from "../shared/concurrency-validators.js";
 import { acquireRequest, anyConfigFor, configFor, generated, request, requestAll } from "./resolve.js";
 import { hookAPI, leaseHookAPI, type HookAPIOf } from "./hook-api.js";
-import { LeaseMethods } from "./leases.js";
+import { WaitMethods } from "./waiting.js";
 import { exactFor, noteAsyncTake } from "./transaction-takes.js";
 import type {
   CleanupResult,
@@ -42,7 +42,7 @@ import type {
  * Names given here are type-checked at every call; any other name needs an inline `config`.
  * Every config is validated here, so a malformed one fails when the module loads.
  */
-export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<never, never>> extends LeaseMethods<Limits> {
+export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<never, never>> extends WaitMethods<Limits> {
   /**
    * @param component The installed component: `components.rateLimiter`.
    * @param limits The named limits and their configs.

@@ -1,5 +1,5 @@
 // The component's database adapter: the one place that queries and writes `rateLimits`,
-// `pendingTakes` and `leases`. It answers the flows' reads (src/shared/rows.ts) and executes their writes; every
+// `pendingTakes`, `leases` and `queuedRuns`. It answers the flows' reads (src/shared/rows.ts) and executes their writes; every
 // query on those tables is written once, here. Handlers import it; it imports no handler.
 import type { LeaseInsert, LeaseOp, LeaseQuery, LeaseRecord } from "../shared/concurrency.js";
 import type { KeyRead, KeyRow, RowOp, RowQuery } from "../shared/rows.js";
@@ -10,6 +10,7 @@ import type { Take } from "../shared/stored.js";
 import type { Doc, Id } from "./_generated/dataModel.js";
 import type { DatabaseReader, DatabaseWriter, MutationCtx } from "./_generated/server.js";
 import { wakeApplier } from "./wake.js";
+import type { SystemDataModel, WithoutSystemFields } from "convex/server";
 
 /**
  * firstOf returns a query's first document, or null. It stops at the first document, where
@@ -289,4 +290,60 @@ export async function deleteExpiredLeases(db: DatabaseWriter, now: number, limit
     .take(limit);
   for (const doc of docs) await db.delete(doc._id);
   return docs.length;
+}
+
+/** The queued runs of one key, in the order of their `runAt`. */
+function runsQuery(db: DatabaseReader, { name, key }: KeyAddress) {
+  return db.query("queuedRuns").withIndex("key", (i) => i.eq("name", name).eq("key", key));
+}
+
+/**
+ * queuedUntil returns the latest `runAt` (UTC ms) of the runs queued for one key, or undefined
+ * when none is recorded: a new run of the key is never scheduled before it. One indexed read.
+ */
+export async function queuedUntil(db: DatabaseReader, at: KeyAddress): Promise<number | undefined> {
+  return (await firstOf(runsQuery(db, at).order("desc")))?.runAt;
+}
+
+/** insertRun records a queued run. */
+export function insertRun(db: DatabaseWriter, run: WithoutSystemFields<Doc<"queuedRuns">>): Promise<Id<"queuedRuns">> {
+  return db.insert("queuedRuns", run);
+}
+
+/** The state of a job this component scheduled (`_scheduled_functions`), or undefined when there is none. */
+export async function jobState(db: DatabaseReader, job: Id<"_scheduled_functions">): Promise<SystemDataModel["_scheduled_functions"]["document"]["state"]["kind"] | undefined> {
+  return (await db.system.get(job))?.state.kind;
+}
+
+/**
+ * pruneRuns deletes up to `most` of one key's runs that are over at `now`: due (`runAt` before
+ * `now`) and either only a place in line (`waitUntilAllowed`'s, no job) or with a job that
+ * started, finished or was cancelled. A run whose job is still pending stays: `cancelRun` needs
+ * it. Bounded work per call keeps a key's runs to those still queued, with no cron.
+ */
+export async function pruneRuns(db: DatabaseWriter, at: KeyAddress, now: number, most: number): Promise<number> {
+  const due = await runsQuery(db, at).order("asc").take(most);
+  let deleted = 0;
+  for (const run of due) {
+    if (!(run.runAt < now)) break;
+    if (run.job !== undefined && (await jobState(db, run.job)) === "pending") continue;
+    await db.delete("queuedRuns", run._id);
+    deleted++;
+  }
+  return deleted;
+}
+
+/** runOfJob returns the queued run a job runs, or null. */
+export function runOfJob(db: DatabaseReader, job: Id<"_scheduled_functions">): Promise<Doc<"queuedRuns"> | null> {
+  return firstOf(db.query("queuedRuns").withIndex("job", (i) => i.eq("job", job)));
+}
+
+/** deleteRun deletes a queued run. */
+export function deleteRun(db: DatabaseWriter, id: Id<"queuedRuns">): Promise<void> {
+  return db.delete("queuedRuns", id);
+}
+
+/** normalizeJob returns `id` as the id of a job in this component's `_scheduled_functions`, or null. */
+export function normalizeJob(db: DatabaseReader, id: string): Id<"_scheduled_functions"> | null {
+  return db.system.normalizeId("_scheduled_functions", id);
 }

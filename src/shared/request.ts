@@ -182,8 +182,8 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
   return yield* inForce(args, now, random, (resolved, own, draw) => decideUnder<Id>(args, resolved, own, now, draw));
 }
 
-/** Decides a request under what is in force for its key (see {@link requestFlow}). */
-function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override | undefined, now: number, random: () => number): KeyFlow<Id, RequestOutcome<Id>> {
+/** Decides a request under what is in force for its key (see {@link requestFlow}; `waitFlow` in wait.ts reserves through it). */
+export function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override | undefined, now: number, random: () => number): KeyFlow<Id, RequestOutcome<Id>> {
   const { config } = resolved;
   // An override's config is checked as the named one was (the named config may have changed under it).
   if (resolved.by !== "config") checkConfig(config);

@@ -172,6 +172,7 @@ const OPTION_TYPES: Record<string, readonly string[]> = {
   from: ["number"],
   to: ["number"],
   allowClientConfig: ["boolean"],
+  maxWait: ["number"],
 };
 
 /**
