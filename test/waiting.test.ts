@@ -5,7 +5,7 @@
 import { convexTest } from "convex-test";
 import { anyApi, type ApiFromModules } from "convex/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { HOUR, MINUTE, SECOND } from "../src/client/index.js";
+import { HOUR, MINUTE, SECOND, type WaitOptions } from "../src/client/index.js";
 import { register } from "../src/test.js";
 import type * as waiting from "./app/waiting.js";
 import { rateLimiter, schema, sendRef } from "./app/waiting.js";
@@ -46,7 +46,7 @@ async function runAll(t: T): Promise<number[]> {
 }
 
 /** Queues `n` sends to `to0`, `to1`, … in one transaction, at one instant (T0 unless the clock moved). */
-function burst(t: T, n: number, options: Parameters<typeof rateLimiter.runWhenAllowed>[2] = {}, name: Parameters<typeof rateLimiter.runWhenAllowed>[1] = "emails") {
+function burst(t: T, n: number, options: WaitOptions = {}, name: "emails" | "hourly" | "bounded" | "sharded" | "hot" | "metered" | "dry" = "emails") {
   return t.run(async (ctx) => {
     const out = [];
     for (let i = 0; i < n; i++) out.push(await rateLimiter.runWhenAllowed(ctx, name, options, sendRef, { to: `to${i}` }));
