@@ -46,7 +46,7 @@ async function runAll(t: T): Promise<number[]> {
 }
 
 /** Queues `n` sends to `to0`, `to1`, … in one transaction, at one instant (T0 unless the clock moved). */
-function burst(t: T, n: number, options: WaitOptions = {}, name: "emails" | "hourly" | "bounded" | "sharded" | "hot" | "metered" | "dry" = "emails") {
+function burst(t: T, n: number, options: WaitOptions = {}, name: "emails" | "hourly" | "bounded" | "sharded" | "hot" | "metered" | "dry" | "window" = "emails") {
   return t.run(async (ctx) => {
     const out = [];
     for (let i = 0; i < n; i++) out.push(await rateLimiter.runWhenAllowed(ctx, name, options, sendRef, { to: `to${i}` }));
@@ -90,6 +90,20 @@ describe("runWhenAllowed", () => {
     const perWindow = new Map<number, number>();
     for (const s of sent) perWindow.set(Math.floor((s.at - T0) / HOUR), (perWindow.get(Math.floor((s.at - T0) / HOUR)) ?? 0) + 1);
     expect([...perWindow.values()].every((n) => n <= 3)).toBe(true);
+  });
+
+  test("an exact sliding window: each run logged at its own instant, never more than 3 in any minute", async () => {
+    const t = makeTest();
+    const results = await burst(t, 7, {}, "window");
+    expect(results.map((r) => (r.ok ? r.runAt - T0 : null))).toEqual([0, 0, 0, MINUTE, MINUTE, MINUTE, 2 * MINUTE]);
+    // A plain request meanwhile counts the takes logged ahead: refused until +2 min, when the
+    // window ending there holds only the last run (the three at +1 min leave it then).
+    vi.setSystemTime(T0 + 30 * SECOND);
+    expect(await t.query(api.waiting.check, { name: "window" })).toEqual({ ok: false, retryAfter: 90 * SECOND });
+    await runAll(t);
+    const sent = await t.query(api.waiting.sent, {});
+    expect(sent.map((s) => s.to)).toEqual(["to0", "to1", "to2", "to3", "to4", "to5", "to6"]);
+    for (const s of sent) expect(sent.filter((o) => o.at > s.at - MINUTE && o.at <= s.at).length).toBeLessThanOrEqual(3);
   });
 
   test("maxWait: a wait longer than it is refused, writing nothing; retryAfter is when it fits", async () => {
@@ -279,7 +293,17 @@ describe("bad input: an InvalidRateLimit error naming the field, nothing written
       (t) => t.run((ctx) => rateLimiter.runWhenAllowed(ctx, "emails", {}, {} as unknown as typeof sendRef, { to: "x" })),
       "fn",
     ],
-    ["a sliding window", (t) => t.run((ctx) => rateLimiter.runWhenAllowed(ctx, "window", {}, sendRef, { to: "x" })), "config.kind"],
+    ["an approximate sliding window", (t) => t.run((ctx) => rateLimiter.runWhenAllowed(ctx, "approx", {}, sendRef, { to: "x" })), "config.exact"],
+    [
+      "a sharded exact sliding window",
+      (t) => t.run((ctx) => rateLimiter.runWhenAllowed(ctx, "inline", { config: { kind: "sliding window", rate: 4, period: MINUTE, shards: 2 } }, sendRef, { to: "x" })),
+      "config.shards",
+    ],
+    [
+      "an asynchronous exact sliding window",
+      (t) => t.run((ctx) => rateLimiter.runWhenAllowed(ctx, "inline", { config: { kind: "sliding window", rate: 4, period: MINUTE, applyUpdates: "asynchronously" } }, sendRef, { to: "x" })),
+      "config.applyUpdates",
+    ],
     [
       "a concurrency limit",
       (t) => t.run((ctx) => rateLimiter.runWhenAllowed(ctx, "slots" as "emails", {}, sendRef, { to: "x" })),

@@ -354,6 +354,9 @@ export type RowDecision =
  * - With `reserve`: ok when taking them leaves a debt no deeper than `maxReserved`; then
  *   `retryAfter` (if set) is when the debt is repaid, i.e. when the reserved work may run.
  * - Refused: `retryAfter` is the least whole ms after which the same request succeeds.
+ *
+ * An exact sliding window reserves by logging the take at the instant it may run (see
+ * {@link reserveLogged}), no earlier than `notBefore` (ms); the other kinds take into debt now.
  */
 export function decideRow(
   state: State | null,
@@ -361,7 +364,9 @@ export function decideRow(
   now: number,
   count: number,
   reserve: boolean,
+  notBefore?: number,
 ): RowDecision {
+  if (reserve && count > 0 && p.kind === "exact sliding window") return reserveLogged(state, p, now, count, notBefore ?? now);
   const cur = evaluate(state, p, now);
   if (count === 0) {
     return cur.value >= 0 ? { ok: true } : { ok: false, retryAfter: delayUntil(state, p, now, 0) };
@@ -374,6 +379,27 @@ export function decideRow(
   }
   const accepts = (value: number) => minus(value, count) >= floor;
   return { ok: false, retryAfter: delayUntil(state, p, now, count + floor, accepts, count) };
+}
+
+/**
+ * reserveLogged reserves `count` tokens of an exact sliding window at `now`: the take is logged at
+ * the first whole-ms instant `at`, no earlier than `now` or `notBefore`, at which the window ending
+ * there has room for it, counting every take logged after the window's start, those logged ahead
+ * included. The row's `ts` stays `now`, so its value (possibly negative) counts the take at once,
+ * and every later decision counts it, from `now` on, until it leaves the window at `at + period`:
+ * a decision at `t` counts every take logged after `t - period`, the ones ahead too, so it never
+ * admits a take that a window holding both would count over the rate. A take logged at the latest
+ * instant of the log needs only the window ending there checked: no take lies after it.
+ * `retryAfter` is `at - now`, unset when it is 0.
+ */
+function reserveLogged(state: State | null, p: Params, now: number, count: number, notBefore: number): RowDecision {
+  const cur = evaluate(state, p, now);
+  const fits = (t: number) => minus(valueAt(state, p, t), count) >= 0;
+  const from = notBefore > now ? notBefore : now;
+  if (from === now && fits(now)) return { ok: true, next: withValue(cur, p, minus(cur.value, count)) };
+  const at = fits(from) ? from : from + delayUntil(state, p, from, count, undefined, count);
+  const taken = withTaken(entriesOf(cur, p), at, count);
+  return { ok: true, next: { value: roomFor(taken, p), ts: cur.ts, log: encodeLog(taken) }, retryAfter: at - now };
 }
 
 /**

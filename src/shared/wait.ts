@@ -6,9 +6,9 @@ import { DAY, MINUTE } from "./algebra.js";
 import { inForce } from "./overrides.js";
 import { decideUnder, type MetricEventOf } from "./request.js";
 import type { KeyFlow, RowOp } from "./rows.js";
-import { invalid, validateCount, validateCountValue, validateNameAndKey, validateTier } from "./validate.js";
+import { invalid, validateCountValue, validateNameAndKey, validateTier, validateWaitConfig } from "./validate.js";
 import { checkConfig } from "./validate-config.js";
-import { configArgValidator, type RateLimitArgs, type RateLimitConfig } from "./validators.js";
+import { configArgValidator, type RateLimitArgs } from "./validators.js";
 import { math } from "./math.js";
 
 /** How long `runWhenAllowed` lets work wait by default (ms): one day. */
@@ -100,8 +100,8 @@ export type WaitOutcome<Id> = {
 
 /**
  * checkWait checks what a wait adds to a request before anything is read: `maxWait` (from 0 to
- * {@link MAX_MAX_WAIT}), a `count` > 0 (work that takes nothing needs no limit), and a named
- * config of a kind that can wait (not a sliding window: see {@link validateWaitConfig}).
+ * {@link MAX_MAX_WAIT}), a `count` > 0 (work that takes no tokens needs no limit), and a named
+ * config of a kind that can wait (see `validateWaitConfig`).
  */
 export function checkWait(args: Pick<WaitArgs, "maxWait" | "count" | "config">): void {
   validateMaxWait(args.maxWait, MAX_MAX_WAIT);
@@ -109,18 +109,6 @@ export function checkWait(args: Pick<WaitArgs, "maxWait" | "count" | "config">):
   validateCountValue(count);
   if (!(count > 0)) throw invalid("count", count, "must be > 0: work that takes no tokens needs no limit");
   validateWaitConfig(args.config);
-}
-
-/**
- * validateWaitConfig refuses a sliding window, exact or not: waiting reserves tokens ahead, and a
- * sliding window can't (a take at a future instant would have to be counted in every window that
- * holds it, the windows before that instant included, which its row doesn't record). Throws an
- * `InvalidRateLimit` `ConvexError` naming `config.kind`.
- */
-export function validateWaitConfig(config: RateLimitConfig): void {
-  if (config.kind === "sliding window") {
-    throw invalid("config.kind", config.kind, "can't wait: a sliding window can't reserve tokens ahead; use a token bucket or a fixed window");
-  }
 }
 
 /**
@@ -139,21 +127,11 @@ export function* waitFlow<Id>(args: WaitArgs, now: number, random: () => number,
   if (args.tier !== undefined) validateTier(args.tier);
   checkWait(args);
   const count = args.count ?? 1;
-  const request: RateLimitArgs = { name: args.name, config: args.config, count, reserve: true, exact: true };
+  const request: RateLimitArgs = { name: args.name, config: args.config, count, exact: true };
   if (args.key !== undefined) request.key = args.key;
   if (args.tier !== undefined) request.tier = args.tier;
   return yield* inForce(request, now, random, function* (resolved, own, draw): KeyFlow<Id, WaitOutcome<Id>> {
-    if (resolved.by !== "config") checkConfig(resolved.config);
-    try {
-      validateWaitConfig(resolved.config);
-      validateCount(count, resolved.config, false);
-    } catch (error) {
-      // A count the key's own override serves may be one the named config can't: look at the
-      // key's first row (which carries it, if any) before refusing, as a request does.
-      if (own === undefined) yield { read: "any" };
-      throw error;
-    }
-    const decided = yield* decideUnder<Id>(request, resolved, own, now, draw);
+    const decided = yield* decideUnder<Id>(request, resolved, own, now, draw, { notBefore: queuedUntil });
     const shards = decided.plan.shards;
     const { event } = decided;
     if (!decided.result.ok) return refused(decided.result.retryAfter, event, shards);

@@ -22,12 +22,14 @@ export const rateLimiter = new RateLimiter(components.rateLimiter, {
   hot: { kind: "token bucket", rate: 2, period: MINUTE, applyUpdates: "asynchronously" },
   metered: { kind: "token bucket", rate: 1, period: MINUTE, metrics: true },
   dry: { kind: "token bucket", rate: 1, period: MINUTE, dryRun: true },
+  // Exact (the default): never more than 3 in any minute.
   window: { kind: "sliding window", rate: 3, period: MINUTE },
+  approx: { kind: "sliding window", rate: 3, period: MINUTE, exact: false },
   slots: { kind: "concurrency", capacity: 1, lease: MINUTE },
 });
 
-type Name = "emails" | "hourly" | "bounded" | "sharded" | "hot" | "metered" | "dry";
-const name = v.union(...(["emails", "hourly", "bounded", "sharded", "hot", "metered", "dry"] as const).map((n) => v.literal(n)));
+type Name = "emails" | "hourly" | "bounded" | "sharded" | "hot" | "metered" | "dry" | "window";
+const name = v.union(...(["emails", "hourly", "bounded", "sharded", "hot", "metered", "dry", "window"] as const).map((n) => v.literal(n)));
 
 /** The work: records that it ran, and when; with `fail`, fails as a provider that is down. */
 export const send = internalMutationGeneric({
