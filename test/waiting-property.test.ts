@@ -1,0 +1,202 @@
+// Waiting until allowed as a fast-check property, through the published register() helper on
+// convex-test with the scheduler run timer by timer under fake timers: random histories of
+// runWhenAllowed and cancelRun over two keys, on a token bucket, a fixed window or an exact sliding
+// window, with config changes, key overrides and blocks. For each key, the runs start in the order
+// they were accepted and never before their runAt (each job's timer fires exactly at it); the runAt
+// instants, replayed as plain admissions, are all admitted under the most generous config the
+// history used, kind by kind (an exact window: never more than its rate in any window); no run is
+// scheduled inside a block in force when it was accepted; a cancelled run never runs, credits at
+// most its tokens, once. DEEP=1 runs many more histories; replay with FC_SEED (and FC_PATH).
+import { fc, test } from "@fast-check/vitest";
+import { convexTest } from "convex-test";
+import { componentsGeneric } from "convex/server";
+import { afterEach, beforeEach, describe, expect, vi } from "vitest";
+import { RateLimiter, type RateLimitConfig } from "../src/client/index.js";
+import type { ComponentApi } from "../src/component/_generated/component.js";
+import { decideRow, paramsOf, phaseOf, type State } from "../src/shared/algebra.js";
+import { register } from "../src/test.js";
+import { runs, TIMEOUT } from "../tools/fast-check.js";
+import { schema, sendRef } from "./app/waiting.js";
+
+const components = componentsGeneric() as unknown as { rateLimiter: ComponentApi };
+const T0 = Date.UTC(2031, 0, 1);
+const KEYS = ["a", "b"] as const;
+type Key = (typeof KEYS)[number];
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(T0);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.useRealTimers();
+});
+
+type Kind = "token bucket" | "fixed window" | "sliding window";
+type Op =
+  | { op: "queue"; key: Key; count: number; dt: number; maxWait: number | undefined }
+  | { op: "cancel"; pick: number; dt: number }
+  | { op: "change"; rate: number; dt: number }
+  | { op: "override"; key: Key; rate: number; dt: number }
+  | { op: "block"; key: Key; ms: number; dt: number };
+
+const kindArb = fc.constantFrom<Kind>("token bucket", "fixed window", "sliding window");
+const historyArb = fc.record({
+  kind: kindArb,
+  // At least 2, so every count drawn (1 or 2) is one a full limit holds, whatever is in force.
+  rate: fc.integer({ min: 2, max: 3 }),
+  extra: fc.integer({ min: 0, max: 1 }),
+  period: fc.constantFrom(1000, 5000),
+  ops: fc.array(
+    fc.oneof(
+      { weight: 6, arbitrary: fc.record({ op: fc.constant("queue" as const), key: fc.constantFrom(...KEYS), count: fc.integer({ min: 1, max: 2 }), dt: fc.integer({ min: 0, max: 3000 }), maxWait: fc.option(fc.integer({ min: 0, max: 8000 }), { nil: undefined }) }) },
+      { weight: 2, arbitrary: fc.record({ op: fc.constant("cancel" as const), pick: fc.nat(), dt: fc.integer({ min: 0, max: 3000 }) }) },
+      { weight: 1, arbitrary: fc.record({ op: fc.constant("change" as const), rate: fc.integer({ min: 2, max: 4 }), dt: fc.integer({ min: 0, max: 3000 }) }) },
+      { weight: 1, arbitrary: fc.record({ op: fc.constant("override" as const), key: fc.constantFrom(...KEYS), rate: fc.integer({ min: 2, max: 4 }), dt: fc.integer({ min: 0, max: 3000 }) }) },
+      { weight: 1, arbitrary: fc.record({ op: fc.constant("block" as const), key: fc.constantFrom(...KEYS), ms: fc.integer({ min: 1, max: 6000 }), dt: fc.integer({ min: 0, max: 3000 }) }) },
+    ),
+    { minLength: 1, maxLength: 14 },
+  ),
+});
+
+/** A config of `kind` at `rate` tokens per `period` (a token bucket's and a fixed window's capacity `rate + extra`). */
+function configOf(kind: Kind, rate: number, extra: number, period: number): RateLimitConfig {
+  if (kind === "sliding window") return { kind, rate, period };
+  if (kind === "fixed window") return { kind, rate, period, capacity: rate + extra, start: 0 };
+  return { kind, rate, period, capacity: rate + extra };
+}
+
+type Accepted = { key: Key; to: string; count: number; runAt: number; id: string; order: number; cancelled: boolean };
+
+describe("waiting until allowed, over random histories with the scheduler run", () => {
+  test.prop([historyArb], runs(25, 400))(
+    "order, runAt, the limit kind by kind, blocks, cancellation",
+    async ({ kind, rate, extra, period, ops }) => {
+      vi.setSystemTime(T0);
+      const t = convexTest(schema, import.meta.glob("./app/**/*.ts"));
+      register(t);
+      // Sends are recorded by the app's `send`; each carries a unique `to`.
+      let limiter = new RateLimiter(components.rateLimiter, { p: configOf(kind, rate, extra, period) });
+      const rates = [rate];
+      const accepted: Accepted[] = [];
+      const blocks: { key: Key; from: number; until: number }[] = [];
+      const fired: number[] = [];
+      let now = T0;
+      let n = 0;
+      let firedCount = 0;
+      /**
+       * Moves the clock to `to`, running each job due by then at its own instant: one timer per
+       * accepted run (a cancelled run's fires too, and finds its job cancelled), in runAt order.
+       */
+      const advance = async (to: number) => {
+        const dueCount = accepted.filter((r) => r.runAt <= to).length;
+        while (firedCount < dueCount) {
+          const before = vi.getTimerCount();
+          // Fires every timer due at the next instant that has one (vitest ticks 0 after it).
+          vi.advanceTimersToNextTimer();
+          for (let i = vi.getTimerCount(); i < before; i++, firedCount++) fired.push(Date.now());
+          await t.finishInProgressScheduledFunctions();
+        }
+        expect(firedCount).toBe(dueCount);
+        // Every timer due by `to` has fired: moving the fake clock fires none. (setSystemTime would
+        // shift the pending timers' due instants along with it.)
+        if (to > Date.now()) vi.advanceTimersByTime(to - Date.now());
+        now = Math.max(now, to, Date.now());
+      };
+      for (const op of ops) {
+        await advance(now + op.dt);
+        switch (op.op) {
+          case "queue": {
+            const to = `r${n++}`;
+            const result = await t.run(async (ctx) => {
+              const decidedAt = Date.now();
+              const r = await limiter.runWhenAllowed(ctx, "p", { key: op.key, count: op.count, ...(op.maxWait === undefined ? {} : { maxWait: op.maxWait }) }, sendRef, { to });
+              return { r, decidedAt };
+            });
+            const { r, decidedAt } = result;
+            if (r.ok) {
+              expect(r.runAt).toBeGreaterThanOrEqual(decidedAt);
+              expect(Number.isInteger(r.runAt)).toBe(true);
+              if (op.maxWait !== undefined) expect(r.runAt - decidedAt).toBeLessThanOrEqual(op.maxWait);
+              // No run is scheduled inside a block in force when it was accepted.
+              for (const b of blocks) if (b.key === op.key && decidedAt < b.until) expect(r.runAt).toBeGreaterThanOrEqual(b.until);
+              accepted.push({ key: op.key, to, count: op.count, runAt: r.runAt, id: r.id, order: accepted.length, cancelled: false });
+            } else {
+              expect(r.retryAfter).toBeGreaterThanOrEqual(1);
+            }
+            break;
+          }
+          case "cancel": {
+            if (accepted.length === 0) break;
+            const run = accepted[op.pick % accepted.length]!;
+            const first = await t.run((ctx) => limiter.cancelRun(ctx, run.id));
+            if (first.cancelled) {
+              expect(run.cancelled).toBe(false);
+              expect(first.credited).toBeGreaterThanOrEqual(0);
+              expect(first.credited).toBeLessThanOrEqual(run.count);
+              run.cancelled = true;
+              // Exactly once: a second call credits nothing.
+              expect(await t.run((ctx) => limiter.cancelRun(ctx, run.id))).toEqual({ cancelled: false, state: "canceled" });
+            } else if (run.cancelled) {
+              expect(first.state).toBe("canceled");
+            } else {
+              // Not cancelled, so it could only be refused because it started.
+              expect(["inProgress", "success", "failed"]).toContain(first.state);
+              expect(run.runAt).toBeLessThanOrEqual(Date.now());
+            }
+            break;
+          }
+          case "change":
+            rates.push(op.rate);
+            limiter = new RateLimiter(components.rateLimiter, { p: configOf(kind, op.rate, extra, period) });
+            break;
+          case "override": {
+            rates.push(op.rate);
+            // It replaces a block of the key.
+            for (const b of blocks) if (b.key === op.key) b.until = Math.min(b.until, Date.now());
+            await t.run((ctx) => limiter.setOverride(ctx, "p", { key: op.key }, { config: configOf(kind, op.rate, extra, period) }));
+            break;
+          }
+          case "block": {
+            const until = Date.now() + op.ms;
+            blocks.push({ key: op.key, from: Date.now(), until });
+            await t.run((ctx) => limiter.setOverride(ctx, "p", { key: op.key }, { blockedUntil: until }));
+            break;
+          }
+        }
+      }
+      await advance(Math.max(now, ...accepted.map((r) => r.runAt)) + 1);
+      const sent = await t.run(async (ctx) => (await ctx.db.query("sent").collect()).map(({ to, at }) => ({ to: to as string, at: at as number })));
+      const live = accepted.filter((r) => !r.cancelled);
+      // A cancelled run never runs; every other one runs once.
+      expect(sent.map((s) => s.to).sort()).toEqual(live.map((r) => r.to).sort());
+      // Each job's timer fired at its runAt exactly.
+      expect(fired).toEqual(accepted.map((r) => r.runAt).sort((a, b) => a - b));
+      for (const key of KEYS) {
+        const mine = live.filter((r) => r.key === key);
+        // runAt never decreases in acceptance order, and the runs start in that order, never before runAt.
+        for (let i = 1; i < mine.length; i++) expect(mine[i]!.runAt).toBeGreaterThanOrEqual(mine[i - 1]!.runAt);
+        const started = mine.map((r) => sent.find((s) => s.to === r.to)!);
+        for (let i = 0; i < mine.length; i++) expect(started[i]!.at).toBeGreaterThanOrEqual(mine[i]!.runAt);
+        expect(sent.filter((s) => mine.some((r) => r.to === s.to)).map((s) => s.to)).toEqual(mine.map((r) => r.to));
+        // The runAt instants, replayed as plain admissions under the most generous config used.
+        const most = configOf(kind, Math.max(...rates), extra, period);
+        if (kind === "sliding window") {
+          for (const r of mine) {
+            const inWindow = mine.filter((o) => o.runAt > r.runAt - period && o.runAt <= r.runAt).reduce((s, o) => s + o.count, 0);
+            expect(inWindow).toBeLessThanOrEqual(most.rate);
+          }
+        } else {
+          const p = paramsOf(most, phaseOf(0, period));
+          let state: State | null = null;
+          for (const r of mine) {
+            const d = decideRow(state, p, r.runAt, r.count, false);
+            expect(d.ok, `${key} ${r.to} at +${r.runAt - T0}`).toBe(true);
+            if (d.ok && d.next) state = d.next;
+          }
+        }
+      }
+    },
+    TIMEOUT,
+  );
+});
