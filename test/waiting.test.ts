@@ -95,6 +95,19 @@ describe("runWhenAllowed", () => {
     expect([...perWindow.values()].every((n) => n <= 3)).toBe(true);
   });
 
+  test("a fixed window: work that can't run in this window doesn't use its leftover, lost at the boundary", async () => {
+    const t = makeTest();
+    const counts = [2, 2, 1, 1];
+    const results = await t.run(async (ctx) => {
+      const out = [];
+      for (const count of counts) out.push(await rateLimiter.runWhenAllowed(ctx, "hourly", { count }, sendRef, { to: `c${count}` }));
+      return out;
+    });
+    // The first 2 run now, leaving 1 this hour; the next 2 can't, and the next hour grants 3:
+    // 2 + 1 then, and the last in the hour after (with the leftover, 4 would run in one hour).
+    expect(results.map((r) => (r.ok ? r.runAt - T0 : null))).toEqual([0, HOUR, HOUR, 2 * HOUR]);
+  });
+
   test("an exact sliding window: each run logged at its own instant, never more than 3 in any minute", async () => {
     const t = makeTest();
     const results = await burst(t, 7, {}, "window");
@@ -303,6 +316,11 @@ describe("bad input: an InvalidRateLimit error naming the field, nothing written
       "fn a plain object",
       (t) => t.run((ctx) => rateLimiter.runWhenAllowed(ctx, "emails", {}, {} as unknown as typeof sendRef, { to: "x" })),
       "fn",
+    ],
+    [
+      "a sharded fixed window",
+      (t) => t.run((ctx) => rateLimiter.runWhenAllowed(ctx, "inline", { config: { kind: "fixed window", rate: 4, period: MINUTE, shards: 2 } }, sendRef, { to: "x" })),
+      "config.shards",
     ],
     ["an approximate sliding window", (t) => t.run((ctx) => rateLimiter.runWhenAllowed(ctx, "approx", {}, sendRef, { to: "x" })), "config.exact"],
     [

@@ -80,7 +80,8 @@ export const cancelRun = mutation({
     const { name, key, tier, count, shards } = run;
     const at = { name, key, config };
     const credit = { name, count, config, ...(key === undefined ? {} : { key }), ...(tier === undefined ? {} : { tier }), ...(shards.length > 0 ? { shards } : {}) };
-    const { credited, ops } = await runPlanAsync(creditFlow<Id<"rateLimits">>(credit, Date.now()), (q) => readKey(ctx.db, at, q));
+    // The run's tokens were logged at its runAt (an exact sliding window's): they come off there.
+    const { credited, ops } = await runPlanAsync(creditFlow<Id<"rateLimits">>(credit, Date.now(), run.runAt), (q) => readKey(ctx.db, at, q));
     if (ops.length > 0) await writeKey(ctx, at, ops);
     await deleteRun(ctx.db, run._id);
     return { cancelled: true, credited };

@@ -7,7 +7,7 @@ import type { RowLayout } from "./stored.js";
 import { minus } from "./split.js";
 import { invalid } from "./validate.js";
 import { math } from "./math.js";
-import { carriedLog, decodeLog, encodeLog, freedAt, live, logTotal, withGivenBack, withTaken, type Entry } from "./window-log.js";
+import { carriedLog, decodeLog, encodeLog, freedAt, live, logTotal, withGivenBack, withTaken, withWithdrawn, type Entry } from "./window-log.js";
 
 /**
  * SECOND is one second in ms (1000), for configs: `{ rate: 10, period: SECOND }`. Periods, and
@@ -156,6 +156,21 @@ export function withValue(cur: State, p: Params, value: number): State {
   // The value the next read computes from the log (the caller's can differ from it by float noise).
   const out: State = { value: change === 0 ? cur.value : roomFor(next, p), ts: cur.ts };
   if (next.length > 0) out.log = next === entries && isLogOf(cur, entries) ? cur.log! : encodeLog(next);
+  return out;
+}
+
+/**
+ * withdrawn returns a state evaluated at its `ts` with `count` tokens given back that were taken
+ * for work logged at `at` (ms) that will never run (a cancelled run): an exact sliding window
+ * takes them off its entry at `at` (see `withWithdrawn`); the other kinds hold no instants, and
+ * add them to the value as a credit does (`withValue`). The caller bounds `count` as a credit is
+ * bounded (never above the capacity).
+ */
+export function withdrawn(cur: State, p: Params, at: number, count: number): State {
+  if (p.kind !== "exact sliding window") return withValue(cur, p, cur.value + count);
+  const next = withWithdrawn(entriesOf(cur, p), at, count);
+  const out: State = { value: roomFor(next, p), ts: cur.ts };
+  if (next.length > 0) out.log = encodeLog(next);
   return out;
 }
 
@@ -355,8 +370,12 @@ export type RowDecision =
  *   `retryAfter` (if set) is when the debt is repaid, i.e. when the reserved work may run.
  * - Refused: `retryAfter` is the least whole ms after which the same request succeeds.
  *
- * An exact sliding window reserves by logging the take at the instant it may run (see
- * {@link reserveLogged}), no earlier than `notBefore` (ms); the other kinds take into debt now.
+ * With `notBefore` (ms), the request waits until allowed (`runWhenAllowed`): its work runs no
+ * earlier than `notBefore`, at the first instant the limit allows it, and the reservation counts
+ * it there: an exact sliding window logs the take at that instant (see {@link reserveLogged}), a
+ * fixed window counts it in the window it runs in (see {@link reserveNextWindow}), a token bucket
+ * takes into debt now, as `reserve` does. Without it, `reserve` takes into debt now, whatever the
+ * kind: an exact sliding window still logs ahead.
  */
 export function decideRow(
   state: State | null,
@@ -368,6 +387,9 @@ export function decideRow(
 ): RowDecision {
   if (reserve && count > 0 && p.kind === "exact sliding window") return reserveLogged(state, p, now, count, notBefore ?? now);
   const cur = evaluate(state, p, now);
+  if (reserve && count > 0 && p.kind === "fixed window" && notBefore !== undefined && (notBefore > now || !(minus(cur.value, count) >= 0))) {
+    return reserveNextWindow(state, cur, p, now, count);
+  }
   if (count === 0) {
     return cur.value >= 0 ? { ok: true } : { ok: false, retryAfter: delayUntil(state, p, now, 0) };
   }
@@ -379,6 +401,20 @@ export function decideRow(
   }
   const accepts = (value: number) => minus(value, count) >= floor;
   return { ok: false, retryAfter: delayUntil(state, p, now, count + floor, accepts, count) };
+}
+
+/**
+ * reserveNextWindow reserves `count` tokens of a fixed window for work that can't run in the
+ * current window: it will run in a later one, so it may use only what the current window carries
+ * into the next (its tokens above `capacity - rate` are lost at the boundary, where the value is
+ * clamped to the capacity). The row keeps at most that, less `count`: a debt that each window's
+ * `rate` repays, so no window runs more than it grants. `retryAfter` is the wait until the window
+ * where the debt is repaid (whole ms).
+ */
+function reserveNextWindow(state: State | null, cur: State, p: Params, now: number, count: number): RowDecision {
+  const carried = math.min(cur.value, minus(p.capacity, p.rate));
+  const next = withValue(cur, p, minus(carried, count));
+  return { ok: true, next, retryAfter: delayUntil(next, p, now, 0, undefined, count) };
 }
 
 /**

@@ -1,5 +1,5 @@
 // Giving tokens back to a key: never above a shard's capacity.
-import { evaluate, withValue } from "./algebra.js";
+import { evaluate, withdrawn, withValue } from "./algebra.js";
 import type { Plan, ShardRead, ShardWrite } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
 import { isShardOf } from "./layout.js";
@@ -20,22 +20,25 @@ import { math } from "./math.js";
  * `shards` (the `details.shards` of the `limit` result the tokens came from) is required, and the
  * credit goes to those shards, emptiest first: a credit to another shard could outlast the take
  * once the shard it came from refills. An asynchronous limit records the credit as a negative take
- * for the applier. Returns the tokens actually credited.
+ * for the applier. Returns the tokens actually credited. `loggedAt` (ms) gives back the tokens of a
+ * cancelled run: an exact sliding window takes them off the take it logged at that instant, the
+ * run's `runAt` (see `withdrawn`), where a credit gives back its oldest takes.
  */
 export function* creditFlow<Id>(
   args: CreditArgs,
   now: number,
+  loggedAt?: number,
 ): KeyFlow<Id, { credited: number; ops: RowOp<Id>[] }> {
   validateNameAndKey(args.name, args.key);
   checkConfig(args.config);
   if (args.tier !== undefined) validateTier(args.tier);
   if (!(Number.isFinite(args.count) && args.count > 0)) throw invalid("count", args.count, "must be a finite number > 0");
   // A credit draws nothing at random; its tokens go back under what is in force for the key.
-  return yield* inForce(args, now, () => 0, (resolved, own) => creditUnder<Id>(args, resolved, own, now));
+  return yield* inForce(args, now, () => 0, (resolved, own) => creditUnder<Id>(args, resolved, own, now, loggedAt));
 }
 
 /** Gives tokens back under what is in force for the key (see {@link creditFlow}). */
-function* creditUnder<Id>(args: CreditArgs, resolved: InForce, own: Override | undefined, now: number): KeyFlow<Id, { credited: number; ops: RowOp<Id>[] }> {
+function* creditUnder<Id>(args: CreditArgs, resolved: InForce, own: Override | undefined, now: number, loggedAt?: number): KeyFlow<Id, { credited: number; ops: RowOp<Id>[] }> {
   const view = newView<Id>({ name: args.name, key: args.key, config: resolved.config }, now, own, resolved.by !== "config");
   for (const shard of args.shards ?? []) {
     if (!isShardOf(shard, view.n)) throw invalid("shards", shard, `must be a shard of the limit's ${view.n}`);
@@ -59,7 +62,8 @@ function* creditUnder<Id>(args: CreditArgs, resolved: InForce, own: Override | u
     if (!(left > 0)) break;
     const gave = math.min(left, math.max(0, minus(read.p.capacity, cur.value)));
     if (gave > 0) {
-      writes.push({ shard: read.shard, state: withValue(cur, read.p, cur.value + gave) });
+      const state = loggedAt === undefined ? withValue(cur, read.p, cur.value + gave) : withdrawn(cur, read.p, loggedAt, gave);
+      writes.push({ shard: read.shard, state });
       left = minus(left, gave);
     }
   }

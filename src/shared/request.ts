@@ -213,7 +213,7 @@ export function* decideUnder<Id>(
     throw error;
   }
   const view = newView<Id>({ name: args.name, key: args.key, config }, now, own, resolved.by !== "config");
-  const flow = planRequest(view.n, now, count, reserve, random, undefined, !isAsync(config), wait?.notBefore);
+  const flow = planRequest(view.n, now, count, reserve, random, undefined, !isAsync(config), wait && math.max(now, wait.notBefore ?? now));
   let step = flow.next();
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
   const plan = barred(step.value, resolved, view, count);

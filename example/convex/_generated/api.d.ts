@@ -16,6 +16,7 @@ import type {
 import type * as admin from "../admin.js";
 import type * as apiCalls from "../apiCalls.js";
 import type * as crons from "../crons.js";
+import type * as emails from "../emails.js";
 import type * as generations from "../generations.js";
 import type * as http from "../http.js";
 import type * as invites from "../invites.js";
@@ -40,6 +41,7 @@ declare const fullApi: ApiFromModules<{
   admin: typeof admin;
   apiCalls: typeof apiCalls;
   crons: typeof crons;
+  emails: typeof emails;
   generations: typeof generations;
   http: typeof http;
   invites: typeof invites;
