@@ -48,6 +48,8 @@ export const rateLimiter = new RateLimiter(components.rateLimiter, {
   // runWhenAllowed schedules each at the first instant the window has room).
   invitesPerUser: { kind: "token bucket", rate: 20, period: DAY },
   outboundEmails: { kind: "sliding window", rate: 100, period: HOUR },
+  // A partner's webhook takes at most 10 calls a minute: webhooks.ts waits its turn in an action.
+  partnerWebhooks: { kind: "token bucket", rate: 10, period: MINUTE },
   // An HTTP API: 5 requests a minute per API key (see http.ts), with metrics (which keys are
   // refused most), and a tighter burst limit being tried as a dry run: it logs whom it would
   // refuse, and refuses no one, until dryRun goes.

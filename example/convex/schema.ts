@@ -66,6 +66,8 @@ export default defineSchema({
     runId: v.optional(v.string()),
     sentAt: v.optional(v.number()),
   }).index("session", ["session"]),
+  /** Calls of the partner's webhook, written by `webhooks.record` once `webhooks.notify` had its turn. */
+  webhookCalls: defineTable({ event: v.string(), at: v.number() }),
   /** Invitations, written by `invites.send`. */
   invites: defineTable({ from: v.string(), email: v.string() }).index("from_email", ["from", "email"]),
 });

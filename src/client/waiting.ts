@@ -118,7 +118,7 @@ export class WaitMethods<Limits extends Record<string, LimitConfig>> extends Lea
    * Options as `runWhenAllowed`'s, but `maxWait` defaults to one minute and is at most 9 minutes.
    * The tokens stay taken if the action then fails: the work was attempted.
    *
-   * @returns `{ ok: true, waited }` (the ms it slept) once the work may run, or `{ ok: false,
+   * @returns `{ ok: true, waited }` (the ms it slept, 0 when its turn had come) once the work may run, or `{ ok: false,
    * retryAfter }` at once when the wait would pass `maxWait` (nothing taken); with `throws`, a
    * `RateLimited` `ConvexError` instead.
    */
@@ -131,11 +131,10 @@ export class WaitMethods<Limits extends Record<string, LimitConfig>> extends Lea
     const result = await ctx.runMutation(generated(this.component.runs).runWhenAllowed, request);
     const decided = okOrThrow(name, result, options?.throws);
     if (!decided.ok) return decided;
-    const started = Date.now();
-    const wait = decided.runAt - started;
+    const wait = Math.max(0, decided.runAt - Date.now());
     // One timer to the instant the reservation is repaid: nothing reads the limit meanwhile.
     if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait));
-    return { ok: true, waited: Math.max(0, Date.now() - started) };
+    return { ok: true, waited: wait };
   }
 
   /** The component's arguments for a wait on `name`, checked here first: `maxWait` from 0 to `most`. */

@@ -28,6 +28,7 @@ import type * as plans from "../plans.js";
 import type * as playground from "../playground.js";
 import type * as sessions from "../sessions.js";
 import type * as signups from "../signups.js";
+import type * as webhooks from "../webhooks.js";
 
 /**
  * A utility for referencing Convex functions in your app's API.
@@ -53,6 +54,7 @@ declare const fullApi: ApiFromModules<{
   playground: typeof playground;
   sessions: typeof sessions;
   signups: typeof signups;
+  webhooks: typeof webhooks;
 }>;
 export declare const api: FilterApi<
   typeof fullApi,
