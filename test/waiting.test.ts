@@ -9,7 +9,7 @@ import { HOUR, MINUTE, SECOND, type WaitOptions } from "../src/client/index.js";
 import { register } from "../src/test.js";
 import type * as waiting from "./app/waiting.js";
 import { rateLimiter, schema, sendRef } from "./app/waiting.js";
-import { convexErrorData } from "./setup.js";
+import { components, convexErrorData } from "./setup.js";
 
 const api = anyApi as unknown as ApiFromModules<{ waiting: typeof waiting }>;
 // On the hour, so the fixed window's windows start at T0.
@@ -266,6 +266,17 @@ describe("cancelRun", () => {
   test("an id that is no run's is an error naming id; a well-formed id of no run is unknown", async () => {
     const t = makeTest();
     expect(await convexErrorData(t.mutation(api.waiting.cancel, { id: "nope" }))).toMatchObject({ kind: "InvalidRateLimit", field: "id" });
+  });
+});
+
+describe("clearAll", () => {
+  test("removes the queued runs with the rows: a new run isn't held behind the old line", async () => {
+    const t = makeTest();
+    await burst(t, 4, { key: "a" }); // queued up to +60 s
+    await t.run((ctx) => ctx.runMutation(components.rateLimiter.lib.clearAll, {}));
+    // Runs at once: the instant it was decided (the clock moved with the commits before it).
+    const [at, fresh] = await t.run(async (ctx) => [Date.now(), await rateLimiter.runWhenAllowed(ctx, "emails", { key: "a" }, sendRef, { to: "fresh" })] as const);
+    expect(fresh).toMatchObject({ ok: true, runAt: at });
   });
 });
 

@@ -233,7 +233,8 @@ export const resetRateLimit = mutation({
 });
 
 /**
- * Removes every row, every take not yet applied and every override, created at or before `before`
+ * Removes every row, every take not yet applied, every override and every queued run (the runs'
+ * jobs are left to run), created at or before `before`
  * (ms, default: now), in batches of 500 per transaction, rescheduling itself until none are left.
  * A key's own override goes with its rows either way: a row carrying one takes the key's override
  * with it, and a key's override removed takes itself off the key's remaining rows.
@@ -269,7 +270,13 @@ export const clearAll = mutation({
         if (row.o !== undefined) await ctx.db.patch(row._id, { o: undefined });
       }
     }
-    if (rows.length + takes.length + overrides.length === CLEAR_BATCH) {
+    // Runs queued behind a limit: their jobs still run (their tokens went with the rows).
+    const runs = await ctx.db
+      .query("queuedRuns")
+      .withIndex("by_creation_time", (q) => q.lte("_creationTime", before))
+      .take(CLEAR_BATCH - rows.length - takes.length - overrides.length);
+    for (const run of runs) await ctx.db.delete(run._id);
+    if (rows.length + takes.length + overrides.length + runs.length === CLEAR_BATCH) {
       await ctx.scheduler.runAfter(0, api.lib.clearAll, { before });
     }
     return null;
