@@ -3,8 +3,9 @@
 // email is scheduled at the first instant the limit allows it, in the order they were queued. A
 // visitor's queued emails are listed with their send times, and can be cancelled until they go.
 import { ConvexError, v } from "convex/values";
-import { DAY } from "convex-rate-limiter";
+import { DAY, type RunResult } from "convex-rate-limiter";
 import { internal } from "./_generated/api.js";
+import type { Id } from "./_generated/dataModel.js";
 import { internalMutation } from "./_generated/server.js";
 import { rateLimiter } from "./limits.js";
 import { sessionMutation, sessionQuery } from "./sessions.js";
@@ -25,13 +26,13 @@ export const queue = sessionMutation({
     v.object({ ok: v.literal(true), emailId: v.id("emails"), runAt: v.number() }),
     v.object({ ok: v.literal(false), retryAfter: v.number() }),
   ),
-  handler: async (ctx, { to, subject }) => {
+  handler: async (ctx, { to, subject }): Promise<{ ok: true; emailId: Id<"emails">; runAt: number } | { ok: false; retryAfter: number }> => {
     if (!/^[^@\s]+@[^@\s]+$/.test(to) || to.length > MAX_LENGTH || subject.length > MAX_LENGTH) {
       throw new ConvexError(`an address like name@example.com, and at most ${MAX_LENGTH} characters each`);
     }
     const emailId = await ctx.db.insert("emails", { session: ctx.sessionId, to, subject, status: "queued" });
     // The tokens are taken now, in this transaction; `deliver` runs at `runAt` and checks nothing.
-    const queued = await rateLimiter.runWhenAllowed(ctx, "outboundEmails", { maxWait: DAY }, internal.emails.deliver, { emailId });
+    const queued: RunResult = await rateLimiter.runWhenAllowed(ctx, "outboundEmails", { maxWait: DAY }, internal.emails.deliver, { emailId });
     if (!queued.ok) {
       await ctx.db.delete(emailId);
       return queued;
