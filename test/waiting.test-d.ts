@@ -1,7 +1,7 @@
 // Compile-time guarantees of waiting until allowed, checked by tsc under `vitest --typecheck`: runWhenAllowed's work is a mutation or action reference whose args are typed from it (wrong, missing or extra args don't compile; a function without args needs none), only rate limits' names are taken, and the results narrow on `ok`.
 import { makeFunctionReference, type GenericActionCtx, type GenericDataModel, type GenericMutationCtx, type GenericQueryCtx } from "convex/server";
 import { describe, expectTypeOf, test } from "vitest";
-import { HOUR, MINUTE, RateLimiter, type CancelResult, type RunResult } from "../src/client/index.js";
+import { HOUR, MINUTE, RateLimiter, type CancelResult, type RateLimitReturns, type RunResult } from "../src/client/index.js";
 import type { ComponentApi } from "../src/component/_generated/component.js";
 
 declare const queryCtx: GenericQueryCtx<GenericDataModel>;
@@ -73,6 +73,13 @@ describe("runWhenAllowed types the work's args from its reference", () => {
     const cancelled = await rateLimiter.cancelRun(mutationCtx, "id");
     if (cancelled.cancelled) expectTypeOf(cancelled.credited).toEqualTypeOf<number>();
     else expectTypeOf(cancelled.state).toEqualTypeOf<"inProgress" | "success" | "failed" | "canceled" | "unknown">();
+  });
+});
+
+describe("check with wait: true says when work would run", () => {
+  test("its result is runAt or retryAfter; without wait, check's own", async () => {
+    expectTypeOf(rateLimiter.check(queryCtx, "emails", { wait: true, key: "u", maxWait: HOUR })).resolves.toEqualTypeOf<{ ok: true; runAt: number } | { ok: false; retryAfter: number }>();
+    expectTypeOf(rateLimiter.check(queryCtx, "emails", { key: "u" })).resolves.toEqualTypeOf<RateLimitReturns>();
   });
 });
 

@@ -269,6 +269,23 @@ describe("cancelRun", () => {
   });
 });
 
+describe("check with wait: when work queued now would run", () => {
+  test("says runWhenAllowed's runAt, or its refusal past maxWait, taking nothing", async () => {
+    const t = makeTest();
+    await burst(t, 3, { key: "a" }); // queued up to +30 s
+    const [checked, past, queued] = await t.run(async (ctx) => [
+      await rateLimiter.check(ctx, "emails", { wait: true, key: "a" }),
+      await rateLimiter.check(ctx, "emails", { wait: true, key: "a", maxWait: 10 * SECOND }),
+      await rateLimiter.runWhenAllowed(ctx, "emails", { key: "a" }, sendRef, { to: "x" }),
+    ]);
+    expect(checked).toEqual({ ok: true, runAt: T0 + 60 * SECOND });
+    expect(past).toEqual({ ok: false, retryAfter: 50 * SECOND });
+    // The checks took nothing: the work queued after them runs when the first said.
+    expect(queued).toMatchObject({ ok: true, runAt: T0 + 60 * SECOND });
+    expect(await convexErrorData(t.run((ctx) => rateLimiter.check(ctx, "emails", { wait: true, key: "a", maxWait: 0, throws: true })))).toMatchObject({ kind: "RateLimited", name: "emails" });
+  });
+});
+
 describe("clearAll", () => {
   test("removes the queued runs with the rows: a new run isn't held behind the old line", async () => {
     const t = makeTest();

@@ -12,7 +12,7 @@ import type { LimitAllResult } from "../shared/limit-all-validators.js";
 import type { LeaseValue, LimitConfig } from "../shared/concurrency-validators.js";
 import { acquireRequest, anyConfigFor, configFor, generated, request, requestAll } from "./resolve.js";
 import { hookAPI, leaseHookAPI, type HookAPIOf } from "./hook-api.js";
-import { WaitMethods } from "./waiting.js";
+import { WaitMethods, type WaitCheckOptions, type WaitCheckResult } from "./waiting.js";
 import { exactFor, noteAsyncTake } from "./transaction-takes.js";
 import type {
   CleanupResult,
@@ -99,19 +99,30 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    *
    * For a concurrency limit it decides as {@link acquire} would, holding nothing: `{ ok: true }`,
    * or `{ ok: false, retryAfter }`; it takes `key` and `throws` only.
+   *
+   * With `wait: true` it says when work would run if queued now: it decides as
+   * {@link runWhenAllowed} would at this instant, behind the work queued on the key, taking
+   * nothing, and returns `{ ok: true, runAt }` (UTC ms) or `{ ok: false, retryAfter }` past
+   * `maxWait` (default a day). It takes `runWhenAllowed`'s options (`key`, `count`, `tier`,
+   * `maxWait`, `throws`).
    */
-  async check<Name extends string = NamesOf<Limits>, O extends RequestOptions = RequestOptions, C extends RateLimitConfig = never>(
+  async check<Name extends string = NamesOf<Limits>, O extends RequestOptions | WaitCheckOptions = RequestOptions, C extends RateLimitConfig = never>(
     ctx: RunQueryCtx,
     name: LimitName<Limits, Name, C>,
     options?: O & ConfigOption<Limits, Name, C>,
-  ): Promise<RequestResult<O>> {
+  ): Promise<O extends { wait: true } ? WaitCheckResult : RequestResult<O>> {
+    type Result = O extends { wait: true } ? WaitCheckResult : RequestResult<O>;
+    if (options && "wait" in options && options.wait === true) {
+      const { wait: _wait, ...rest } = options as WaitCheckOptions;
+      return (await this.checkWait(ctx, name, rest)) as Result;
+    }
     const config = anyConfigFor(this.limits, name, options);
     if (config.kind === "concurrency") {
       const result = await ctx.runQuery(generated(this.component.leases).check, acquireRequest(name, config, options, ["key", "throws"]));
-      return result as RequestResult<O>;
+      return result as Result;
     }
-    const result = await ctx.runQuery(this.component.lib.checkRateLimit, request(this.limits, name, options));
-    return result as RequestResult<O>;
+    const result = await ctx.runQuery(this.component.lib.checkRateLimit, request(this.limits, name, options as RequestOptions));
+    return result as Result;
   }
 
   /**

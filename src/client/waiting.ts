@@ -21,7 +21,7 @@ import {
 import { LeaseMethods } from "./leases.js";
 import type { ConfigOption, NamesOf, RateLimitName, RateLimits } from "./names.js";
 import { configFor, generated } from "./resolve.js";
-import type { RunMutationCtx } from "./types.js";
+import type { RunMutationCtx, RunQueryCtx } from "./types.js";
 
 /** A function `runWhenAllowed` can schedule: a mutation or an action, public or internal. */
 export type SchedulableFunction = FunctionReference<"mutation" | "action", "public" | "internal">;
@@ -47,6 +47,12 @@ export type WaitOptions = {
   /** Throw a `RateLimited` `ConvexError` instead of returning `{ ok: false, retryAfter }`. Default false. */
   throws?: boolean;
 };
+
+/** The options of `check` with `wait: true`: {@link WaitOptions}, asking when work would run. */
+export type WaitCheckOptions = WaitOptions & { wait: true };
+
+/** What `check` with `wait: true` returns: when work queued now would run, or when it could be queued. */
+export type WaitCheckResult = { ok: true; runAt: number } | { ok: false; retryAfter: number };
 
 /** WaitMethods are `RateLimiter`'s methods that wait until a limit allows the work, in order. */
 export class WaitMethods<Limits extends Record<string, LimitConfig>> extends LeaseMethods<Limits> {
@@ -135,6 +141,14 @@ export class WaitMethods<Limits extends Record<string, LimitConfig>> extends Lea
     // One timer to the instant the reservation is repaid: nothing reads the limit meanwhile.
     if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait));
     return { ok: true, waited: wait };
+  }
+
+  /** `check` with `wait: true` (see `RateLimiter.check`): runWhenAllowed's decision now, taking nothing. */
+  protected async checkWait(ctx: RunQueryCtx, name: string, options: WaitOptions & { config?: unknown }): Promise<WaitCheckResult> {
+    const request = this.waitRequest(name, options, DEFAULT_MAX_WAIT, MAX_MAX_WAIT);
+    const result = await ctx.runQuery(generated(this.component.runs).checkRun, request);
+    const decided = okOrThrow(name, result, options.throws);
+    return decided.ok ? { ok: true, runAt: decided.runAt } : decided;
   }
 
   /** The component's arguments for a wait on `name`, checked here first: `maxWait` from 0 to `most`. */

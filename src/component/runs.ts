@@ -9,7 +9,7 @@ import { invalid } from "../shared/validate.js";
 import { configArgValidator } from "../shared/validators.js";
 import { cancelResult, checkWait, waitArgs, waitCallResult, waitFlow, type CancelResult, type WaitCallResult } from "../shared/wait.js";
 import type { Id } from "./_generated/dataModel.js";
-import { mutation } from "./_generated/server.js";
+import { mutation, query } from "./_generated/server.js";
 import { recordMetric } from "./metrics.js";
 import { deleteRun, insertRun, jobState, normalizeJob, pruneRuns, queuedUntil, readKey, runOfJob, writeKey } from "./store.js";
 
@@ -54,6 +54,21 @@ export const runWhenAllowed = mutation({
       ...(job === undefined ? {} : { job }),
     });
     return job === undefined ? { ok: true, runAt } : { ok: true, runAt, id: job };
+  },
+});
+
+/**
+ * Decides a request that waits until allowed exactly as `runWhenAllowed` would at this instant,
+ * taking nothing and scheduling nothing: when its work would run, or when it could be queued.
+ */
+export const checkRun = query({
+  args: waitArgs,
+  returns: waitCallResult,
+  handler: async (ctx, args): Promise<WaitCallResult> => {
+    checkWait(args);
+    const until = await queuedUntil(ctx.db, args);
+    const { result } = await runPlanAsync(waitFlow<Id<"rateLimits">>(args, Date.now(), Math.random, until), (q) => readKey(ctx.db, args, q));
+    return result;
   },
 });
 

@@ -173,6 +173,7 @@ const OPTION_TYPES: Record<string, readonly string[]> = {
   to: ["number"],
   allowClientConfig: ["boolean"],
   maxWait: ["number"],
+  wait: ["boolean"],
 };
 
 /**

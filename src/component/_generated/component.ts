@@ -1397,6 +1397,36 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           },
         Name
       >;
+      checkRun: FunctionReference<
+        "query",
+        "internal",
+        {
+          config: {
+            applyUpdates?: string;
+            capacity?: number;
+            dryRun?: boolean;
+            exact?: boolean;
+            kind: string;
+            lockout?: number;
+            maxReserved?: number;
+            metrics?: boolean;
+            period: number;
+            rate: number;
+            shards?: number;
+            start?: number | null;
+          };
+          count?: number;
+          fn?: string;
+          fnArgs?: any;
+          key?: string;
+          maxWait: number;
+          name: string;
+          tier?: string;
+        },
+        | { id?: string; ok: true; runAt: number }
+        | { ok: false; retryAfter: number },
+        Name
+      >;
       runWhenAllowed: FunctionReference<
         "mutation",
         "internal",
