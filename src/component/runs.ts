@@ -11,7 +11,7 @@ import { cancelResult, checkWait, waitArgs, waitCallResult, waitFlow, type Cance
 import type { Id } from "./_generated/dataModel.js";
 import { mutation, query } from "./_generated/server.js";
 import { recordMetric } from "./metrics.js";
-import { deleteRun, insertRun, jobState, normalizeJob, pruneRuns, queuedUntil, readKey, runOfJob, writeKey } from "./store.js";
+import { deleteRun, insertRun, jobState, normalizeJob, pendingRuns, pruneRuns, queuedUntil, readKey, runOfJob, writeKey } from "./store.js";
 
 /** How many of a key's finished runs each new run deletes: more than one, so they never pile up. */
 const PRUNE_PER_RUN = 2;
@@ -95,8 +95,11 @@ export const cancelRun = mutation({
     const { name, key, tier, count, shards } = run;
     const at = { name, key, config };
     const credit = { name, count, config, ...(key === undefined ? {} : { key }), ...(tier === undefined ? {} : { tier }), ...(shards.length > 0 ? { shards } : {}) };
-    // The run's tokens were logged at its runAt (an exact sliding window's): they come off there.
-    const { credited, ops } = await runPlanAsync(creditFlow<Id<"rateLimits">>(credit, Date.now(), run.runAt), (q) => readKey(ctx.db, at, q));
+    // The key's other queued runs bound what comes back (see `cancelRoom`); an exact sliding
+    // window's tokens come off the take logged at the run's runAt.
+    const now = Date.now();
+    const pending = (await pendingRuns(ctx.db, at, now)).filter((r) => r._id !== run._id).map((r) => ({ runAt: r.runAt, count: r.count }));
+    const { credited, ops } = await runPlanAsync(creditFlow<Id<"rateLimits">>(credit, now, { runAt: run.runAt, pending }), (q) => readKey(ctx.db, at, q));
     if (ops.length > 0) await writeKey(ctx, at, ops);
     await deleteRun(ctx.db, run._id);
     return { cancelled: true, credited };

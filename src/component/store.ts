@@ -305,6 +305,14 @@ export async function queuedUntil(db: DatabaseReader, at: KeyAddress): Promise<n
   return (await firstOf(runsQuery(db, at).order("desc")))?.runAt;
 }
 
+/** pendingRuns returns the runs queued for one key that run after `now` (ms), in `runAt` order. */
+export function pendingRuns(db: DatabaseReader, { name, key }: KeyAddress, now: number): Promise<Doc<"queuedRuns">[]> {
+  return db
+    .query("queuedRuns")
+    .withIndex("key", (i) => i.eq("name", name).eq("key", key).gt("runAt", now))
+    .collect();
+}
+
 /** insertRun records a queued run. */
 export function insertRun(db: DatabaseWriter, run: WithoutSystemFields<Doc<"queuedRuns">>): Promise<Id<"queuedRuns">> {
   return db.insert("queuedRuns", run);

@@ -373,7 +373,7 @@ export type RowDecision =
  * With `notBefore` (ms), the request waits until allowed (`runWhenAllowed`): its work runs no
  * earlier than `notBefore`, at the first instant the limit allows it, and the reservation counts
  * it there: an exact sliding window logs the take at that instant (see {@link reserveLogged}), a
- * fixed window counts it in the window it runs in (see {@link reserveNextWindow}), a token bucket
+ * fixed window counts it in the window it runs in (see {@link reserveWindowed}), a token bucket
  * takes into debt now, as `reserve` does. Without it, `reserve` takes into debt now, whatever the
  * kind: an exact sliding window still logs ahead.
  */
@@ -387,9 +387,7 @@ export function decideRow(
 ): RowDecision {
   if (reserve && count > 0 && p.kind === "exact sliding window") return reserveLogged(state, p, now, count, notBefore ?? now);
   const cur = evaluate(state, p, now);
-  if (reserve && count > 0 && p.kind === "fixed window" && notBefore !== undefined && (notBefore > now || !(minus(cur.value, count) >= 0))) {
-    return reserveNextWindow(state, cur, p, now, count);
-  }
+  if (reserve && count > 0 && p.kind === "fixed window" && notBefore !== undefined) return reserveWindowed(cur, p, now, count, notBefore);
   if (count === 0) {
     return cur.value >= 0 ? { ok: true } : { ok: false, retryAfter: delayUntil(state, p, now, 0) };
   }
@@ -404,16 +402,24 @@ export function decideRow(
 }
 
 /**
- * reserveNextWindow reserves `count` tokens of a fixed window for work that can't run in the
- * current window: it will run in a later one, so it may use only what the current window carries
- * into the next (its tokens above `capacity - rate` are lost at the boundary, where the value is
- * clamped to the capacity). The row keeps at most that, less `count`: a debt that each window's
- * `rate` repays, so no window runs more than it grants. `retryAfter` is the wait until the window
- * where the debt is repaid (whole ms).
+ * reserveWindowed reserves `count` tokens of a fixed window for work that waits until allowed,
+ * no earlier than `notBefore` (ms; the key's latest queued work). It runs in the window holding
+ * `notBefore` (or now) if what that window has left, after the work queued before, holds it; else in
+ * a later window, and then it may use only what that window carries into the next (its tokens above
+ * `capacity - rate` are lost at the boundary, where the value is clamped to the capacity): the lost
+ * tokens are taken with the work's, so no later window counts them. The row keeps the rest as a
+ * debt that each window's `rate` repays, so no window runs more than it grants. `retryAfter` is
+ * the wait until the work's window (whole ms); unset when it runs now.
  */
-function reserveNextWindow(state: State | null, cur: State, p: Params, now: number, count: number): RowDecision {
-  const carried = math.min(cur.value, minus(p.capacity, p.rate));
-  const next = withValue(cur, p, minus(carried, count));
+function reserveWindowed(cur: State, p: Params, now: number, count: number, notBefore: number): RowDecision {
+  const at = notBefore > now ? notBefore : now;
+  const there = valueAt(cur, p, at);
+  if (minus(there, count) >= 0) {
+    const next = withValue(cur, p, minus(cur.value, count));
+    return at === now ? { ok: true, next } : { ok: true, next, retryAfter: at - now };
+  }
+  const lost = math.max(0, minus(there, math.max(0, minus(p.capacity, p.rate))));
+  const next = withValue(cur, p, minus(minus(cur.value, count), lost));
   return { ok: true, next, retryAfter: delayUntil(next, p, now, 0, undefined, count) };
 }
 
