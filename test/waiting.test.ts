@@ -255,6 +255,24 @@ describe("cancelRun", () => {
     expect((await t.query(api.waiting.sent, {})).map((s) => s.to)).toEqual(["to0", "to1", "to3", "to0"]);
   });
 
+  test("gives back no more than keeps the runs queued after it within the limit at their instants", async () => {
+    const t = makeTest();
+    // 2 run now; 1 more at +30 s.
+    const [now2, later] = await t.run(async (ctx) => [
+      await rateLimiter.runWhenAllowed(ctx, "emails", { key: "b", count: 2 }, sendRef, { to: "two" }),
+      await rateLimiter.runWhenAllowed(ctx, "emails", { key: "b" }, sendRef, { to: "one" }),
+    ]);
+    expect(later).toMatchObject({ ok: true, runAt: T0 + 30 * SECOND });
+    // Cancelled before it starts: the bucket would be full until +30 s, where "one" takes 1 of its
+    // 2; giving back both tokens would let 2 more run right after, 3 within a few ms.
+    const [cancelled, next] = await t.run(async (ctx) => [
+      await rateLimiter.cancelRun(ctx, now2!.ok ? now2!.id : ""),
+      await rateLimiter.runWhenAllowed(ctx, "emails", { key: "b", count: 2 }, sendRef, { to: "next" }),
+    ]);
+    expect(cancelled).toEqual({ cancelled: true, credited: 1 });
+    expect(next).toMatchObject({ ok: true, runAt: T0 + 60 * SECOND });
+  });
+
   test("a run that finished is untouched, and the call says so", async () => {
     const t = makeTest();
     const [done] = await burst(t, 1, { key: "a" });

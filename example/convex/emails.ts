@@ -2,16 +2,21 @@
 // 100 in any hour (`outboundEmails`, an exact sliding window, shared with invitations), so each
 // email is scheduled at the first instant the limit allows it, in the order they were queued. A
 // visitor's queued emails are listed with their send times, and can be cancelled until they go.
-import { ConvexError, v } from "convex/values";
+import { ConvexError, v, type Infer } from "convex/values";
 import { DAY, type RunResult } from "convex-rate-limiter";
 import { internal } from "./_generated/api.js";
-import type { Id } from "./_generated/dataModel.js";
 import { internalMutation } from "./_generated/server.js";
 import { rateLimiter } from "./limits.js";
 import { sessionMutation, sessionQuery } from "./sessions.js";
 
 /** The most characters an address or a subject may have. */
 const MAX_LENGTH = 200;
+
+/** What `queue` returns: the email queued to go at `runAt` (UTC ms), or refused for `retryAfter` ms. */
+const queued = v.union(
+  v.object({ ok: v.literal(true), emailId: v.id("emails"), runAt: v.number() }),
+  v.object({ ok: v.literal(false), retryAfter: v.number() }),
+);
 
 // #region queueEmail
 /**
@@ -22,23 +27,21 @@ const MAX_LENGTH = 200;
  */
 export const queue = sessionMutation({
   args: { to: v.string(), subject: v.string() },
-  returns: v.union(
-    v.object({ ok: v.literal(true), emailId: v.id("emails"), runAt: v.number() }),
-    v.object({ ok: v.literal(false), retryAfter: v.number() }),
-  ),
-  handler: async (ctx, { to, subject }): Promise<{ ok: true; emailId: Id<"emails">; runAt: number } | { ok: false; retryAfter: number }> => {
+  returns: queued,
+  // Typed here: `internal.emails` below refers to this module, so TypeScript can't infer it.
+  handler: async (ctx, { to, subject }): Promise<Infer<typeof queued>> => {
     if (!/^[^@\s]+@[^@\s]+$/.test(to) || to.length > MAX_LENGTH || subject.length > MAX_LENGTH) {
       throw new ConvexError(`an address like name@example.com, and at most ${MAX_LENGTH} characters each`);
     }
     const emailId = await ctx.db.insert("emails", { session: ctx.sessionId, to, subject, status: "queued" });
     // The tokens are taken now, in this transaction; `deliver` runs at `runAt` and checks nothing.
-    const queued: RunResult = await rateLimiter.runWhenAllowed(ctx, "outboundEmails", { maxWait: DAY }, internal.emails.deliver, { emailId });
-    if (!queued.ok) {
+    const run: RunResult = await rateLimiter.runWhenAllowed(ctx, "outboundEmails", { maxWait: DAY }, internal.emails.deliver, { emailId });
+    if (!run.ok) {
       await ctx.db.delete(emailId);
-      return queued;
+      return run;
     }
-    await ctx.db.patch(emailId, { runAt: queued.runAt, runId: queued.id });
-    return { ok: true as const, emailId, runAt: queued.runAt };
+    await ctx.db.patch(emailId, { runAt: run.runAt, runId: run.id });
+    return { ok: true as const, emailId, runAt: run.runAt };
   },
 });
 // #endregion queueEmail

@@ -98,7 +98,9 @@ export class WaitMethods<Limits extends Record<string, LimitConfig>> extends Lea
   /**
    * cancelRun cancels a run {@link runWhenAllowed} scheduled, if it hasn't started, and gives its
    * tokens back by the credit rules (never above the capacity; see {@link RateLimiter.credit}),
-   * exactly once: a second call, or a call for a run that started or finished, changes nothing.
+   * exactly once, and no more than keeps the key's other queued runs within the limit at their
+   * own instants (a sharded limit gives nothing back while other runs are queued): a second call,
+   * or a call for a run that started or finished, changes nothing.
    * Work queued after it keeps its `runAt`. The limit's config is the one named in this
    * RateLimiter, or the one the run was queued under for a name given inline.
    *
