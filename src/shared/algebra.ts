@@ -7,7 +7,7 @@ import type { RowLayout } from "./stored.js";
 import { minus } from "./split.js";
 import { invalid } from "./validate.js";
 import { math } from "./math.js";
-import { carriedLog, decodeLog, encodeLog, freedAt, live, logTotal, withGivenBack, withTaken, withWithdrawn, type Entry } from "./window-log.js";
+import { carriedLog, decodeLog, encodeLog, freedAt, live, logTotal, withGivenBack, withTaken, type Entry } from "./window-log.js";
 
 /**
  * SECOND is one second in ms (1000), for configs: `{ rate: 10, period: SECOND }`. Periods, and
@@ -136,7 +136,7 @@ export function evaluate(state: State | null, p: Params, now: number): State {
  * The entries of an exact sliding window's state: its log, or, for a state without one (or with
  * bytes that aren't a log), `capacity - value` tokens taken at its `ts` (see `carriedLog`).
  */
-function entriesOf(state: State, p: Params): readonly Entry[] {
+export function entriesOf(state: State, p: Params): readonly Entry[] {
   const decoded = state.log === undefined ? undefined : decodeLog(state.log);
   return decoded ?? carriedLog(minus(p.capacity, state.value), state.ts, p.rate, p.period);
 }
@@ -159,21 +159,6 @@ export function withValue(cur: State, p: Params, value: number): State {
   return out;
 }
 
-/**
- * withdrawn returns a state evaluated at its `ts` with `count` tokens given back that were taken
- * for work logged at `at` (ms) that will never run (a cancelled run): an exact sliding window
- * takes them off its entry at `at` (see `withWithdrawn`); the other kinds hold no instants, and
- * add them to the value as a credit does (`withValue`). The caller bounds `count` as a credit is
- * bounded (never above the capacity).
- */
-export function withdrawn(cur: State, p: Params, at: number, count: number): State {
-  if (p.kind !== "exact sliding window") return withValue(cur, p, cur.value + count);
-  const next = withWithdrawn(entriesOf(cur, p), at, count);
-  const out: State = { value: roomFor(next, p), ts: cur.ts };
-  if (next.length > 0) out.log = encodeLog(next);
-  return out;
-}
-
 /** Whether `entries` are the decoded bytes of `state.log` (not rebuilt from its value). */
 function isLogOf(state: State, entries: readonly Entry[]): boolean {
   return state.log !== undefined && decodeLog(state.log) === entries;
@@ -193,7 +178,7 @@ export function valueAt(state: State | null, p: Params, t: number): number {
  * the capacity itself, exactly, with none (`minus` would snap a capacity like 3.7 − 2 =
  * 1.7000000000000002 to 1.7, which a full row's value, the capacity, is not).
  */
-function roomFor(entries: readonly Entry[], p: Params): number {
+export function roomFor(entries: readonly Entry[], p: Params): number {
   return entries.length === 0 ? p.capacity : minus(p.capacity, logTotal(entries));
 }
 

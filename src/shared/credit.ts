@@ -1,5 +1,6 @@
 // Giving tokens back to a key: never above a shard's capacity.
-import { evaluate, valueAt, withdrawn, withValue, type State } from "./algebra.js";
+import { entriesOf, evaluate, roomFor, valueAt, withValue, type Params, type State } from "./algebra.js";
+import { encodeLog, withWithdrawn } from "./window-log.js";
 import type { Plan, ShardRead, ShardWrite } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
 import { isShardOf } from "./layout.js";
@@ -103,4 +104,19 @@ function cancelRoom(read: ShardRead, cur: State, now: number, cancel: CancelledR
     room = math.min(room, minus(minus(read.p.capacity, valueAt(cur, read.p, run.runAt)), still));
   }
   return math.max(0, room);
+}
+
+/**
+ * withdrawn returns a state evaluated at its `ts` with `count` tokens given back that were taken
+ * for work logged at `at` (ms) that will never run (a cancelled run): an exact sliding window
+ * takes them off its entry at `at` (see `withWithdrawn`); the other kinds hold no instants, and
+ * add them to the value as a credit does (`withValue`). The caller bounds `count` as a credit is
+ * bounded (never above the capacity).
+ */
+function withdrawn(cur: State, p: Params, at: number, count: number): State {
+  if (p.kind !== "exact sliding window") return withValue(cur, p, cur.value + count);
+  const next = withWithdrawn(entriesOf(cur, p), at, count);
+  const out: State = { value: roomFor(next, p), ts: cur.ts };
+  if (next.length > 0) out.log = encodeLog(next);
+  return out;
 }
