@@ -66,11 +66,12 @@ export class WaitMethods<Limits extends Record<string, LimitConfig>> extends Lea
    * for respect the limit as admissions at those instants would. Use it for work that must happen
    * but not faster than a provider allows (emails, LLM calls, webhooks); use `limit` for a person
    * waiting on an answer. Deciding in a short transaction and running the work later also keeps
-   * the limited transaction short (see docs/hot-limits.md).
+   * the limited transaction short (docs/guide.md, "Waiting until allowed", has the figures).
    *
-   * Token buckets and fixed windows can wait; a sliding window, a concurrency limit or a count a
-   * full limit can't hold is an `InvalidRateLimit` error. A block (an override's `blockedUntil`)
-   * refuses. `maxReserved` still bounds the reservations. A dry-run limit schedules the work at
+   * Token buckets, fixed windows (one shard) and exact sliding windows (one shard, written
+   * transactionally) can wait; an approximate sliding window, a concurrency limit or a count a
+   * full limit can't hold is an `InvalidRateLimit` error naming the field. A block (an
+   * override's `blockedUntil`) refuses. `maxReserved` still bounds the reservations. A dry-run limit schedules the work at
    * once and logs the wait it would have imposed. A run that starts keeps its tokens, whether it
    * succeeds or fails: the work was attempted.
    *
