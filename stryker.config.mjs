@@ -16,10 +16,12 @@ export const groups = {
   plan: ["plan"],
   view: ["view", "rows", "stored", "shard", "flow"],
   layout: ["layout"],
-  algebra: ["algebra", "predict", "split", "math", "window-log"],
+  algebra: ["algebra", "windows", "predict", "split", "math", "window-log"],
   // Calendar quotas: which period of a zone's calendar holds an instant, and when it ends.
   calendar: ["calendar"],
   flows: ["apply", "value", "credit", "idle", "jitter"],
+  // Waiting until allowed: runWhenAllowed, waitUntilAllowed and cancelRun's decisions.
+  waiting: ["wait"],
   // The sizing rule and the "too hot" report.
   heat: ["heat"],
   // Overrides, blocks and lockouts: what is in force for a request, and an override's writes.

@@ -6,8 +6,8 @@ import { describe, expect, test } from "vitest";
 
 const dir = path.resolve(import.meta.dirname, "../src/component");
 
-/** The adapters: store.ts, and store-metrics.ts, which would take store.ts past the 450-line rule. */
-const ADAPTERS = new Set(["store.ts", "store-metrics.ts"]);
+/** The adapters: store.ts, and store-metrics.ts and store-runs.ts, which would take store.ts past the 450-line rule. */
+const ADAPTERS = new Set(["store.ts", "store-metrics.ts", "store-runs.ts"]);
 
 /**
  * The database calls in `source`: `db.query(…)`, `ctx.db.get(…)` and the like, also when the call

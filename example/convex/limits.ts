@@ -55,9 +55,12 @@ export const rateLimiter = new RateLimiter(components.rateLimiter, {
   // Invitations: 20 a day per user, and, for everyone together, the email provider's limit of
   // 100 outgoing emails in any hour: an exact sliding window (the default), which never lets more
   // than 100 out in any hour, as the provider counts them; each email's slot comes back an hour
-  // after it was sent.
+  // after it was sent. Other emails wait for it instead of being refused (emails.ts:
+  // runWhenAllowed schedules each at the first instant the window has room).
   invitesPerUser: { kind: "token bucket", rate: 20, period: DAY },
   outboundEmails: { kind: "sliding window", rate: 100, period: HOUR },
+  // A partner's webhook takes at most 10 calls a minute: webhooks.ts waits its turn in an action.
+  partnerWebhooks: { kind: "token bucket", rate: 10, period: MINUTE },
   // An HTTP API: 5 requests a minute per API key (see http.ts), with metrics (which keys are
   // refused most), and a tighter burst limit being tried as a dry run: it logs whom it would
   // refuse, and refuses no one, until dryRun goes.

@@ -60,6 +60,22 @@ export default defineSchema({
    */
   plans: defineTable({ user: v.string(), plan: planValidator }).index("user", ["user"]),
   // #endregion plansTable
+  /**
+   * Outbound emails, queued by `emails.queue` behind the provider's limit (`runWhenAllowed`), one
+   * per email: `runAt` is when it is scheduled to go and `runId` its run (for `cancelRun`); sent by
+   * `emails.deliver` (`sentAt`), or cancelled by `emails.cancel`. `session` is the visitor's.
+   */
+  emails: defineTable({
+    session: v.string(),
+    to: v.string(),
+    subject: v.string(),
+    status: v.union(v.literal("queued"), v.literal("sent"), v.literal("cancelled")),
+    runAt: v.optional(v.number()),
+    runId: v.optional(v.string()),
+    sentAt: v.optional(v.number()),
+  }).index("session", ["session"]),
+  /** Calls of the partner's webhook, written by `webhooks.record` once `webhooks.notify` had its turn. */
+  webhookCalls: defineTable({ event: v.string(), at: v.number() }),
   // #region invitesTable
   /** Invitations, written by `invites.send`. */
   invites: defineTable({ from: v.string(), email: v.string() }).index("from_email", ["from", "email"]),

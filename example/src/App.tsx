@@ -4,6 +4,7 @@
 import { ConnectionStatus } from "./live/ConnectionStatus.js";
 import { LiveAdmin } from "./live/LiveAdmin.js";
 import { LiveChat } from "./live/LiveChat.js";
+import { LiveOutbox } from "./live/LiveOutbox.js";
 import { LivePlayground } from "./live/LivePlayground.js";
 import { LiveSignUp } from "./live/LiveSignUp.js";
 import { OfflineAdmin } from "./offline/OfflineAdmin.js";
@@ -53,6 +54,16 @@ export function App({ live }: { live: boolean }) {
               everyone together, on the server.
             </p>
             <LiveSignUp />
+          </section>
+        )}
+        {live && (
+          <section className="panel outbox-panel" aria-labelledby="outbox-heading">
+            <h2 id="outbox-heading">Outbox</h2>
+            <p className="panel-note">
+              Emails wait for the app&apos;s <code>outboundEmails</code> limit (<code>runWhenAllowed</code>), on the
+              server.
+            </p>
+            <LiveOutbox />
           </section>
         )}
         {live ? <LivePlayground /> : <OfflinePlayground />}

@@ -70,5 +70,10 @@ export type { RateLimitConfigSource, RateLimitHeaders, RefusedWithDetails, TooMa
 export { DEFAULT_MAX_JITTER_MS, withJitter } from "../shared/jitter.js";
 export type { JitterOptions } from "../shared/jitter.js";
 
+/** Waiting until allowed (see {@link RateLimiter.runWhenAllowed}): options, results and the bounds on `maxWait`. */
+export type { SchedulableFunction, WaitOptions } from "./waiting.js";
+export type { CancelResult, RunResult } from "../shared/wait.js";
+export { cancelResult, DEFAULT_ACTION_MAX_WAIT, DEFAULT_MAX_WAIT, MAX_ACTION_MAX_WAIT, MAX_MAX_WAIT, runResult } from "../shared/wait.js";
+
 import { RateLimiter } from "./rate-limiter.js";
 export default RateLimiter;

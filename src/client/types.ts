@@ -15,18 +15,19 @@ import type {
 } from "../shared/validators.js";
 
 /**
- * The installed component as the client takes it: `components.rateLimiter`. `admin`, `metrics`, `leases`, `overrides`,
+ * The installed component as the client takes it: `components.rateLimiter`. `admin`, `metrics`, `leases`, `overrides`, `runs`,
  * and `lib.limitAll`/`lib.checkAll`/`lib.credit`, may be missing from an app's generated API made
  * for `@convex-dev/rate-limiter`, until codegen runs again; only the methods that call them need
  * them.
  */
-export type InstalledComponent = Omit<ComponentApi, "admin" | "lib" | "metrics" | "leases" | "overrides"> & {
+export type InstalledComponent = Omit<ComponentApi, "admin" | "lib" | "metrics" | "leases" | "overrides" | "runs"> & {
   lib: Omit<ComponentApi["lib"], "limitAll" | "checkAll" | "credit"> &
     Partial<Pick<ComponentApi["lib"], "limitAll" | "checkAll" | "credit">>;
   admin?: ComponentApi["admin"];
   metrics?: ComponentApi["metrics"];
   leases?: ComponentApi["leases"];
   overrides?: ComponentApi["overrides"];
+  runs?: ComponentApi["runs"];
 };
 
 /** What one transaction of `RateLimiter.cleanup` did: rows and keys read and deleted, and whether it's done. */

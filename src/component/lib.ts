@@ -244,9 +244,9 @@ export const resetRateLimit = mutation({
 });
 
 /**
- * Removes every row, every take not yet applied, every override and every network interval,
- * created at or before `before` (ms, default: now), in batches of 500 per transaction,
- * rescheduling itself until none are left.
+ * Removes every row, every take not yet applied, every override, every network interval and every
+ * queued run (the runs' jobs are left to run), created at or before `before` (ms, default: now),
+ * in batches of 500 per transaction, rescheduling itself until none are left.
  * A key's own override goes with its rows either way: a row carrying one takes the key's override
  * with it, and a key's override removed takes itself off the key's remaining rows.
  */
@@ -278,6 +278,10 @@ export const clearAll = mutation({
       const carrying = (await keyRows(ctx.db, at)).map(rowOf).filter((r) => r.o !== undefined);
       await writeKey(ctx, at, keyOverrideOps(carrying, at, undefined, now));
     }
+    // Runs queued behind a limit: their jobs still run (their tokens went with the rows).
+    const runs = await createdBefore(ctx.db, "queuedRuns", before, left);
+    left -= runs.length;
+    await deleteDocs(ctx.db, runs.map((run) => run._id));
     const intervals = await createdBefore(ctx.db, "rateLimitNetworks", before, left);
     left -= intervals.length;
     await deleteDocs(ctx.db, intervals.map((interval) => interval._id));

@@ -2,6 +2,7 @@ import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
 import { metricEventFields, metricStoredCountFields } from "../shared/metrics.js";
 import { networkIntervalFields, overrideDocFields, pendingTakeFields, storedRowFields, termsFields } from "../shared/stored.js";
+import { queuedRunFields } from "../shared/wait.js";
 
 export default defineSchema({
   /**
@@ -119,4 +120,15 @@ export default defineSchema({
   })
     .index("name", ["name", "bucket", "key"])
     .index("bucket", ["bucket"]),
+
+  /**
+   * One row per request that waits until allowed (`RateLimiter.runWhenAllowed`, and
+   * `waitUntilAllowed`'s place in line): its limit, key, tokens, the shards they came from, the
+   * instant its work may run (`runAt`) and, for scheduled work, the job that runs it (`job`, in this
+   * component's `_scheduled_functions`). Inserted by `runs.runWhenAllowed`, which also reads a key's
+   * latest `runAt` (so work runs in the order it was accepted) and deletes up to two of the key's
+   * runs that are over; deleted by `runs.cancelRun` (its tokens credited back) and `lib.clearAll`.
+   * Never read on the path of `limit`.
+   */
+  queuedRuns: defineTable(queuedRunFields).index("key", ["name", "key", "runAt"]).index("job", ["job"]),
 });

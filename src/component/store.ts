@@ -1,7 +1,8 @@
 // The component's database adapter: the one module that queries and writes its tables (but the
-// metrics tables', in store-metrics.ts; test/one-store.test.ts checks it). It answers the flows'
-// reads (src/shared/rows.ts, cleanup.ts, concurrency.ts) and executes their writes; every query is
-// written once, here. Handlers import it; it imports no handler.
+// metrics tables', in store-metrics.ts, and the queued runs', in store-runs.ts; test/one-store.test.ts
+// checks it).
+// It answers the flows' reads (src/shared/rows.ts, cleanup.ts, concurrency.ts) and executes their
+// writes; every query is written once, here. Handlers import it; it imports no handler.
 import type { LeaseInsert, LeaseOp, LeaseQuery, LeaseRecord } from "../shared/concurrency.js";
 import type { KeyRead, KeyRow, RowOp, RowQuery } from "../shared/rows.js";
 import { networkIntervals, type NetworkInterval } from "../shared/address.js";
@@ -275,7 +276,7 @@ export async function deleteDocs(db: DatabaseWriter, ids: readonly Id<TableNames
 }
 
 /** The tables `clearAll` empties, oldest first. */
-export type ClearedTable = "rateLimits" | "pendingTakes" | "rateLimitOverrides" | "rateLimitNetworks";
+export type ClearedTable = "rateLimits" | "pendingTakes" | "rateLimitOverrides" | "rateLimitNetworks" | "queuedRuns";
 
 /** createdBefore returns up to `limit` documents of `table` created at or before `before` (ms), oldest first. */
 export function createdBefore<T extends ClearedTable>(db: DatabaseReader, table: T, before: number, limit: number): Promise<Doc<T>[]> {
@@ -445,3 +446,4 @@ export async function deleteExpiredLeases(db: DatabaseWriter, now: number, limit
   for (const doc of docs) await db.delete(doc._id);
   return docs.length;
 }
+

@@ -4,10 +4,12 @@
 // server and the React hook call the same code.
 import { kindOf, type RateLimitConfig } from "./validators.js";
 import type { RowLayout } from "./stored.js";
-import { minus } from "./split.js";
+import { minus, wholeIfClose } from "./split.js";
 import { invalid } from "./validate.js";
 import { math } from "./math.js";
-import { periodIndex, periodStart, type Calendar } from "./calendar.js";
+import type { Calendar } from "./calendar.js";
+import { phaseOf, startOf, windowIndex, windowStart } from "./windows.js";
+export { phaseOf, startOf, windowIndex, windowStart };
 import { carriedLog, decodeLog, encodeLog, freedAt, live, logTotal, withGivenBack, withTaken, type Entry } from "./window-log.js";
 
 /**
@@ -59,49 +61,6 @@ export type Params = Pick<RowLayout, "kind" | "rate" | "period" | "capacity"> & 
   cal?: Calendar;
 };
 
-/** phaseOf normalizes an instant `start` (ms) into a phase in [0, `period`) (ms). */
-export function phaseOf(start: number, period: number): number {
-  const phase = start % period;
-  // `+ 0` turns the -0 a negative multiple of the period leaves into 0.
-  return phase < 0 ? phase + period : phase + 0;
-}
-
-/**
- * windowIndex returns the index of the fixed window containing `t` (ms): the largest whole k with
- * `phase + k * period <= t`, computed with the same float expression as {@link windowStart}, so a
- * stored window start always maps back to its own window (a plain `floor` of the quotient can
- * land one window early at a boundary, which would grant a refill mid-window).
- */
-export function windowIndex(t: number, p: Pick<Params, "phase" | "period" | "cal">): number {
-  if (p.cal !== undefined) return periodIndex(t, p.cal);
-  let k = math.floor((t - p.phase) / p.period);
-  if (p.phase + (k + 1) * p.period <= t) k += 1;
-  else if (p.phase + k * p.period > t) k -= 1;
-  return k;
-}
-
-/** windowStart returns the start (ms) of the fixed window containing `t` (ms). */
-export function windowStart(t: number, p: Pick<Params, "phase" | "period" | "cal">): number {
-  return startOf(windowIndex(t, p), p);
-}
-
-/**
- * startOf returns the start (ms) of fixed window `k` (see {@link windowIndex}): `phase + k *
- * period`, or, for a calendar limit, the start of its `k`th period (see `periodStart`).
- */
-export function startOf(k: number, p: Pick<Params, "phase" | "period" | "cal">): number {
-  return p.cal !== undefined ? periodStart(k, p.cal) : p.phase + k * p.period;
-}
-
-/**
- * `x` rounded to the nearest whole number when it is within float rounding error of one
- * (relative 1e-12; an operation or two of float error is about 1e-16), else `x` unchanged.
- */
-function wholeIfClose(x: number): number {
-  const whole = math.round(x);
-  return math.abs(x - whole) <= 1e-12 * math.max(1, math.abs(x)) ? whole : x;
-}
-
 /**
  * evaluate returns a row as of `now` (ms): the tokens available then, and the `ts` to store with
  * them.
@@ -149,7 +108,7 @@ export function evaluate(state: State | null, p: Params, now: number): State {
  * The entries of an exact sliding window's state: its log, or, for a state without one (or with
  * bytes that aren't a log), `capacity - value` tokens taken at its `ts` (see `carriedLog`).
  */
-function entriesOf(state: State, p: Params): readonly Entry[] {
+export function entriesOf(state: State, p: Params): readonly Entry[] {
   const decoded = state.log === undefined ? undefined : decodeLog(state.log);
   return decoded ?? carriedLog(minus(p.capacity, state.value), state.ts, p.rate, p.period);
 }
@@ -191,7 +150,7 @@ export function valueAt(state: State | null, p: Params, t: number): number {
  * the capacity itself, exactly, with none (`minus` would snap a capacity like 3.7 − 2 =
  * 1.7000000000000002 to 1.7, which a full row's value, the capacity, is not).
  */
-function roomFor(entries: readonly Entry[], p: Params): number {
+export function roomFor(entries: readonly Entry[], p: Params): number {
   return entries.length === 0 ? p.capacity : minus(p.capacity, logTotal(entries));
 }
 
@@ -387,6 +346,13 @@ export type RowDecision =
  * - With `reserve`: ok when taking them leaves a debt no deeper than `maxReserved`; then
  *   `retryAfter` (if set) is when the debt is repaid, i.e. when the reserved work may run.
  * - Refused: `retryAfter` is the least whole ms after which the same request succeeds.
+ *
+ * With `notBefore` (ms), the request waits until allowed (`runWhenAllowed`): its work runs no
+ * earlier than `notBefore`, at the first instant the limit allows it, and the reservation counts
+ * it there: an exact sliding window logs the take at that instant (see {@link reserveLogged}), a
+ * fixed window counts it in the window it runs in (see {@link reserveWindowed}), a token bucket
+ * takes into debt now, as `reserve` does. Without it, `reserve` takes into debt now, whatever the
+ * kind: an exact sliding window still logs ahead.
  */
 export function decideRow(
   state: State | null,
@@ -394,8 +360,11 @@ export function decideRow(
   now: number,
   count: number,
   reserve: boolean,
+  notBefore?: number,
 ): RowDecision {
+  if (reserve && count > 0 && p.kind === "exact sliding window") return reserveLogged(state, p, now, count, notBefore ?? now);
   const cur = evaluate(state, p, now);
+  if (reserve && count > 0 && p.kind === "fixed window" && notBefore !== undefined) return reserveWindowed(cur, p, now, count, notBefore);
   if (count === 0) {
     return cur.value >= 0 ? { ok: true } : { ok: false, retryAfter: delayUntil(state, p, now, 0) };
   }
@@ -407,6 +376,49 @@ export function decideRow(
   }
   const accepts = (value: number) => minus(value, count) >= floor;
   return { ok: false, retryAfter: delayUntil(state, p, now, count + floor, accepts, count) };
+}
+
+/**
+ * reserveWindowed reserves `count` tokens of a fixed window for work that waits until allowed,
+ * no earlier than `notBefore` (ms; the key's latest queued work). It runs in the window holding
+ * `notBefore` (or now) if what that window has left, after the work queued before, holds it; else in
+ * a later window, and then it may use only what that window carries into the next (its tokens above
+ * `capacity - rate` are lost at the boundary, where the value is clamped to the capacity): the lost
+ * tokens are taken with the work's, so no later window counts them. The row keeps the rest as a
+ * debt that each window's `rate` repays, so no window runs more than it grants. `retryAfter` is
+ * the wait until the work's window (whole ms); unset when it runs now.
+ */
+function reserveWindowed(cur: State, p: Params, now: number, count: number, notBefore: number): RowDecision {
+  const at = notBefore > now ? notBefore : now;
+  const there = valueAt(cur, p, at);
+  if (minus(there, count) >= 0) {
+    const next = withValue(cur, p, minus(cur.value, count));
+    return at === now ? { ok: true, next } : { ok: true, next, retryAfter: at - now };
+  }
+  const lost = math.max(0, minus(there, math.max(0, minus(p.capacity, p.rate))));
+  const next = withValue(cur, p, minus(minus(cur.value, count), lost));
+  return { ok: true, next, retryAfter: delayUntil(next, p, now, 0, undefined, count) };
+}
+
+/**
+ * reserveLogged reserves `count` tokens of an exact sliding window at `now`: the take is logged at
+ * the first whole-ms instant `at`, no earlier than `now` or `notBefore`, at which the window ending
+ * there has room for it, counting every take logged after the window's start, those logged ahead
+ * included. The row's `ts` stays `now`, so its value (possibly negative) counts the take at once,
+ * and every later decision counts it, from `now` on, until it leaves the window at `at + period`:
+ * a decision at `t` counts every take logged after `t - period`, the ones ahead too, so it never
+ * admits a take that a window holding both would count over the rate. A take logged at the latest
+ * instant of the log needs only the window ending there checked: no take lies after it.
+ * `retryAfter` is `at - now`, unset when it is 0.
+ */
+function reserveLogged(state: State | null, p: Params, now: number, count: number, notBefore: number): RowDecision {
+  const cur = evaluate(state, p, now);
+  const fits = (t: number) => minus(valueAt(state, p, t), count) >= 0;
+  const from = notBefore > now ? notBefore : now;
+  if (from === now && fits(now)) return { ok: true, next: withValue(cur, p, minus(cur.value, count)) };
+  const at = fits(from) ? from : from + delayUntil(state, p, from, count, undefined, count);
+  const taken = withTaken(entriesOf(cur, p), at, count);
+  return { ok: true, next: { value: roomFor(taken, p), ts: cur.ts, log: encodeLog(taken) }, retryAfter: at - now };
 }
 
 /**

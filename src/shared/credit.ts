@@ -1,5 +1,6 @@
 // Giving tokens back to a key: never above a shard's capacity.
-import { evaluate, withValue } from "./algebra.js";
+import { entriesOf, evaluate, roomFor, valueAt, withValue, type Params, type State } from "./algebra.js";
+import { encodeLog, withWithdrawn } from "./window-log.js";
 import type { Plan, ShardRead, ShardWrite } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
 import { isShardOf } from "./layout.js";
@@ -21,21 +22,24 @@ import { math } from "./math.js";
  * credit goes to those shards, emptiest first: a credit to another shard could outlast the take
  * once the shard it came from refills. An asynchronous limit records the credit as a negative take
  * for the applier. Returns the tokens actually credited.
+ *
+ * `cancel` gives back the tokens of a cancelled run (see {@link CancelledRun}).
  */
 export function* creditFlow<Id>(
   args: CreditArgs,
   now: number,
+  cancel?: CancelledRun,
 ): KeyFlow<Id, { credited: number; ops: RowOp<Id>[] }> {
   validateNameAndKey(args.name, args.key);
   checkConfig(args.config);
   if (args.tier !== undefined) validateTier(args.tier);
   if (!(Number.isFinite(args.count) && args.count > 0)) throw invalid("count", args.count, "must be a finite number > 0");
   // A credit draws nothing at random; its tokens go back under what is in force for the key.
-  return yield* inForce(args, now, () => 0, (resolved, own) => creditUnder<Id>(args, resolved, own, now));
+  return yield* inForce(args, now, () => 0, (resolved, own) => creditUnder<Id>(args, resolved, own, now, cancel));
 }
 
 /** Gives tokens back under what is in force for the key (see {@link creditFlow}). */
-function* creditUnder<Id>(args: CreditArgs, resolved: InForce, own: Override | undefined, now: number): KeyFlow<Id, { credited: number; ops: RowOp<Id>[] }> {
+function* creditUnder<Id>(args: CreditArgs, resolved: InForce, own: Override | undefined, now: number, cancel?: CancelledRun): KeyFlow<Id, { credited: number; ops: RowOp<Id>[] }> {
   const view = newView<Id>({ name: args.name, key: args.key, config: resolved.config }, now, own, resolved.by !== "config");
   for (const shard of args.shards ?? []) {
     if (!isShardOf(shard, view.n)) throw invalid("shards", shard, `must be a shard of the limit's ${view.n}`);
@@ -57,9 +61,11 @@ function* creditUnder<Id>(args: CreditArgs, resolved: InForce, own: Override | u
   const writes: ShardWrite[] = [];
   for (const { read, cur } of room) {
     if (!(left > 0)) break;
-    const gave = math.min(left, math.max(0, minus(read.p.capacity, cur.value)));
+    let gave = math.min(left, math.max(0, minus(read.p.capacity, cur.value)));
+    if (cancel) gave = math.min(gave, cancelRoom(read, cur, now, cancel, view.n));
     if (gave > 0) {
-      writes.push({ shard: read.shard, state: withValue(cur, read.p, cur.value + gave) });
+      const state = cancel === undefined ? withValue(cur, read.p, cur.value + gave) : withdrawn(cur, read.p, cancel.runAt, gave);
+      writes.push({ shard: read.shard, state });
       left = minus(left, gave);
     }
   }
@@ -69,3 +75,48 @@ function* creditUnder<Id>(args: CreditArgs, resolved: InForce, own: Override | u
   return { credited, ops: opsOf(view, plan, 1) };
 }
 
+
+/**
+ * A cancelled run whose tokens a credit gives back: its `runAt` (ms), and the key's other runs
+ * still queued (`runAt` after now, each with its tokens), which will take theirs at their `runAt`.
+ */
+export type CancelledRun = { runAt: number; pending: readonly { runAt: number; count: number }[] };
+
+/**
+ * The most tokens a cancelled run may give back to a shard at `now`, so that the key's other
+ * queued runs stay within the limit at their own instants. A token bucket or a fixed window took
+ * their tokens at once, but they run later; until then the tokens are the bucket's, and a bucket
+ * can't hold more than its capacity. So the value plus the tokens still to run must stay within
+ * the capacity up to each queued run: just before the run at `runAt_j`, the value evaluated then
+ * plus the tokens of every run at or after it. A credit above that would let later work run in
+ * the tokens the bucket could never have held. An exact sliding window withdraws the run's own
+ * logged take, which is exact: no bound. A sharded limit can't tell which shards the queued runs
+ * took from: while any is queued, it gives nothing back (the run is still cancelled).
+ */
+function cancelRoom(read: ShardRead, cur: State, now: number, cancel: CancelledRun, shards: number): number {
+  if (read.p.kind === "exact sliding window") return Infinity;
+  const later = cancel.pending.filter((r) => r.runAt > now);
+  if (later.length === 0) return Infinity;
+  if (shards > 1) return 0;
+  let room = Infinity;
+  for (const run of later) {
+    const still = later.filter((r) => r.runAt >= run.runAt).reduce((sum, r) => sum + r.count, 0);
+    room = math.min(room, minus(minus(read.p.capacity, valueAt(cur, read.p, run.runAt)), still));
+  }
+  return math.max(0, room);
+}
+
+/**
+ * withdrawn returns a state evaluated at its `ts` with `count` tokens given back that were taken
+ * for work logged at `at` (ms) that will never run (a cancelled run): an exact sliding window
+ * takes them off its entry at `at` (see `withWithdrawn`); the other kinds hold no instants, and
+ * add them to the value as a credit does (`withValue`). The caller bounds `count` as a credit is
+ * bounded (never above the capacity).
+ */
+function withdrawn(cur: State, p: Params, at: number, count: number): State {
+  if (p.kind !== "exact sliding window") return withValue(cur, p, cur.value + count);
+  const next = withWithdrawn(entriesOf(cur, p), at, count);
+  const out: State = { value: roomFor(next, p), ts: cur.ts };
+  if (next.length > 0) out.log = encodeLog(next);
+  return out;
+}

@@ -54,6 +54,8 @@ export function pickTwo(n: number, r1: number, r2: number): [number, number] {
  * overrides {@link COMFORT_FRACTION} (the benchmark sweeps it). `nearEmpty` false keeps the pair
  * near empty whatever the shards' size: an asynchronous limit decides first on a stale snapshot,
  * whose reads race for nothing, and a second shard read there keeps more decisions standing on it.
+ * `notBefore` (ms) is passed to `decideRow`: an exact sliding window's reservation is logged no
+ * earlier (waiting until allowed, behind work queued before).
  */
 export function* planRequest(
   n: number,
@@ -63,6 +65,7 @@ export function* planRequest(
   random: () => number,
   comfort?: number,
   nearEmpty = true,
+  notBefore?: number,
 ): Generator<number, Plan, ShardRead> {
   const [first, second] = pickTwo(n, random(), random());
   if (count === 0 && n > 1) {
@@ -73,10 +76,10 @@ export function* planRequest(
     return planPeek(all, now);
   }
   const a = yield first;
-  if (n === 1 || isComfortable(a, now, count, comfort)) return planOne(yield first, now, count, reserve);
+  if (n === 1 || isComfortable(a, now, count, comfort)) return planOne(yield first, now, count, reserve, notBefore);
   // Near empty, on shards big enough, read no second shard when the first can serve, and never
   // combine two shards' partial tokens: see nearEmptyRule.
-  if (nearEmpty && nearEmptyRule(a, count, reserve) === "alone" && holds(a, now, count)) return planOne(yield first, now, count, reserve);
+  if (nearEmpty && nearEmptyRule(a, count, reserve) === "alone" && holds(a, now, count)) return planOne(yield first, now, count, reserve, notBefore);
   const b = yield second;
   const again = yield first;
   const rule = nearEmpty ? nearEmptyRule(a, count, reserve, b) : "pair";
@@ -97,8 +100,8 @@ export function planPeek(all: readonly ShardRead[], now: number): Plan {
 }
 
 /** Decides against one row: the whole unsharded limit, or a sharded one's comfortable first pick. */
-export function planOne(read: ShardRead, now: number, count: number, reserve: boolean): Plan {
-  const d = decideRow(read.state, read.p, now, count, reserve);
+export function planOne(read: ShardRead, now: number, count: number, reserve: boolean, notBefore?: number): Plan {
+  const d = decideRow(read.state, read.p, now, count, reserve, notBefore);
   const shards = [read.shard];
   if (!d.ok) return { ok: false, retryAfter: d.retryAfter, writes: [], shards };
   const writes = d.next ? [{ shard: read.shard, state: d.next }] : [];

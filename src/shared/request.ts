@@ -5,7 +5,7 @@ import { shedPlan } from "./overload.js";
 import { planRequest, type Plan } from "./plan.js";
 import type { KeyFlow, RowOp } from "./rows.js";
 import { blockedWait, inForce, type InForce, type Override } from "./overrides.js";
-import { validateCount, validateCountValue, validateNameAndKey, validateTier } from "./validate.js";
+import { validateCount, validateCountValue, validateNameAndKey, validateTier, validateWaitConfig } from "./validate.js";
 import { checkConfig } from "./validate-config.js";
 import { outcomeOf, recordsMetrics, type DecisionEvent } from "./metrics.js";
 import { isAsync, type DecidedBy, type RateLimitArgs, type RateLimitConfig, type RateLimitDetails, type RateLimitError, type RateLimitResult, type RateLimitReturns } from "./validators.js";
@@ -196,15 +196,29 @@ export function* requestFlow<Id>(args: RateLimitArgs, now: number, random: () =>
   return yield* inForce(args, now, random, (resolved, own, draw) => decideUnder<Id>(args, resolved, own, now, draw));
 }
 
-/** Decides a request under what is in force for its key (see {@link requestFlow}). */
-function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override | undefined, now: number, random: () => number): KeyFlow<Id, RequestOutcome<Id>> {
+/**
+ * Decides a request under what is in force for its key (see {@link requestFlow}). With `wait`
+ * (`waitFlow` in wait.ts), it reserves a count a full limit admits at once, of a kind that can
+ * wait, no earlier than `wait.notBefore` for an exact sliding window.
+ */
+export function* decideUnder<Id>(
+  args: RateLimitArgs,
+  resolved: InForce,
+  own: Override | undefined,
+  now: number,
+  random: () => number,
+  wait?: { notBefore?: number | undefined },
+): KeyFlow<Id, RequestOutcome<Id>> {
   const { config } = resolved;
   // An override's config is checked as the named one was (the named config may have changed under it).
   if (resolved.by !== "config") checkConfig(config);
   const count = args.count ?? 1;
-  const reserve = args.reserve ?? false;
+  const reserve = (args.reserve ?? false) || wait !== undefined;
   try {
-    validateCount(count, config, reserve);
+    // Work that waits (`wait`) reserves, but only a count a full limit admits at once: the work
+    // must run within the limit at its instant.
+    if (wait) validateWaitConfig(config);
+    validateCount(count, config, reserve && !wait);
   } catch (error) {
     // A count (or reservation) the config in force can't serve may be one the key's own override
     // can: look at the key's first row (which carries it, if any) before refusing. `inForce` runs
@@ -213,7 +227,7 @@ function* decideUnder<Id>(args: RateLimitArgs, resolved: InForce, own: Override 
     throw error;
   }
   const view = newView<Id>({ name: args.name, key: args.key, config }, now, own, resolved.by !== "config");
-  const flow = planRequest(view.n, now, count, reserve, random, undefined, !isAsync(config));
+  const flow = planRequest(view.n, now, count, reserve, random, undefined, !isAsync(config), wait && math.max(now, wait.notBefore ?? now));
   let step = flow.next();
   while (!step.done) step = flow.next((yield* shardOf(view, step.value)).read);
   // A wait that can't be told to the ms is an error, except in a dry run, which admits whatever it would do.

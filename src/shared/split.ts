@@ -44,6 +44,15 @@ export function pairAccepts(va: number, vb: number, count: number, floor: number
 }
 
 /**
+ * `x` rounded to the nearest whole number when it is within float rounding error of one
+ * (relative 1e-12; an operation or two of float error is about 1e-16), else `x` unchanged.
+ */
+export function wholeIfClose(x: number): number {
+  const whole = math.round(x);
+  return math.abs(x - whole) <= 1e-12 * math.max(1, math.abs(x)) ? whole : x;
+}
+
+/**
  * minus returns `a - b`, snapped to 12 significant digits of the larger operand when it lies
  * within float noise of them, so decimal amounts add up exactly: thirty takes of 0.1 from 3 leave
  * 0, not 4.4e-16, and a refill of 0.7 makes 0.7, not 0.7000000000000002. A value that isn't a

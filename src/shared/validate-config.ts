@@ -267,6 +267,8 @@ const OPTION_TYPES: Record<string, readonly string[]> = {
   from: ["number"],
   to: ["number"],
   allowClientConfig: ["boolean"],
+  maxWait: ["number"],
+  wait: ["boolean"],
 };
 
 /**

@@ -300,3 +300,27 @@ export function validateExtendBy(by: number | undefined): void {
   if (by === undefined) return;
   requireNumber("by", by, (x) => x >= 1, "must be a finite number of ms ≥ 1");
 }
+
+/**
+ * validateWaitConfig checks that a limit can wait until allowed (`runWhenAllowed`,
+ * `waitUntilAllowed`), which reserves tokens ahead: token buckets can, a fixed window on one shard,
+ * and an exact sliding window on one shard, written transactionally (its take is logged at the instant the
+ * work may run; a take split over shards, or recorded for the applier, would be logged now). An
+ * approximate sliding window can't: it counts windows, and can't hold a take at a future instant.
+ * Throws an `InvalidRateLimit` `ConvexError` naming the field that prevents it.
+ */
+export function validateWaitConfig(config: RateLimitConfig): void {
+  if (config.kind === "fixed window" && (config.shards ?? 1) > 1) {
+    throw invalid("config.shards", config.shards, "a fixed window waits on one shard: work that runs in a later window may use only what a shard carries into it, which a take split over shards can't tell; use 1 shard, or a token bucket");
+  }
+  if (config.kind !== "sliding window") return;
+  if (config.exact === false) {
+    throw invalid("config.exact", false, "an approximate sliding window can't wait: it counts aligned windows and can't hold a take at a future instant; use the exact window (exact: true), a token bucket or a fixed window");
+  }
+  if ((config.shards ?? 1) > 1) {
+    throw invalid("config.shards", config.shards, "an exact sliding window waits on one shard: a take split over shards can't be logged ahead; use 1 shard");
+  }
+  if (config.applyUpdates === "asynchronously") {
+    throw invalid("config.applyUpdates", config.applyUpdates, "an exact sliding window waits transactionally: a take recorded for the applier is logged at its decision, not ahead; use \"transactionally\"");
+  }
+}

@@ -197,6 +197,23 @@ export function withGivenBack(entries: readonly Entry[], count: number): readonl
 }
 
 /**
+ * withWithdrawn returns the log after `count` (> 0) tokens logged at `at` (ms) are withdrawn: a
+ * take logged ahead for work that will never run (a cancelled run). They come off the entry at
+ * `at`, which holds them, as if never taken; whatever that entry doesn't hold comes off the oldest
+ * entries, as {@link withGivenBack} gives back.
+ */
+export function withWithdrawn(entries: readonly Entry[], at: number, count: number): readonly Entry[] {
+  const i = entries.findIndex((e) => e.at === at);
+  if (i < 0) return withGivenBack(entries, count);
+  const entry = entries[i]!;
+  const out = entries.slice();
+  const left = minus(count, entry.count);
+  if (left < 0) out[i] = { at, count: minus(entry.count, count) };
+  else out.splice(i, 1);
+  return left > 0 ? withGivenBack(out, left) : out;
+}
+
+/**
  * carriedLog returns a log for a row that has none, holding `used` tokens as of `ts` (ms): a row
  * carried over from another kind, or from another layout, whose times of taking are unknown. They
  * are taken to have been taken at `ts`, the latest they could have been, so they leave the window

@@ -16,6 +16,7 @@ import type {
 import type * as admin from "../admin.js";
 import type * as apiCalls from "../apiCalls.js";
 import type * as crons from "../crons.js";
+import type * as emails from "../emails.js";
 import type * as features_allOrNothing from "../features/allOrNothing.js";
 import type * as features_blocks from "../features/blocks.js";
 import type * as features_calendar from "../features/calendar.js";
@@ -37,6 +38,7 @@ import type * as plans from "../plans.js";
 import type * as playground from "../playground.js";
 import type * as sessions from "../sessions.js";
 import type * as signups from "../signups.js";
+import type * as webhooks from "../webhooks.js";
 
 /**
  * A utility for referencing Convex functions in your app's API.
@@ -50,6 +52,7 @@ declare const fullApi: ApiFromModules<{
   admin: typeof admin;
   apiCalls: typeof apiCalls;
   crons: typeof crons;
+  emails: typeof emails;
   "features/allOrNothing": typeof features_allOrNothing;
   "features/blocks": typeof features_blocks;
   "features/calendar": typeof features_calendar;
@@ -71,6 +74,7 @@ declare const fullApi: ApiFromModules<{
   playground: typeof playground;
   sessions: typeof sessions;
   signups: typeof signups;
+  webhooks: typeof webhooks;
 }>;
 export declare const api: FilterApi<
   typeof fullApi,

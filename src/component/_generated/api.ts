@@ -14,6 +14,7 @@ import type * as leases from "../leases.js";
 import type * as lib from "../lib.js";
 import type * as metrics from "../metrics.js";
 import type * as overrides from "../overrides.js";
+import type * as runs from "../runs.js";
 import type * as store from "../store.js";
 import type * as wake from "../wake.js";
 
@@ -31,6 +32,7 @@ const fullApi: ApiFromModules<{
   lib: typeof lib;
   metrics: typeof metrics;
   overrides: typeof overrides;
+  runs: typeof runs;
   store: typeof store;
   wake: typeof wake;
 }> = anyApi as any;

@@ -1602,4 +1602,114 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         Name
       >;
     };
+    runs: {
+      cancelRun: FunctionReference<
+        "mutation",
+        "internal",
+        {
+          configs?: Record<
+            string,
+            {
+              applyUpdates?: string;
+              calendar?: {
+                anchor: number;
+                period: "day" | "week" | "month";
+                timeZone: string;
+              };
+              capacity?: number;
+              dryRun?: boolean;
+              exact?: boolean;
+              kind: string;
+              lockout?: number;
+              maxReserved?: number;
+              metrics?: boolean;
+              networks?: boolean;
+              period: number;
+              rate: number;
+              shards?: number;
+              start?: number | null;
+            }
+          >;
+          id: string;
+        },
+        | { cancelled: true; credited: number }
+        | {
+            cancelled: false;
+            state: "inProgress" | "success" | "failed" | "canceled" | "unknown";
+          },
+        Name
+      >;
+      checkRun: FunctionReference<
+        "query",
+        "internal",
+        {
+          config: {
+            applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
+            capacity?: number;
+            dryRun?: boolean;
+            exact?: boolean;
+            kind: string;
+            lockout?: number;
+            maxReserved?: number;
+            metrics?: boolean;
+            networks?: boolean;
+            period: number;
+            rate: number;
+            shards?: number;
+            start?: number | null;
+          };
+          count?: number;
+          fn?: string;
+          fnArgs?: any;
+          key?: string;
+          maxWait: number;
+          name: string;
+          tier?: string;
+        },
+        | { id?: string; ok: true; runAt: number }
+        | { ok: false; retryAfter: number },
+        Name
+      >;
+      runWhenAllowed: FunctionReference<
+        "mutation",
+        "internal",
+        {
+          config: {
+            applyUpdates?: string;
+            calendar?: {
+              anchor: number;
+              period: "day" | "week" | "month";
+              timeZone: string;
+            };
+            capacity?: number;
+            dryRun?: boolean;
+            exact?: boolean;
+            kind: string;
+            lockout?: number;
+            maxReserved?: number;
+            metrics?: boolean;
+            networks?: boolean;
+            period: number;
+            rate: number;
+            shards?: number;
+            start?: number | null;
+          };
+          count?: number;
+          fn?: string;
+          fnArgs?: any;
+          key?: string;
+          maxWait: number;
+          name: string;
+          tier?: string;
+        },
+        | { id?: string; ok: true; runAt: number }
+        | { ok: false; retryAfter: number },
+        Name
+      >;
+    };
   };

@@ -1,0 +1,108 @@
+// Waiting until allowed: the component's functions that queue work behind a limit (a reservation
+// taken now, the work scheduled at the first instant it is allowed) and cancel it. The decision is
+// the pure `waitFlow` (src/shared/wait.ts); these handlers answer its reads and execute it.
+import type { FunctionHandle } from "convex/server";
+import { v } from "convex/values";
+import { creditFlow } from "../shared/credit.js";
+import { runPlanAsync } from "../shared/rows.js";
+import { invalid } from "../shared/validate.js";
+import { configArgValidator } from "../shared/validators.js";
+import { cancelResult, checkWait, waitArgs, waitCallResult, waitFlow, type CancelResult, type WaitCallResult } from "../shared/wait.js";
+import type { Id } from "./_generated/dataModel.js";
+import { mutation, query } from "./_generated/server.js";
+import { recordMetric } from "./metrics.js";
+import { readKey, writeKey } from "./store.js";
+import { deleteRun, insertRun, jobState, normalizeJob, pendingRuns, pruneRuns, queuedUntil, runOfJob } from "./store-runs.js";
+
+/** How many of a key's finished runs each new run deletes: more than one, so they never pile up. */
+const PRUNE_PER_RUN = 2;
+
+/**
+ * Decides a request that waits until allowed and, when it is accepted, reserves its tokens and
+ * schedules its work (`fn`, a function handle, with `fnArgs`) at `runAt`; see
+ * `RateLimiter.runWhenAllowed`. Without `fn` it only takes its place in line
+ * (`RateLimiter.waitUntilAllowed`). A refusal writes nothing but its metric event. Asynchronous
+ * limits are decided on the current state, exactly.
+ */
+export const runWhenAllowed = mutation({
+  args: waitArgs,
+  returns: waitCallResult,
+  handler: async (ctx, args): Promise<WaitCallResult> => {
+    const now = Date.now();
+    // Checked before the first read, as the flow checks them again.
+    checkWait(args);
+    if (args.fn !== undefined && !args.fn.startsWith("function://")) throw invalid("fn", args.fn, "must be a function handle");
+    const until = await queuedUntil(ctx.db, args);
+    const outcome = await runPlanAsync(waitFlow<Id<"rateLimits">>(args, now, Math.random, until), (q) => readKey(ctx.db, args, q));
+    if (outcome.wouldRefuse) {
+      console.log(JSON.stringify({ event: "rateLimit.dryRun", name: args.name, key: args.key, count: args.count ?? 1, ...outcome.wouldRefuse }));
+    }
+    if (outcome.event) await recordMetric(ctx.db, args, outcome.event, now);
+    if (!outcome.result.ok) return outcome.result;
+    if (outcome.ops.length > 0) await writeKey(ctx, args, outcome.ops);
+    const { runAt } = outcome.result;
+    const job = args.fn === undefined ? undefined : await ctx.scheduler.runAt(runAt, args.fn as FunctionHandle<"mutation" | "action">, args.fnArgs ?? {});
+    await pruneRuns(ctx.db, args, now, PRUNE_PER_RUN);
+    const { name, key, tier, config } = args;
+    await insertRun(ctx.db, {
+      name,
+      ...(key === undefined ? {} : { key }),
+      count: args.count ?? 1,
+      ...(tier === undefined ? {} : { tier }),
+      shards: outcome.shards,
+      runAt,
+      config,
+      ...(job === undefined ? {} : { job }),
+    });
+    return job === undefined ? { ok: true, runAt } : { ok: true, runAt, id: job };
+  },
+});
+
+/**
+ * Decides a request that waits until allowed exactly as `runWhenAllowed` would at this instant,
+ * taking nothing and scheduling nothing: when its work would run, or when it could be queued.
+ */
+export const checkRun = query({
+  args: waitArgs,
+  returns: waitCallResult,
+  handler: async (ctx, args): Promise<WaitCallResult> => {
+    checkWait(args);
+    const until = await queuedUntil(ctx.db, args);
+    const { result } = await runPlanAsync(waitFlow<Id<"rateLimits">>(args, Date.now(), Math.random, until), (q) => readKey(ctx.db, args, q));
+    return result;
+  },
+});
+
+/**
+ * Cancels a run that `runWhenAllowed` scheduled, if it hasn't started: its job is cancelled and
+ * its tokens credited back by the credit rules (never above the capacity), exactly once. See
+ * `RateLimiter.cancelRun`. `configs` maps limit names to their current configs (the client's
+ * named limits): the credit is made under the limit's current config, or the one the run was
+ * queued under for a name not in it.
+ */
+export const cancelRun = mutation({
+  args: { id: v.string(), configs: v.optional(v.record(v.string(), configArgValidator)) },
+  returns: cancelResult,
+  handler: async (ctx, args): Promise<CancelResult> => {
+    const job = normalizeJob(ctx.db, args.id);
+    if (job === null) throw invalid("id", args.id, "is not the id of a run: pass the id runWhenAllowed returned");
+    const state = await jobState(ctx.db, job);
+    const run = await runOfJob(ctx.db, job);
+    // A pending job with no run is none of this component's runs.
+    if (state === undefined || run === null) return { cancelled: false, state: state === "pending" || state === undefined ? "unknown" : state };
+    if (state !== "pending") return { cancelled: false, state };
+    await ctx.scheduler.cancel(job);
+    const config = args.configs?.[run.name] ?? run.config;
+    const { name, key, tier, count, shards } = run;
+    const at = { name, key, config };
+    const credit = { name, count, config, ...(key === undefined ? {} : { key }), ...(tier === undefined ? {} : { tier }), ...(shards.length > 0 ? { shards } : {}) };
+    // The key's other queued runs bound what comes back (see `cancelRoom`); an exact sliding
+    // window's tokens come off the take logged at the run's runAt.
+    const now = Date.now();
+    const pending = (await pendingRuns(ctx.db, at, now)).filter((r) => r._id !== run._id).map((r) => ({ runAt: r.runAt, count: r.count }));
+    const { credited, ops } = await runPlanAsync(creditFlow<Id<"rateLimits">>(credit, now, { runAt: run.runAt, pending }), (q) => readKey(ctx.db, at, q));
+    if (ops.length > 0) await writeKey(ctx, at, ops);
+    await deleteRun(ctx.db, run._id);
+    return { cancelled: true, credited };
+  },
+});
