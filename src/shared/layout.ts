@@ -2,12 +2,12 @@
 // the config, and how rows written under another layout (shard count, kind, phase or period) are
 // carried over to the current one without gaining a token. Pure: no clock, no randomness.
 import { evaluate, phaseOf, stateOf, windowIndex, windowStart, type Params, type State } from "./algebra.js";
-import { splitTotal } from "./split.js";
+import { minus, splitTotal } from "./split.js";
 import { validateConfig } from "./validate.js";
 import { kindOf, type RateLimitConfig } from "./validators.js";
 import type { StoredRow } from "./stored.js";
 import { math } from "./math.js";
-import { decodeLog, encodeLog, logTotal, withTaken } from "./window-log.js";
+import { decodeLog, encodeLog, logTotal, mergeLogs, splitLog, withTaken, type Entry } from "./window-log.js";
 
 /** The FNV-1a hash of a string, as a fraction in [0, 1). */
 function hashFraction(s: string): number {
@@ -304,6 +304,35 @@ function byRate(total: number, params: readonly Params[]): number[] {
 }
 
 /**
+ * An exact window's shards carried over to `params`, another shard count: the old shards' logs as
+ * of `at` (a row without one: its tokens used taken at its `ts`, see `carriedLog`) are put
+ * together and shared out over the new shards in proportion to their capacities (`splitLog`),
+ * each take keeping its instant, so every token comes back when it would have under the old
+ * layout, never later than the old rule (which took every token used to have been taken at
+ * `stamp`), and sooner when taken earlier. A raised capacity's extra tokens are taken at `stamp`,
+ * so the key holds no more at `stamp` than it did; a lowered one keeps the takes, and the shards
+ * may owe until they leave (as a change at the same shard count does, see `keptLog`): no window
+ * admits more than the new rate. States stamped at `stamp`.
+ */
+function carriedLogs(olds: readonly { p: Params; state: State | null }[], at: number, stamp: number, params: readonly Params[]): State[] {
+  const logs: (readonly Entry[])[] = [];
+  let before = 0;
+  for (const { p, state } of olds) {
+    before += p.capacity;
+    const cur = evaluate(state, p, at);
+    if (cur.log !== undefined) logs.push(decodeLog(cur.log) ?? []);
+  }
+  let union: readonly Entry[] = mergeLogs(logs);
+  const shares = params.map((p) => p.capacity);
+  const extra = shares.reduce((sum, c) => sum + c, 0) - before;
+  if (extra > 0) union = withTaken(union, stamp, extra, Infinity);
+  return splitLog(union, shares).map((log, i) => {
+    if (log.length === 0) return { value: params[i]!.capacity, ts: stamp };
+    return { value: minus(params[i]!.capacity, logTotal(log)), ts: stamp, log: encodeLog(log) };
+  });
+}
+
+/**
  * relayout returns the states of every shard of a limit whose rows were written under another
  * layout or other terms: another shard count, kind, rate, period, capacity or fixed-window phase.
  * Rows whose terms changed (see {@link sameClock}) are carried over by {@link carriedOver}; a
@@ -356,7 +385,7 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
   // (see `carriedOver`): the old layout's params are the new ones.
   if (old === n && kindOf(config) === "exact sliding window") return olds.map(({ p, state }) => evaluate(state, p, at));
   const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
-  // Otherwise an exact window's log isn't carried: its tokens used are taken at `stamp` (see `carriedLog`).
+  if (kindOf(config) === "exact sliding window") return carriedLogs(olds, at, stamp, params);
   const prevs = kindOf(config) === "sliding window" && prev > 0 ? byRate(prev, params) : undefined;
   const stateAt = (value: number, i: number): State => (prevs ? { value, ts: stamp, prev: prevs[i]! } : { value, ts: stamp });
   if (total < 0) return byRate(total, params).map(stateAt);
