@@ -27,6 +27,15 @@ export type Entry = { readonly at: number; readonly count: number };
 /** What {@link decodeLog} made of each log it decoded (logs are never mutated once built). */
 const decoded = new WeakMap<ArrayBuffer, readonly Entry[]>();
 
+/**
+ * The bytes {@link encodeLog} made of each list of entries (frozen once encoded, so the bytes stay
+ * theirs): a flow evaluates a row several times, and each would encode the same entries again.
+ */
+const encoded = new WeakMap<readonly Entry[], ArrayBuffer>();
+
+/** What {@link live} kept of each log it trimmed last: the instant it trimmed at, and the result. */
+const trimmed = new WeakMap<readonly Entry[], { t: number; period: number; kept: readonly Entry[] }>();
+
 /** The empty log. */
 export const EMPTY_LOG: readonly Entry[] = [];
 
@@ -37,13 +46,29 @@ export const EMPTY_LOG: readonly Entry[] = [];
 //   whole count or a non-negative offset).
 // A steady key's entry takes two to four bytes, against sixteen as two plain numbers.
 
-/** Appends `n` (a whole number, 0 ≤ n < 2^53) as a little-endian base-128 varint. */
-function putVarint(out: number[], n: number): void {
+/** The bytes of `n` (a whole number, 0 ≤ n < 2^53) as a base-128 varint. */
+function varintLength(n: number): number {
+  let length = 1;
   while (n >= 128) {
-    out.push((n % 128) + 128);
+    n = math.floor(n / 128);
+    length++;
+  }
+  return length;
+}
+
+/** Writes `n` (a whole number, 0 ≤ n < 2^53) at `i` as a little-endian base-128 varint; returns the end. */
+function putVarint(out: Uint8Array, i: number, n: number): number {
+  while (n >= 128) {
+    out[i++] = (n % 128) + 128;
     n = math.floor(n / 128);
   }
-  out.push(n);
+  out[i++] = n;
+  return i;
+}
+
+/** Whether an entry `d` ms after the one before, of `count` tokens, is written as two varints. */
+function isCompact(d: number, count: number): boolean {
+  return Number.isSafeInteger(d) && d >= 0 && 2 * d < Number.MAX_SAFE_INTEGER && Number.isSafeInteger(count) && count > 0;
 }
 
 /**
@@ -51,30 +76,37 @@ function putVarint(out: number[], n: number): void {
  * each with `count` > 0.
  */
 export function encodeLog(entries: readonly Entry[]): ArrayBuffer {
-  const bytes: number[] = [];
-  const floats: number[] = [];
+  const known = encoded.get(entries);
+  if (known) return known;
+  // Two passes, the size and then the bytes: a log is encoded on every call that takes.
+  let size = 0;
   let last = 0;
   for (const { at, count } of entries) {
     const d = at - last;
-    if (Number.isSafeInteger(d) && d >= 0 && 2 * d < Number.MAX_SAFE_INTEGER && Number.isSafeInteger(count) && count > 0) {
-      putVarint(bytes, 2 * d);
-      putVarint(bytes, count);
+    size += isCompact(d, count) ? varintLength(2 * d) + varintLength(count) : 17;
+    last = at;
+  }
+  const buffer = new ArrayBuffer(size);
+  const bytes = new Uint8Array(buffer);
+  let view: DataView | undefined;
+  let i = 0;
+  last = 0;
+  for (const { at, count } of entries) {
+    const d = at - last;
+    if (isCompact(d, count)) {
+      i = putVarint(bytes, i, 2 * d);
+      i = putVarint(bytes, i, count);
     } else {
-      bytes.push(1);
-      // Sixteen bytes, written below once the buffer exists: record where.
-      floats.push(bytes.length, at, count);
-      for (let i = 0; i < 16; i++) bytes.push(0);
+      bytes[i++] = 1;
+      view ??= new DataView(buffer);
+      view.setFloat64(i, at, true);
+      view.setFloat64(i + 8, count, true);
+      i += 16;
     }
     last = at;
   }
-  const buffer = new ArrayBuffer(bytes.length);
-  new Uint8Array(buffer).set(bytes);
-  const view = new DataView(buffer);
-  for (let i = 0; i < floats.length; i += 3) {
-    view.setFloat64(floats[i]!, floats[i + 1]!, true);
-    view.setFloat64(floats[i]! + 8, floats[i + 2]!, true);
-  }
   decoded.set(buffer, freeze(entries));
+  encoded.set(entries, buffer);
   return buffer;
 }
 
@@ -153,7 +185,13 @@ export function logTotal(entries: readonly Entry[]): number {
 export function live(entries: readonly Entry[], t: number, period: number): readonly Entry[] {
   let first = 0;
   while (first < entries.length && !(entries[first]!.at > t - period)) first++;
-  return first === 0 ? entries : entries.slice(first);
+  if (first === 0) return entries;
+  // The same entries trimmed at the same instant: the same (frozen) result, whose bytes are known.
+  const last = trimmed.get(entries);
+  if (last !== undefined && last.t === t && last.period === period) return last.kept;
+  const kept = freeze(entries.slice(first));
+  if (Object.isFrozen(entries)) trimmed.set(entries, { t, period, kept });
+  return kept;
 }
 
 /**
