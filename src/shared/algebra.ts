@@ -7,7 +7,7 @@ import type { RowLayout } from "./stored.js";
 import { minus } from "./split.js";
 import { invalid } from "./validate.js";
 import { math } from "./math.js";
-import { carriedLog, decodeLog, encodeLog, freedAt, live, logTotal, withGivenBack, withTaken, type Entry } from "./window-log.js";
+import { appendedLog, carriedLog, decodeLog, encodeLog, freedAt, live, logTotal, scanLog, trimmedLog, withGivenBack, withTaken, type Entry } from "./window-log.js";
 
 /**
  * SECOND is one second in ms (1000), for configs: `{ rate: 10, period: SECOND }`. Periods, and
@@ -119,6 +119,12 @@ export function evaluate(state: State | null, p: Params, now: number): State {
       if (state === null) return { value: p.capacity, ts: now };
       // Time never runs backwards: before the row's `ts`, it stands as it was.
       const ts = now > state.ts ? now : state.ts;
+      // From the bytes, without building the entries: what every call does.
+      const scan = state.log === undefined ? undefined : scanLog(state.log, ts - p.period);
+      if (scan !== undefined) {
+        if (scan.live === 0) return { value: p.capacity, ts };
+        return { value: minus(p.capacity, scan.total), ts, log: trimmedLog(state.log!, scan) };
+      }
       const entries = entriesOf(state, p);
       const kept = live(entries, ts, p.period);
       const out: State = { value: roomFor(kept, p), ts };
@@ -150,14 +156,24 @@ function entriesOf(state: State, p: Params): readonly Entry[] {
  */
 export function withValue(cur: State, p: Params, value: number): State {
   if (p.kind !== "exact sliding window") return { ...cur, value };
-  const entries = entriesOf(cur, p);
   const change = minus(cur.value, value);
+  if (change > 0) {
+    // A take at the end of the log: written onto its bytes (see `appendedLog`).
+    const scan = cur.log === undefined ? (cur.value === p.capacity ? EMPTY_SCAN : undefined) : scanLog(cur.log, -Infinity);
+    const log = scan === undefined ? undefined : appendedLog(cur.log ?? EMPTY_BYTES, scan, cur.ts, change);
+    if (log !== undefined) return { value: minus(p.capacity, scan!.total + change), ts: cur.ts, log };
+  }
+  const entries = entriesOf(cur, p);
   const next = change > 0 ? withTaken(entries, cur.ts, change) : change < 0 ? withGivenBack(entries, -change) : entries;
   // The value the next read computes from the log (the caller's can differ from it by float noise).
   const out: State = { value: change === 0 ? cur.value : roomFor(next, p), ts: cur.ts };
   if (next.length > 0) out.log = next === entries && isLogOf(cur, entries) ? cur.log! : encodeLog(next);
   return out;
 }
+
+/** The bytes of an empty log, and what `scanLog` finds in them. */
+const EMPTY_BYTES = new ArrayBuffer(0);
+const EMPTY_SCAN = scanLog(EMPTY_BYTES, -Infinity)!;
 
 /** Whether `entries` are the decoded bytes of `state.log` (not rebuilt from its value). */
 function isLogOf(state: State, entries: readonly Entry[]): boolean {

@@ -76,8 +76,6 @@ function isCompact(d: number, count: number): boolean {
  * each with `count` > 0.
  */
 export function encodeLog(entries: readonly Entry[]): ArrayBuffer {
-  const known = encoded.get(entries);
-  if (known) return known;
   // Two passes, the size and then the bytes: a log is encoded on every call that takes.
   let size = 0;
   let last = 0;
@@ -106,7 +104,6 @@ export function encodeLog(entries: readonly Entry[]): ArrayBuffer {
     last = at;
   }
   decoded.set(buffer, freeze(entries));
-  encoded.set(entries, buffer);
   return buffer;
 }
 
@@ -171,6 +168,177 @@ export function decodeLog(buffer: ArrayBuffer): readonly Entry[] | undefined {
   return frozen;
 }
 
+/**
+ * What {@link scanLog} found in a log's bytes, without building its entries: how many entries it
+ * holds (`entries`) and how many lie after the cut-off (`live`), what those hold (`total`, added in
+ * order of time, as {@link logTotal} adds them), where the first of them starts and ends in the
+ * bytes and what it is, and the last entry: its instant and count, where it starts, the instant of
+ * the one before it (0 for the first), and whether it is written as two varints (`compact`).
+ */
+export type LogScan = {
+  entries: number;
+  live: number;
+  total: number;
+  firstStart: number;
+  firstEnd: number;
+  firstAt: number;
+  firstCount: number;
+  lastStart: number;
+  lastAt: number;
+  lastCount: number;
+  beforeLast: number;
+  compact: boolean;
+};
+
+/**
+ * scanLog reads a log's bytes as {@link decodeLog} does (undefined for bytes that aren't a log),
+ * counting the entries taken after `after` (ms) as live. A call's decision needs only this: the
+ * tokens in the window, and where its bytes may be cut or added to ({@link trimmedLog},
+ * {@link appendedLog}).
+ */
+export function scanLog(buffer: ArrayBuffer, after: number): LogScan | undefined {
+  // The log trimmed last, scanned whole: a call trims a row's log, then takes from it.
+  if (buffer === lastTrimmed.buffer && after === -Infinity) return lastTrimmed.scan;
+  const bytes = new Uint8Array(buffer);
+  const out: LogScan = { entries: 0, live: 0, total: 0, firstStart: 0, firstEnd: 0, firstAt: 0, firstCount: 0, lastStart: 0, lastAt: 0, lastCount: 0, beforeLast: 0, compact: true };
+  let view: DataView | undefined;
+  let i = 0;
+  let last = 0;
+  while (i < bytes.length) {
+    const start = i;
+    // The header, a varint.
+    let header = 0;
+    let scale = 1;
+    for (;;) {
+      if (i >= bytes.length || scale > 2 ** 49) return undefined;
+      const b = bytes[i++]!;
+      header += (b & 127) * scale;
+      if (b < 128) break;
+      scale *= 128;
+    }
+    let at: number;
+    let count: number;
+    let compact = true;
+    if (header === 1) {
+      if (i + 16 > bytes.length) return undefined;
+      view ??= new DataView(buffer);
+      at = view.getFloat64(i, true);
+      count = view.getFloat64(i + 8, true);
+      i += 16;
+      compact = false;
+    } else if (header % 2 === 0) {
+      count = 0;
+      scale = 1;
+      for (;;) {
+        if (i >= bytes.length || scale > 2 ** 49) return undefined;
+        const b = bytes[i++]!;
+        count += (b & 127) * scale;
+        if (b < 128) break;
+        scale *= 128;
+      }
+      at = last + header / 2;
+    } else {
+      return undefined;
+    }
+    if (!Number.isFinite(at) || (out.entries > 0 && at < last)) return undefined;
+    if (!(Number.isFinite(count) && count > 0)) return undefined;
+    if (at > after) {
+      if (out.live === 0) {
+        out.firstStart = start;
+        out.firstEnd = i;
+        out.firstAt = at;
+        out.firstCount = count;
+      }
+      out.live++;
+      out.total += count;
+    }
+    out.entries++;
+    out.beforeLast = last;
+    out.lastStart = start;
+    out.lastAt = at;
+    out.lastCount = count;
+    out.compact = compact;
+    last = at;
+  }
+  return out;
+}
+
+/** The bytes of one entry `d` ms after the one before (or at `at`, written in full when not compact). */
+function entryBytes(at: number, d: number, count: number): Uint8Array {
+  if (isCompact(d, count)) {
+    const bytes = new Uint8Array(varintLength(2 * d) + varintLength(count));
+    putVarint(bytes, putVarint(bytes, 0, 2 * d), count);
+    return bytes;
+  }
+  const bytes = new Uint8Array(17);
+  bytes[0] = 1;
+  const view = new DataView(bytes.buffer);
+  view.setFloat64(1, at, true);
+  view.setFloat64(9, count, true);
+  return bytes;
+}
+
+/** `head`, then `tail` of `bytes` from `from` on, as one buffer. */
+function joined(bytes: Uint8Array, end: number, tail: Uint8Array): ArrayBuffer {
+  const out = new Uint8Array(end + tail.length);
+  out.set(bytes.subarray(0, end));
+  out.set(tail, end);
+  return out.buffer;
+}
+
+/**
+ * trimmedLog returns the bytes of a log's live entries (`scan` of `buffer`, with `live` > 0): the
+ * first rewritten from instant 0, the rest as they were (each is written from the one before).
+ * The buffer itself when every entry is live.
+ */
+export function trimmedLog(buffer: ArrayBuffer, scan: LogScan): ArrayBuffer {
+  if (scan.live === scan.entries) return buffer;
+  const first = entryBytes(scan.firstAt, scan.firstAt, scan.firstCount);
+  const rest = new Uint8Array(buffer, scan.firstEnd);
+  const out = new Uint8Array(first.length + rest.length);
+  out.set(first);
+  out.set(rest, first.length);
+  // What a scan of the result would find, every entry live (the last entry is the same one).
+  const whole: LogScan = {
+    entries: scan.live,
+    live: scan.live,
+    total: scan.total,
+    firstStart: 0,
+    firstEnd: first.length,
+    firstAt: scan.firstAt,
+    firstCount: scan.firstCount,
+    lastStart: scan.live === 1 ? 0 : scan.lastStart - scan.firstEnd + first.length,
+    lastAt: scan.lastAt,
+    lastCount: scan.lastCount,
+    beforeLast: scan.live === 1 ? 0 : scan.beforeLast,
+    compact: scan.live === 1 ? first[0] !== 1 : scan.compact,
+  };
+  lastTrimmed = { buffer: out.buffer, scan: whole };
+  return out.buffer;
+}
+
+/** The last log {@link trimmedLog} made, and its scan (one slot: a call trims one row's log). */
+let lastTrimmed: { buffer: ArrayBuffer | undefined; scan: LogScan | undefined } = { buffer: undefined, scan: undefined };
+
+/**
+ * appendedLog returns the bytes of a log (`scan` of `buffer`, every entry live) after `count` more
+ * tokens are taken at `at` (ms), when they can be written at its end as {@link withTaken} would
+ * leave them: whole counts, `at` no earlier than the last entry, and within
+ * {@link MAX_LOG_ENTRIES}. Undefined otherwise (then decode, and use withTaken).
+ */
+export function appendedLog(buffer: ArrayBuffer, scan: LogScan, at: number, count: number): ArrayBuffer | undefined {
+  if (!(Number.isSafeInteger(count) && count > 0 && Number.isSafeInteger(scan.total + count))) return undefined;
+  const bytes = new Uint8Array(buffer);
+  if (scan.entries > 0 && at === scan.lastAt) {
+    if (!scan.compact) return undefined;
+    return joined(bytes, scan.lastStart, entryBytes(at, at - scan.beforeLast, scan.lastCount + count));
+  }
+  if (scan.entries >= MAX_LOG_ENTRIES || (scan.entries > 0 && !(at > scan.lastAt))) return undefined;
+  const d = at - (scan.entries > 0 ? scan.lastAt : 0);
+  if (!isCompact(d, count)) return undefined;
+  return joined(bytes, bytes.length, entryBytes(at, d, count));
+}
+
 /** The tokens the entries hold in all. */
 export function logTotal(entries: readonly Entry[]): number {
   let total = 0;
@@ -186,12 +354,7 @@ export function live(entries: readonly Entry[], t: number, period: number): read
   let first = 0;
   while (first < entries.length && !(entries[first]!.at > t - period)) first++;
   if (first === 0) return entries;
-  // The same entries trimmed at the same instant: the same (frozen) result, whose bytes are known.
-  const last = trimmed.get(entries);
-  if (last !== undefined && last.t === t && last.period === period) return last.kept;
-  const kept = freeze(entries.slice(first));
-  if (Object.isFrozen(entries)) trimmed.set(entries, { t, period, kept });
-  return kept;
+  return entries.slice(first);
 }
 
 /**
