@@ -260,7 +260,7 @@ describe("the window bound with a bounded log", () => {
           } else {
             tally.changed++;
             // Half or double the rate, within what its shards can serve.
-            const next = op.whole ? config.rate * 2 : config.rate / 2;
+            const next: number = op.whole ? config.rate * 2 : config.rate / 2;
             if (next >= 10 * (config.shards ?? 1) && next <= 200_000) config = { ...config, rate: next };
           }
           continue;

@@ -263,27 +263,35 @@ export function scanLog(buffer: ArrayBuffer, after: number): LogScan | undefined
   return out;
 }
 
-/** The bytes of one entry `d` ms after the one before (or at `at`, written in full when not compact). */
-function entryBytes(at: number, d: number, count: number): Uint8Array {
-  if (isCompact(d, count)) {
-    const bytes = new Uint8Array(varintLength(2 * d) + varintLength(count));
-    putVarint(bytes, putVarint(bytes, 0, 2 * d), count);
-    return bytes;
-  }
-  const bytes = new Uint8Array(17);
-  bytes[0] = 1;
-  const view = new DataView(bytes.buffer);
-  view.setFloat64(1, at, true);
-  view.setFloat64(9, count, true);
-  return bytes;
+/** The bytes an entry `d` ms after the one before, of `count` tokens, takes. */
+function entryLength(d: number, count: number): number {
+  return isCompact(d, count) ? varintLength(2 * d) + varintLength(count) : 17;
 }
 
-/** `head`, then `tail` of `bytes` from `from` on, as one buffer. */
-function joined(bytes: Uint8Array, end: number, tail: Uint8Array): ArrayBuffer {
-  const out = new Uint8Array(end + tail.length);
-  out.set(bytes.subarray(0, end));
-  out.set(tail, end);
-  return out.buffer;
+/**
+ * Writes at `i` of `bytes` an entry at `at` (ms), `d` ms after the one before, of `count` tokens:
+ * two varints, or in full when not compact (see {@link encodeLog}). Returns the end.
+ */
+function putEntry(bytes: Uint8Array, i: number, at: number, d: number, count: number): number {
+  if (isCompact(d, count)) return putVarint(bytes, putVarint(bytes, i, 2 * d), count);
+  bytes[i] = 1;
+  const view = new DataView(bytes.buffer);
+  view.setFloat64(i + 1, at, true);
+  view.setFloat64(i + 9, count, true);
+  return i + 17;
+}
+
+/**
+ * The first `end` bytes of `bytes`, then an entry (as {@link putEntry} writes it), then the bytes
+ * of `bytes` from `from` on, as one new buffer, and the entry's length in bytes.
+ */
+function spliced(bytes: Uint8Array, end: number, at: number, d: number, count: number, from: number): { buffer: ArrayBuffer; length: number } {
+  const length = entryLength(d, count);
+  const out = new Uint8Array(end + length + (bytes.length - from));
+  if (end > 0) out.set(bytes.subarray(0, end));
+  putEntry(out, end, at, d, count);
+  if (from < bytes.length) out.set(bytes.subarray(from), end + length);
+  return { buffer: out.buffer, length };
 }
 
 /**
@@ -293,28 +301,24 @@ function joined(bytes: Uint8Array, end: number, tail: Uint8Array): ArrayBuffer {
  */
 export function trimmedLog(buffer: ArrayBuffer, scan: LogScan): ArrayBuffer {
   if (scan.live === scan.entries) return buffer;
-  const first = entryBytes(scan.firstAt, scan.firstAt, scan.firstCount);
-  const rest = new Uint8Array(buffer, scan.firstEnd);
-  const out = new Uint8Array(first.length + rest.length);
-  out.set(first);
-  out.set(rest, first.length);
+  const { buffer: out, length } = spliced(new Uint8Array(buffer), 0, scan.firstAt, scan.firstAt, scan.firstCount, scan.firstEnd);
   // What a scan of the result would find, every entry live (the last entry is the same one).
   const whole: LogScan = {
     entries: scan.live,
     live: scan.live,
     total: scan.total,
     firstStart: 0,
-    firstEnd: first.length,
+    firstEnd: length,
     firstAt: scan.firstAt,
     firstCount: scan.firstCount,
-    lastStart: scan.live === 1 ? 0 : scan.lastStart - scan.firstEnd + first.length,
+    lastStart: scan.live === 1 ? 0 : scan.lastStart - scan.firstEnd + length,
     lastAt: scan.lastAt,
     lastCount: scan.lastCount,
     beforeLast: scan.live === 1 ? 0 : scan.beforeLast,
-    compact: scan.live === 1 ? first[0] !== 1 : scan.compact,
+    compact: scan.live === 1 ? isCompact(scan.firstAt, scan.firstCount) : scan.compact,
   };
-  lastTrimmed = { buffer: out.buffer, scan: whole };
-  return out.buffer;
+  lastTrimmed = { buffer: out, scan: whole };
+  return out;
 }
 
 /** The last log {@link trimmedLog} made, and its scan (one slot: a call trims one row's log). */
@@ -331,12 +335,12 @@ export function appendedLog(buffer: ArrayBuffer, scan: LogScan, at: number, coun
   const bytes = new Uint8Array(buffer);
   if (scan.entries > 0 && at === scan.lastAt) {
     if (!scan.compact) return undefined;
-    return joined(bytes, scan.lastStart, entryBytes(at, at - scan.beforeLast, scan.lastCount + count));
+    return spliced(bytes, scan.lastStart, at, at - scan.beforeLast, scan.lastCount + count, bytes.length).buffer;
   }
   if (scan.entries >= MAX_LOG_ENTRIES || (scan.entries > 0 && !(at > scan.lastAt))) return undefined;
   const d = at - (scan.entries > 0 ? scan.lastAt : 0);
   if (!isCompact(d, count)) return undefined;
-  return joined(bytes, bytes.length, entryBytes(at, d, count));
+  return spliced(bytes, bytes.length, at, d, count, bytes.length).buffer;
 }
 
 /** The tokens the entries hold in all. */
