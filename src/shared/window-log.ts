@@ -200,67 +200,83 @@ export function scanLog(buffer: ArrayBuffer, after: number): LogScan | undefined
   // The log trimmed last, scanned whole: a call trims a row's log, then takes from it.
   if (buffer === lastTrimmed.buffer && after === -Infinity) return lastTrimmed.scan;
   const bytes = new Uint8Array(buffer);
-  const out: LogScan = { entries: 0, live: 0, total: 0, firstStart: 0, firstEnd: 0, firstAt: 0, firstCount: 0, lastStart: 0, lastAt: 0, lastCount: 0, beforeLast: 0, compact: true };
+  const length = bytes.length;
   let view: DataView | undefined;
   let i = 0;
   let last = 0;
-  while (i < bytes.length) {
+  let entries = 0;
+  let live = 0;
+  let total = 0;
+  let firstStart = 0;
+  let firstEnd = 0;
+  let firstAt = 0;
+  let firstCount = 0;
+  let lastStart = 0;
+  let lastCount = 0;
+  let beforeLast = 0;
+  let compact = true;
+  while (i < length) {
     const start = i;
-    // The header, a varint.
-    let header = 0;
-    let scale = 1;
-    for (;;) {
-      if (i >= bytes.length || scale > 2 ** 49) return undefined;
-      const b = bytes[i++]!;
-      header += (b & 127) * scale;
-      if (b < 128) break;
-      scale *= 128;
+    // The header, a varint (one byte for an entry under 64 ms after the one before).
+    let header = bytes[i++]!;
+    if (header >= 128) {
+      header -= 128;
+      let scale = 128;
+      for (;;) {
+        if (i >= length || scale > 2 ** 49) return undefined;
+        const b = bytes[i++]!;
+        header += (b & 127) * scale;
+        if (b < 128) break;
+        scale *= 128;
+      }
     }
     let at: number;
     let count: number;
-    let compact = true;
     if (header === 1) {
-      if (i + 16 > bytes.length) return undefined;
+      if (i + 16 > length) return undefined;
       view ??= new DataView(buffer);
       at = view.getFloat64(i, true);
       count = view.getFloat64(i + 8, true);
       i += 16;
       compact = false;
     } else if (header % 2 === 0) {
-      count = 0;
-      scale = 1;
-      for (;;) {
-        if (i >= bytes.length || scale > 2 ** 49) return undefined;
-        const b = bytes[i++]!;
-        count += (b & 127) * scale;
-        if (b < 128) break;
-        scale *= 128;
+      if (i >= length) return undefined;
+      count = bytes[i++]!;
+      if (count >= 128) {
+        count -= 128;
+        let scale = 128;
+        for (;;) {
+          if (i >= length || scale > 2 ** 49) return undefined;
+          const b = bytes[i++]!;
+          count += (b & 127) * scale;
+          if (b < 128) break;
+          scale *= 128;
+        }
       }
       at = last + header / 2;
+      compact = true;
     } else {
       return undefined;
     }
-    if (!Number.isFinite(at) || (out.entries > 0 && at < last)) return undefined;
+    if (!Number.isFinite(at) || (entries > 0 && at < last)) return undefined;
     if (!(Number.isFinite(count) && count > 0)) return undefined;
     if (at > after) {
-      if (out.live === 0) {
-        out.firstStart = start;
-        out.firstEnd = i;
-        out.firstAt = at;
-        out.firstCount = count;
+      if (live === 0) {
+        firstStart = start;
+        firstEnd = i;
+        firstAt = at;
+        firstCount = count;
       }
-      out.live++;
-      out.total += count;
+      live++;
+      total += count;
     }
-    out.entries++;
-    out.beforeLast = last;
-    out.lastStart = start;
-    out.lastAt = at;
-    out.lastCount = count;
-    out.compact = compact;
+    entries++;
+    beforeLast = last;
+    lastStart = start;
+    lastCount = count;
     last = at;
   }
-  return out;
+  return { entries, live, total, firstStart, firstEnd, firstAt, firstCount, lastStart, lastAt: last, lastCount, beforeLast, compact };
 }
 
 /** The bytes an entry `d` ms after the one before, of `count` tokens, takes. */
