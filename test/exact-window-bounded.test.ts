@@ -6,7 +6,7 @@ import { relayout, shardParams } from "../src/shared/layout.js";
 import { decideRateLimit } from "../src/shared/predict.js";
 import type { StoredRow } from "../src/shared/stored.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
-import { MAX_LOG_ENTRIES, bounded, decodeLog, encodeLog, logTotal, mergeLogs, splitLog, withTaken, type Entry } from "../src/shared/window-log.js";
+import { MAX_LOG_BYTES, MAX_LOG_ENTRIES, MIN_LOG_ENTRIES, bounded, decodeLog, encodeLog, logTotal, mergeLogs, splitLog, withTaken, type Entry } from "../src/shared/window-log.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { seededRandom } from "../tools/random.js";
 import { recordTally, runs, TIMEOUT } from "../tools/fast-check.js";
@@ -43,6 +43,27 @@ describe("bounded: merging past the most entries a log keeps", () => {
     expect(after.length).toBe(32);
     expect(after.slice(3, 6)).toEqual(log([300, 1], [400, 1], [600, 2]));
     expect(after.at(-1)).toEqual({ at: 5000, count: 1 });
+  });
+
+  test.each<[string, number, number, number]>([
+    // [what, count of each take, entries kept, bytes]: 40 takes 1 s apart, from instant 0.
+    // Whole counts under 128, a second apart: 3 bytes an entry (2 for 2 × 1000, 1 for the count),
+    // the first too (the merged first entry's instant, from 0, takes 2): 32 entries, 96 bytes.
+    ["small whole counts: the entries' bound", 1, 32, 96],
+    // Counts of 200 take two bytes: 4 bytes an entry, so the bytes bind first.
+    ["big whole counts: the bytes' bound", 200, 28, 112],
+    // Fractional counts (π/10: no sum of them is whole) take 17 bytes an entry: merged down to
+    // MIN_LOG_ENTRIES, and no further.
+    ["fractional counts: never fewer than MIN_LOG_ENTRIES", Math.PI / 10, 8, 136],
+  ])("withTaken keeps at most MAX_LOG_BYTES (112) while over MIN_LOG_ENTRIES (8): %s", (_, count, kept, bytes) => {
+    expect([MAX_LOG_BYTES, MIN_LOG_ENTRIES]).toEqual([112, 8]);
+    let entries: readonly Entry[] = [];
+    for (let i = 0; i < 40; i++) entries = withTaken(entries, i * 1000, count);
+    expect(entries.length).toBe(kept);
+    expect(encodeLog(entries).byteLength).toBe(bytes);
+    // Whole counts add up exactly; π/10s to within float rounding of the sum.
+    if (Number.isInteger(count)) expect(logTotal(entries)).toBe(40 * count);
+    else expect(logTotal(entries)).toBeCloseTo(40 * count, 12);
   });
 
   test("a log an earlier version wrote with more entries is read whole, and merged down on the next take", () => {
@@ -276,7 +297,9 @@ describe("the window bound with a bounded log", () => {
         }
         if (r.ok) admitted.push([now, count, config.rate]);
         const rows = store.read({ name: NAME }).rows;
-        if (rows.some((row) => row.log !== undefined && decodeLog(row.log)!.length === MAX_LOG_ENTRIES)) merged = true;
+        // At a bound: as many entries as a log keeps, or within an entry of its bytes.
+        const atBound = (log: ArrayBuffer) => decodeLog(log)!.length === MAX_LOG_ENTRIES || log.byteLength > MAX_LOG_BYTES - 17;
+        if (rows.some((row) => row.log !== undefined && atBound(row.log))) merged = true;
       }
       tally.runs++;
       if (merged) tally.merged++;

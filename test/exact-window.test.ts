@@ -132,7 +132,8 @@ describe("the log's operations", () => {
   test("past MAX_LOG_ENTRIES the entry cheapest to count later (tokens × ms) merges into the next", () => {
     // Counts 0.25, 0.5 and 0.75 in turn, so a merge that summed the wrong neighbours would show.
     const full = Array.from({ length: MAX_LOG_ENTRIES }, (_, i) => ({ at: i * 10 + (i === 7 ? 9 : 0), count: ((i % 3) + 1) * 0.25 }));
-    const after = withTaken(full, MAX_LOG_ENTRIES * 10, 0.5);
+    // No bound on bytes here (fractional counts take 17 bytes an entry: see exact-window-bounded.test.ts).
+    const after = withTaken(full, MAX_LOG_ENTRIES * 10, 0.5, MAX_LOG_ENTRIES, Infinity);
     expect(after.length).toBe(MAX_LOG_ENTRIES);
     // Entries 7 (at 79, 0.5) and 8 (at 80, 0.75) were the closest: 1 ms apart.
     expect(after.slice(6, 9)).toEqual([{ at: 60, count: 0.25 }, { at: 80, count: 1.25 }, { at: 90, count: 0.25 }]);

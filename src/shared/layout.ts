@@ -325,7 +325,7 @@ function carriedLogs(olds: readonly { p: Params; state: State | null }[], at: nu
   let union: readonly Entry[] = mergeLogs(logs);
   const shares = params.map((p) => p.capacity);
   const extra = shares.reduce((sum, c) => sum + c, 0) - before;
-  if (extra > 0) union = withTaken(union, stamp, extra, Infinity);
+  if (extra > 0) union = withTaken(union, stamp, extra, Infinity, Infinity);
   return splitLog(union, shares).map((log, i) => {
     if (log.length === 0) return { value: params[i]!.capacity, ts: stamp };
     return { value: minus(params[i]!.capacity, logTotal(log)), ts: stamp, log: encodeLog(log) };

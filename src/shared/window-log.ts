@@ -12,14 +12,25 @@ import { minus } from "./split.js";
 export const MAX_EXACT_RATE = Infinity;
 
 /**
- * MAX_LOG_ENTRIES is the most entries one row's log keeps (32), whatever the rate: a row's log
- * stays near 100 bytes at whole-ms instants and whole counts. Past it, entries merge into later
- * ones ({@link bounded}): the earlier tokens are counted as taken a little later, so they leave
- * the window a little later, which may refuse a little early but never admits more than the rate
- * in any window. Chosen from `npm run bench -- --only frontier`: 32 entries keep at least 99 % of
- * the reference sliding log's admissions on each of the bench's traffic shapes.
+ * MAX_LOG_ENTRIES is the most entries one row's log keeps (32), whatever the rate. Past it, entries
+ * merge into later ones ({@link bounded}): the earlier tokens are counted as taken a little later,
+ * so they leave the window a little later, which may refuse a little early but never admits more
+ * than the rate in any window. Chosen from the frontier of bytes against admissions that
+ * `npm run bench -- --only sliding` prints (docs/reference.md, "Exact sliding window: bytes"): 32
+ * entries keep 99 % of the reference sliding log's admissions on each of the bench's traffic shapes.
  */
 export const MAX_LOG_ENTRIES = 32;
+
+/**
+ * MAX_LOG_BYTES is the most bytes one row's log keeps (112) while it holds more than
+ * {@link MIN_LOG_ENTRIES} entries: at high rates an entry's distance and count take two bytes
+ * each, and 32 of them would make the row more than twice a token bucket's. Whole counts at
+ * whole-ms instants take 2 to 4 bytes an entry; fractional ones 17.
+ */
+export const MAX_LOG_BYTES = 112;
+
+/** MIN_LOG_ENTRIES is the fewest entries {@link MAX_LOG_BYTES} merges a log down to (8). */
+export const MIN_LOG_ENTRIES = 8;
 
 /** One entry of a log: `count` tokens (> 0) taken at `at` (ms). */
 export type Entry = { readonly at: number; readonly count: number };
@@ -344,18 +355,24 @@ let lastTrimmed: { buffer: ArrayBuffer | undefined; scan: LogScan | undefined } 
  * appendedLog returns the bytes of a log (`scan` of `buffer`, every entry live) after `count` more
  * tokens are taken at `at` (ms), when they can be written at its end as {@link withTaken} would
  * leave them: whole counts, `at` no earlier than the last entry, and within
- * {@link MAX_LOG_ENTRIES}. Undefined otherwise (then decode, and use withTaken).
+ * {@link MAX_LOG_ENTRIES} and {@link MAX_LOG_BYTES}. Undefined otherwise (then decode, and use
+ * withTaken).
  */
 export function appendedLog(buffer: ArrayBuffer, scan: LogScan, at: number, count: number): ArrayBuffer | undefined {
   if (!(Number.isSafeInteger(count) && count > 0 && Number.isSafeInteger(scan.total + count))) return undefined;
   const bytes = new Uint8Array(buffer);
+  // Within the bounds as they were (a log an earlier version wrote may be over them: it merges).
+  const within = (length: number, entries: number) => entries <= MAX_LOG_ENTRIES && (length <= MAX_LOG_BYTES || entries <= MIN_LOG_ENTRIES);
   if (scan.entries > 0 && at === scan.lastAt) {
     if (!scan.compact) return undefined;
-    return spliced(bytes, scan.lastStart, at, at - scan.beforeLast, scan.lastCount + count, bytes.length).buffer;
+    const d = at - scan.beforeLast;
+    const length = scan.lastStart + entryLength(d, scan.lastCount + count);
+    if (!within(length, scan.entries)) return undefined;
+    return spliced(bytes, scan.lastStart, at, d, scan.lastCount + count, bytes.length).buffer;
   }
-  if (scan.entries >= MAX_LOG_ENTRIES || (scan.entries > 0 && !(at > scan.lastAt))) return undefined;
+  if (scan.entries > 0 && !(at > scan.lastAt)) return undefined;
   const d = at - (scan.entries > 0 ? scan.lastAt : 0);
-  if (!isCompact(d, count)) return undefined;
+  if (!isCompact(d, count) || !within(bytes.length + entryLength(d, count), scan.entries + 1)) return undefined;
   return spliced(bytes, bytes.length, at, d, count, bytes.length).buffer;
 }
 
@@ -380,29 +397,40 @@ export function live(entries: readonly Entry[], t: number, period: number): read
 /**
  * withTaken returns the log after `count` (> 0) more tokens are taken at `at` (ms), kept in order
  * of time (entries may lie ahead of `at`: a debt carried in from another kind) and merged with an
- * entry at the same instant, then {@link bounded} to `max` entries (default {@link MAX_LOG_ENTRIES}).
+ * entry at the same instant, then {@link bounded} (to `max` entries and `maxBytes` bytes; by
+ * default {@link MAX_LOG_ENTRIES} and {@link MAX_LOG_BYTES}).
  */
-export function withTaken(entries: readonly Entry[], at: number, count: number, max: number = MAX_LOG_ENTRIES): readonly Entry[] {
+export function withTaken(
+  entries: readonly Entry[],
+  at: number,
+  count: number,
+  max: number = MAX_LOG_ENTRIES,
+  maxBytes: number = MAX_LOG_BYTES,
+): readonly Entry[] {
   let i = entries.length;
   while (i > 0 && entries[i - 1]!.at > at) i--;
   const out = entries.slice();
   if (i > 0 && out[i - 1]!.at === at) out[i - 1] = { at, count: out[i - 1]!.count + count };
   else out.splice(i, 0, { at, count });
-  return bounded(out, max);
+  return bounded(out, max, maxBytes);
 }
 
 /**
  * bounded returns `entries` (in order of time; an array the caller hands over, changed in place)
- * merged down to at most `max` (≥ 1) entries: while there are more, the entry whose tokens cost
- * least to count later merges into the one after it. The cost of merging an entry of `c` tokens
- * at `a` into the next, at `b`, is `c × (b − a)`: tokens × ms by which its tokens come back later.
- * Counting a take as taken later never admits more than the rate in any window: every window that
- * held it still holds it, or holds it later, when no more can have been admitted on its account.
- * Ties merge the oldest pair. Cheapest first keeps bursts (many entries close together) as one
- * entry each and spreads the entries kept over the window.
+ * merged down to at most `max` (≥ 1) entries, and to at most `maxBytes` bytes as
+ * {@link encodeLog} writes them while more than {@link MIN_LOG_ENTRIES} entries remain (defaults
+ * {@link MAX_LOG_ENTRIES} and {@link MAX_LOG_BYTES}): while there are more, the entry whose tokens
+ * cost least to count later merges into the one after it. The cost of merging an entry of `c`
+ * tokens at `a` into the next, at `b`, is `c × (b − a)`: tokens × ms by which its tokens come back
+ * later. Counting a take as taken later never admits more than the rate in any window: every
+ * window that held it still holds it, or holds it later, when no more can have been admitted on
+ * its account. Ties merge the oldest pair. Cheapest first keeps bursts (many entries close
+ * together) as one entry each and spreads the entries kept over the window.
  */
-export function bounded(entries: Entry[], max: number = MAX_LOG_ENTRIES): Entry[] {
-  while (entries.length > max) {
+export function bounded(entries: Entry[], max: number = MAX_LOG_ENTRIES, maxBytes: number = MAX_LOG_BYTES): Entry[] {
+  let size = 0;
+  if (Number.isFinite(maxBytes)) for (let k = 0; k < entries.length; k++) size += lengthAt(entries, k);
+  while (entries.length > max || (size > maxBytes && entries.length > MIN_LOG_ENTRIES)) {
     let j = 1;
     let least = Infinity;
     for (let k = 1; k < entries.length; k++) {
@@ -412,9 +440,17 @@ export function bounded(entries: Entry[], max: number = MAX_LOG_ENTRIES): Entry[
         j = k;
       }
     }
+    if (Number.isFinite(maxBytes)) size -= lengthAt(entries, j - 1) + lengthAt(entries, j);
     entries.splice(j - 1, 2, { at: entries[j]!.at, count: entries[j - 1]!.count + entries[j]!.count });
+    if (Number.isFinite(maxBytes)) size += lengthAt(entries, j - 1);
   }
   return entries;
+}
+
+/** The bytes {@link encodeLog} writes entry `k` of `entries` in. */
+function lengthAt(entries: readonly Entry[], k: number): number {
+  const e = entries[k]!;
+  return entryLength(e.at - (k > 0 ? entries[k - 1]!.at : 0), e.count);
 }
 
 /**
