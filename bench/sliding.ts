@@ -15,6 +15,7 @@ import { seededRandom, streamSeed } from "../tools/random.js";
 import { components, timePerCall } from "./app.js";
 import {
   adversarial,
+  boundedLogDecider,
   bursty,
   exactLog,
   maxInAligned,
@@ -29,6 +30,7 @@ import {
   type Weigh,
 } from "./sliding-model.js";
 import { num, pct, table } from "./table.js";
+import { MAX_LOG_BYTES, MAX_LOG_ENTRIES } from "../src/shared/window-log.js";
 
 export type SlidingOptions = {
   seed: number;
@@ -218,6 +220,48 @@ function roundings(t0: number, all: Shape[]): void {
   console.log(`   over N in any window, at the cost of the refusals shown.`);
 }
 
+/** The bounds on a row's log compared in 6e: entries, and bytes (Infinity: none). */
+const LOG_BOUNDS: { entries: number; bytes: number }[] = [
+  { entries: 8, bytes: Infinity },
+  { entries: 16, bytes: Infinity },
+  { entries: 24, bytes: Infinity },
+  { entries: 32, bytes: Infinity },
+  { entries: MAX_LOG_ENTRIES, bytes: MAX_LOG_BYTES },
+  { entries: 48, bytes: Infinity },
+  { entries: 64, bytes: Infinity },
+  { entries: Infinity, bytes: Infinity },
+];
+
+/**
+ * 6e. The exact window's frontier: the bytes of a row's log against its admissions, for logs kept
+ * to fewer or more entries (merged into later ones past the bound), unsharded.
+ */
+function frontier(all: Shape[]): void {
+  console.log(`\n   e. THE EXACT WINDOW'S LOG: bytes against admissions (N = ${N} per W = 1 min, unsharded).`);
+  console.log(`   Past its bound, a log merges the entry cheapest to count later (tokens x ms) into the next.`);
+  const exacts = all.map((shape) => score(shape.requests, exactLog(N, W), N, W).admitted);
+  const rows = LOG_BOUNDS.map(({ entries, bytes }) => {
+    const sizes: number[] = [];
+    const shares = all.map((shape, i) => {
+      const s = score(shape.requests, boundedLogDecider(N, W, entries, bytes, sizes), N, W);
+      if (s.wronglyAdmitted > 0) throw new Error(`a log bounded to ${entries} entries admitted over the rate`);
+      return s.admitted / exacts[i]!;
+    });
+    const mean = sizes.reduce((a, b) => a + b, 0) / sizes.length;
+    const label = `${entries === Infinity ? "every take" : `${entries} entries`}${Number.isFinite(bytes) ? `, ${bytes} bytes (library)` : ""}`;
+    return [label, ...shares.map((x) => pct(x, 2)), pct(Math.min(...shares), 2), mean.toFixed(0), String(Math.max(...sizes))];
+  });
+  console.log(
+    table(
+      [{ title: "log kept to" }, ...all.map((s) => ({ title: s.label, right: true })), { title: "least", right: true }, { title: "bytes", right: true }, { title: "most", right: true }],
+      rows,
+    ),
+  );
+  console.log(`   Each shape's admissions against the reference sliding log's; bytes: the log's mean size as`);
+  console.log(`   stored after each admission (its row adds about 134 bytes; a token bucket's row is about`);
+  console.log(`   128), and the most. At higher rates an entry takes more bytes: see the bytes section.`);
+}
+
 /**
  * The µs per call of the component's flow on the in-memory store, for each of `configs` (in their
  * order): the decision without convex-test, `calls` calls each `every` ms apart, in `rounds`
@@ -297,6 +341,7 @@ export async function slidingSection(opts: SlidingOptions, clock: Clock, t0: num
   worstWindows(opts, t0, all.find((s) => s.label === "burst at seam")!.requests);
   errors(opts, t0, all);
   roundings(t0, all);
+  frontier(all);
   process.stderr.write(`  ... sliding: simulated in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
   await speed(opts, clock, t0);
 }
