@@ -180,8 +180,9 @@ function errors(opts: SlidingOptions, t0: number, all: Shape[]): void {
     }
   }
   console.log(`   exact: admitted by the reference sliding log; ours: admitted by the sliding window.`);
-  console.log(`   The exact window, unsharded, decides as the reference does; sharded, each shard`);
-  console.log(`   keeps its share exactly, so it refuses some the whole log would admit, never more.`);
+  console.log(`   The exact window, unsharded, decides as the reference does up to 32 takes a window, and`);
+  console.log(`   past that merges its log (table e); sharded, each shard keeps its share exactly, so`);
+  console.log(`   it refuses some the whole log would admit, never more.`);
   console.log(`   wrongly adm.: ours admitted, though its own admissions in (t - W, t] then`);
   console.log(`   exceed N (the exact log, on ours' admitted history, would refuse); wrongly ref.:`);
   console.log(`   ours refused, though that log would admit. worst: most ours admitted in any`);
