@@ -304,6 +304,19 @@ function byRate(total: number, params: readonly Params[]): number[] {
 }
 
 /**
+ * Whether an old shard of an exact window can be carried by its log ({@link carriedLogs}): a
+ * missing row (full), or an exact window's row with a log (or none, full) under params that give
+ * it some rate. A row of another kind has no log, and a shard the new config gives no rate under
+ * the old shard count would hold its tokens used forever.
+ */
+function hasLog({ row, p, state }: { row: StoredRow | undefined; p: Params; state: State | null }): boolean {
+  if (row === undefined) return true;
+  if ((row.kind ?? p.kind) !== "exact sliding window" || !(p.rate > 0)) return false;
+  if (row.log !== undefined) return decodeLog(row.log) !== undefined;
+  return state !== null && state.log === undefined && state.value >= p.capacity;
+}
+
+/**
  * An exact window's shards carried over to `params`, another shard count: the old shards' logs as
  * of `at` (a row without one: its tokens used taken at its `ts`, see `carriedLog`) are put
  * together and shared out over the new shards in proportion to their capacities (`splitLog`),
@@ -385,7 +398,10 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
   // (see `carriedOver`): the old layout's params are the new ones.
   if (old === n && kindOf(config) === "exact sliding window") return olds.map(({ p, state }) => evaluate(state, p, at));
   const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
-  if (kindOf(config) === "exact sliding window") return carriedLogs(olds, at, stamp, params);
+  if (kindOf(config) === "exact sliding window" && olds.every(hasLog)) return carriedLogs(olds, at, stamp, params);
+  // Otherwise (a row of another kind, or a layout the new config can't give every old shard a
+  // token of rate in) an exact window's log isn't carried: its tokens used are taken at `stamp`
+  // (see `carriedLog`).
   const prevs = kindOf(config) === "sliding window" && prev > 0 ? byRate(prev, params) : undefined;
   const stateAt = (value: number, i: number): State => (prevs ? { value, ts: stamp, prev: prevs[i]! } : { value, ts: stamp });
   if (total < 0) return byRate(total, params).map(stateAt);
