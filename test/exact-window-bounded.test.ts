@@ -6,7 +6,24 @@ import { relayout, shardParams } from "../src/shared/layout.js";
 import { decideRateLimit } from "../src/shared/predict.js";
 import type { StoredRow } from "../src/shared/stored.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
-import { MAX_LOG_BYTES, MAX_LOG_ENTRIES, MIN_LOG_ENTRIES, bounded, decodeLog, encodeLog, logTotal, mergeLogs, splitLog, withTaken, type Entry } from "../src/shared/window-log.js";
+import {
+  MAX_LOG_BYTES,
+  MAX_LOG_ENTRIES,
+  MIN_LOG_ENTRIES,
+  appendedLog,
+  bounded,
+  decodeLog,
+  encodeLog,
+  live,
+  logTotal,
+  mergeLogs,
+  scanLog,
+  splitLog,
+  takenLog,
+  trimmedLog,
+  withTaken,
+  type Entry,
+} from "../src/shared/window-log.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { seededRandom } from "../tools/random.js";
 import { recordTally, runs, TIMEOUT } from "../tools/fast-check.js";
@@ -92,6 +109,50 @@ describe("bounded: merging past the most entries a log keeps", () => {
     expect(evaluate(row, p, 1009).value).toBe(0);
     expect(evaluate(row, p, 1010).value).toBe(2);
     expect(decideRateLimit(row, c, { now: 600 })).toMatchObject({ ok: false, retryAfter: 410 });
+  });
+});
+
+/** How often the byte paths wrote, and declined, in the property below. */
+const written = { wrote: 0, declined: 0 };
+
+describe("a call's work on the bytes agrees with the entries'", () => {
+  // Logs of whole or fractional counts at whole or fractional instants, some more than a log
+  // keeps (an earlier version's), cut at some instant, then a take at or after the last entry.
+  const entryArb = fc.record({
+    gap: fc.oneof({ arbitrary: fc.nat(3), weight: 2 }, { arbitrary: fc.nat(5000), weight: 2 }, { arbitrary: fc.double({ min: 0, max: 50, noNaN: true }), weight: 1 }),
+    count: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 300 }), weight: 9 }, { arbitrary: fc.double({ min: 0.01, max: 5, noNaN: true }), weight: 1 }),
+  });
+  const takeArb = fc.oneof({ arbitrary: fc.integer({ min: 1, max: 300 }), weight: 4 }, { arbitrary: fc.constant(0.5), weight: 1 });
+  test.prop([fc.array(entryArb, { maxLength: 45 }), fc.nat(60_000), fc.oneof(fc.constant(0), fc.nat(3000)), takeArb], runs(300, 5000))(
+    "scanLog, trimmedLog, appendedLog and takenLog write what live and withTaken do",
+    (list, cut, after, count) => {
+      let at = T0;
+      const entries = list.map((e) => ({ at: (at += e.gap), count: e.count }));
+      const bytes = encodeLog(entries.slice());
+      const t = T0 + cut;
+      const kept = live(entries, t, MINUTE);
+      const scan = scanLog(bytes, t - MINUTE)!;
+      expect([scan.entries, scan.live, scan.total]).toEqual([entries.length, kept.length, logTotal(kept)]);
+      if (kept.length === 0) return;
+      const trimmed = trimmedLog(bytes, scan);
+      expect(decodeLog(trimmed.slice(0))).toEqual(kept);
+      expect(trimmed).toEqual(encodeLog(kept.slice()));
+      // A take at the last entry's instant, or later.
+      const when = Math.max(t, kept.at(-1)!.at + after);
+      const expected = encodeLog(withTaken(kept, when, count).slice());
+      const appended = appendedLog(trimmed, scanLog(trimmed, -Infinity)!, when, count);
+      const taken = takenLog(bytes, scan, when, count);
+      // Each writes exactly what withTaken leaves, or declines (the entries' path then runs).
+      if (appended !== undefined) expect(appended).toEqual(expected);
+      expect(taken === undefined).toBe(appended === undefined);
+      if (taken !== undefined) expect(taken).toEqual(expected);
+      written[taken === undefined ? "declined" : "wrote"]++;
+    },
+  );
+
+  test("and both ways happen (not vacuous)", () => {
+    expect(written.wrote).toBeGreaterThan(20);
+    expect(written.declined).toBeGreaterThan(20);
   });
 });
 
@@ -315,7 +376,6 @@ describe("the window bound with a bounded log", () => {
   );
 
   test("and the histories merge logs, come near the bound, shard, reshard, change and run asynchronously (not vacuous)", () => {
-    console.log(JSON.stringify(tally));
     expect(tally.runs).toBeGreaterThan(0);
     expect(tally.merged).toBeGreaterThan(tally.runs / 10);
     expect(tally.nearBound).toBeGreaterThan(tally.runs / 20);

@@ -7,7 +7,7 @@ import type { RowLayout } from "./stored.js";
 import { minus } from "./split.js";
 import { invalid } from "./validate.js";
 import { math } from "./math.js";
-import { appendedLog, carriedLog, decodeLog, encodeLog, freedAt, live, logTotal, scanLog, trimmedLog, withGivenBack, withTaken, type Entry } from "./window-log.js";
+import { appendedLog, carriedLog, decodeLog, encodeLog, freedAt, live, logTotal, scanLog, takenLog, trimmedLog, withGivenBack, withTaken, type Entry } from "./window-log.js";
 
 /**
  * SECOND is one second in ms (1000), for configs: `{ rate: 10, period: SECOND }`. Periods, and
@@ -378,6 +378,15 @@ export function decideRow(
   count: number,
   reserve: boolean,
 ): RowDecision {
+  // An exact window's take: its log trimmed and taken from in one buffer (see `takenLog`).
+  if (p.kind === "exact sliding window" && count > 0 && state !== null && state.log !== undefined) {
+    const ts = now > state.ts ? now : state.ts;
+    const scan = scanLog(state.log, ts - p.period);
+    if (scan !== undefined && scan.live > 0 && minus(minus(p.capacity, scan.total), count) >= 0) {
+      const log = takenLog(state.log, scan, ts, count);
+      if (log !== undefined) return { ok: true, next: { value: minus(p.capacity, scan.total + count), ts, log } };
+    }
+  }
   const cur = evaluate(state, p, now);
   if (count === 0) {
     return cur.value >= 0 ? { ok: true } : { ok: false, retryAfter: delayUntil(state, p, now, 0) };

@@ -186,11 +186,13 @@ function putEntry(bytes: Uint8Array, i: number, at: number, d: number, count: nu
  */
 function spliced(bytes: Uint8Array, end: number, at: number, d: number, count: number, from: number): { buffer: ArrayBuffer; length: number } {
   const length = entryLength(d, count);
-  const out = new Uint8Array(end + length + (bytes.length - from));
-  if (end > 0) out.set(bytes.subarray(0, end));
+  const buffer = new ArrayBuffer(end + length + (bytes.length - from));
+  const out = new Uint8Array(buffer);
+  // Byte by byte: a log is about a hundred bytes, where subarray views and set cost more.
+  for (let i = 0; i < end; i++) out[i] = bytes[i]!;
   putEntry(out, end, at, d, count);
-  if (from < bytes.length) out.set(bytes.subarray(from), end + length);
-  return { buffer: out.buffer, length };
+  for (let i = from, j = end + length; i < bytes.length; i++, j++) out[j] = bytes[i]!;
+  return { buffer, length };
 }
 
 /**
@@ -201,8 +203,17 @@ function spliced(bytes: Uint8Array, end: number, at: number, d: number, count: n
 export function trimmedLog(buffer: ArrayBuffer, scan: LogScan): ArrayBuffer {
   if (scan.live === scan.entries) return buffer;
   const { buffer: out, length } = spliced(new Uint8Array(buffer), 0, scan.firstAt, scan.firstAt, scan.firstCount, scan.firstEnd);
-  // What a scan of the result would find, every entry live (the last entry is the same one).
-  const whole: LogScan = {
+  lastTrimmed = { buffer: out, scan: trimmedScan(scan, length) };
+  return out;
+}
+
+/**
+ * What {@link scanLog} would find, every entry live, in the bytes {@link trimmedLog} makes of a
+ * log of `scan`, whose first live entry is rewritten in `length` bytes (the last entry is the same
+ * one, moved).
+ */
+function trimmedScan(scan: LogScan, length: number): LogScan {
+  return {
     entries: scan.live,
     live: scan.live,
     total: scan.total,
@@ -216,8 +227,6 @@ export function trimmedLog(buffer: ArrayBuffer, scan: LogScan): ArrayBuffer {
     beforeLast: scan.live === 1 ? 0 : scan.beforeLast,
     compact: scan.live === 1 ? isCompact(scan.firstAt, scan.firstCount) : scan.compact,
   };
-  lastTrimmed = { buffer: out, scan: whole };
-  return out;
 }
 
 /** The last log {@link trimmedLog} made, and its scan (one slot: a call trims one row's log). */
@@ -233,8 +242,7 @@ let lastTrimmed: { buffer: ArrayBuffer | undefined; scan: LogScan | undefined } 
 export function appendedLog(buffer: ArrayBuffer, scan: LogScan, at: number, count: number): ArrayBuffer | undefined {
   if (!(Number.isSafeInteger(count) && count > 0 && Number.isSafeInteger(scan.total + count))) return undefined;
   const bytes = new Uint8Array(buffer);
-  // Within the bounds as they were (a log an earlier version wrote may be over them: it merges).
-  const within = (length: number, entries: number) => entries <= MAX_LOG_ENTRIES && (length <= MAX_LOG_BYTES || entries <= MIN_LOG_ENTRIES);
+  // Within the bounds (a log an earlier version wrote may be over them: it merges).
   if (scan.entries > 0 && at === scan.lastAt) {
     if (!scan.compact) return undefined;
     const d = at - scan.beforeLast;
@@ -248,3 +256,47 @@ export function appendedLog(buffer: ArrayBuffer, scan: LogScan, at: number, coun
   return spliced(bytes, bytes.length, at, d, count, bytes.length).buffer;
 }
 
+
+/**
+ * takenLog returns `appendedLog(trimmedLog(buffer, scan), …, at, count)` in one buffer, without
+ * the trimmed one between: the bytes of a row's live entries (`scan` of `buffer`, with `live` > 0)
+ * after `count` more tokens are taken at `at` (ms), or undefined where {@link appendedLog} would be.
+ * A call that takes from an unsharded row makes this one buffer and no other.
+ */
+export function takenLog(buffer: ArrayBuffer, scan: LogScan, at: number, count: number): ArrayBuffer | undefined {
+  if (scan.live === scan.entries) return appendedLog(buffer, scan, at, count);
+  if (!(Number.isSafeInteger(count) && count > 0 && Number.isSafeInteger(scan.total + count))) return undefined;
+  const bytes = new Uint8Array(buffer);
+  const first = entryLength(scan.firstAt, scan.firstCount);
+  const trimmed = trimmedScan(scan, first);
+  const size = first + (bytes.length - scan.firstEnd);
+  // As appendedLog on the trimmed bytes: the trimmed log's first `keep` bytes, then one entry.
+  let keep: number;
+  let d: number;
+  let total: number;
+  if (at === trimmed.lastAt) {
+    if (!trimmed.compact) return undefined;
+    keep = trimmed.lastStart;
+    d = at - trimmed.beforeLast;
+    total = trimmed.lastCount + count;
+    if (!within(keep + entryLength(d, total), trimmed.entries)) return undefined;
+  } else {
+    if (!(at > trimmed.lastAt)) return undefined;
+    keep = size;
+    d = at - trimmed.lastAt;
+    total = count;
+    if (!isCompact(d, count) || !within(size + entryLength(d, count), trimmed.entries + 1)) return undefined;
+  }
+  const out = new Uint8Array(keep + entryLength(d, total));
+  if (keep > 0) {
+    putEntry(out, 0, scan.firstAt, scan.firstAt, scan.firstCount);
+    for (let i = scan.firstEnd, j = first; j < keep; i++, j++) out[j] = bytes[i]!;
+  }
+  putEntry(out, keep, at, d, total);
+  return out.buffer;
+}
+
+/** Whether a log of `length` bytes and `entries` entries is within the bounds (`bounded`'s, window-log.ts). */
+function within(length: number, entries: number): boolean {
+  return entries <= MAX_LOG_ENTRIES && (length <= MAX_LOG_BYTES || entries <= MIN_LOG_ENTRIES);
+}

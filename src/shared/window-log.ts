@@ -4,7 +4,7 @@ import { math } from "./math.js";
 import { minus } from "./split.js";
 import { MAX_LOG_BYTES, MAX_LOG_ENTRIES, MIN_LOG_ENTRIES, entryLength, isCompact, putVarint, varintLength } from "./window-log-bytes.js";
 
-export { MAX_LOG_BYTES, MAX_LOG_ENTRIES, MIN_LOG_ENTRIES, appendedLog, scanLog, trimmedLog, type LogScan } from "./window-log-bytes.js";
+export { MAX_LOG_BYTES, MAX_LOG_ENTRIES, MIN_LOG_ENTRIES, appendedLog, scanLog, takenLog, trimmedLog, type LogScan } from "./window-log-bytes.js";
 
 /**
  * MAX_EXACT_RATE was the largest rate per shard an exact sliding window accepted (1,000 tokens per
