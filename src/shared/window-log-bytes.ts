@@ -73,6 +73,15 @@ export type LogScan = {
   compact: boolean;
 };
 
+/** The last buffer {@link bytesOf} viewed, and its view (one slot: a call scans, then writes, one log). */
+let lastView: Uint8Array = new Uint8Array(0);
+
+/** A byte view of `buffer`: the last one made when it is the same buffer. */
+function bytesOf(buffer: ArrayBuffer): Uint8Array {
+  if (lastView.buffer !== buffer) lastView = new Uint8Array(buffer);
+  return lastView;
+}
+
 /**
  * scanLog reads a log's bytes as {@link decodeLog} does (undefined for bytes that aren't a log),
  * counting the entries taken after `after` (ms) as live. A call's decision needs only this: the
@@ -82,7 +91,7 @@ export type LogScan = {
 export function scanLog(buffer: ArrayBuffer, after: number): LogScan | undefined {
   // The log trimmed last, scanned whole: a call trims a row's log, then takes from it.
   if (buffer === lastTrimmed.buffer && after === -Infinity) return lastTrimmed.scan;
-  const bytes = new Uint8Array(buffer);
+  const bytes = bytesOf(buffer);
   const length = bytes.length;
   let view: DataView | undefined;
   let i = 0;
@@ -136,13 +145,14 @@ export function scanLog(buffer: ArrayBuffer, after: number): LogScan | undefined
           scale *= 128;
         }
       }
+      // Never before the one before, and finite: only a count of 0 is no entry.
       at = last + header / 2;
+      if (count === 0) return undefined;
       compact = true;
     } else {
       return undefined;
     }
-    if (!Number.isFinite(at) || (entries > 0 && at < last)) return undefined;
-    if (!(Number.isFinite(count) && count > 0)) return undefined;
+    if (!compact && (!Number.isFinite(at) || (entries > 0 && at < last) || !(Number.isFinite(count) && count > 0))) return undefined;
     if (at > after) {
       if (live === 0) {
         firstStart = start;
@@ -266,7 +276,7 @@ export function appendedLog(buffer: ArrayBuffer, scan: LogScan, at: number, coun
 export function takenLog(buffer: ArrayBuffer, scan: LogScan, at: number, count: number): ArrayBuffer | undefined {
   if (scan.live === scan.entries) return appendedLog(buffer, scan, at, count);
   if (!(Number.isSafeInteger(count) && count > 0 && Number.isSafeInteger(scan.total + count))) return undefined;
-  const bytes = new Uint8Array(buffer);
+  const bytes = bytesOf(buffer);
   const first = entryLength(scan.firstAt, scan.firstCount);
   const trimmed = trimmedScan(scan, first);
   const size = first + (bytes.length - scan.firstEnd);
