@@ -150,6 +150,16 @@ describe("a call's work on the bytes agrees with the entries'", () => {
     },
   );
 
+  test.prop([fc.uint8Array({ maxLength: 40 }), fc.integer()], runs(500, 10000))("scanLog refuses exactly the bytes decodeLog refuses, and agrees on the rest", (raw, after) => {
+    const buffer = raw.slice().buffer;
+    const entries = decodeLog(buffer.slice(0));
+    const scan = scanLog(buffer, after);
+    expect(scan === undefined).toBe(entries === undefined);
+    if (entries === undefined || scan === undefined) return;
+    const kept = entries.filter((e) => e.at > after);
+    expect([scan.entries, scan.live, scan.total]).toEqual([entries.length, kept.length, logTotal(kept)]);
+  });
+
   test("and both ways happen (not vacuous)", () => {
     expect(written.wrote).toBeGreaterThan(20);
     expect(written.declined).toBeGreaterThan(20);

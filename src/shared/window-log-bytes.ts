@@ -109,7 +109,40 @@ export function scanLog(buffer: ArrayBuffer, after: number): LogScan | undefined
   let compact = true;
   while (i < length) {
     const start = i;
-    // The header, a varint (one byte for an entry under 64 ms after the one before).
+    // The common entry first: a header and a count of one or two bytes each, read directly.
+    const b0 = bytes[i]!;
+    const b1 = i + 1 < length ? bytes[i + 1]! : 256;
+    if ((b0 & 1) === 0 && (b0 < 128 || b1 < 128)) {
+      const header = b0 < 128 ? b0 : (b0 & 127) + b1 * 128;
+      let j = b0 < 128 ? i + 1 : i + 2;
+      const c0 = j < length ? bytes[j]! : 256;
+      const c1 = j + 1 < length ? bytes[j + 1]! : 256;
+      if (c0 < 128 || c1 < 128) {
+        const count = c0 < 128 ? c0 : (c0 & 127) + c1 * 128;
+        if (count === 0) return undefined;
+        j += c0 < 128 ? 1 : 2;
+        const at = last + header / 2;
+        if (at > after) {
+          if (live === 0) {
+            firstStart = start;
+            firstEnd = j;
+            firstAt = at;
+            firstCount = count;
+          }
+          live++;
+          total += count;
+        }
+        entries++;
+        beforeLast = last;
+        lastStart = start;
+        lastCount = count;
+        last = at;
+        compact = true;
+        i = j;
+        continue;
+      }
+    }
+    // Any other entry: its header, a varint.
     let header = bytes[i++]!;
     if (header >= 128) {
       header -= 128;
