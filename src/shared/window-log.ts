@@ -355,8 +355,9 @@ export function freedAt(entries: readonly Entry[], value: number, need: number, 
 /**
  * windowLog returns the takes an exact sliding window's row holds (`getValue`'s answer, or what
  * `calculateRateLimit` and `decideRateLimit` return): `{ at, count }`, `count` tokens taken at `at`
- * (ms), in order of time. Each leaves the window at `at + period`, giving its tokens back then: a
- * UI can draw when each comes back. Empty for a row without a log (no takes in its window, or
+ * (ms), in order of time: at most `MAX_LOG_ENTRIES`, an entry past that standing for several
+ * takes counted at the latest of them. Each leaves the window at `at + period`, giving its tokens
+ * back then: a UI can draw when each comes back. Empty for a row without a log (no takes in its window, or
  * another kind's row); undefined for bytes that aren't a log.
  */
 export function windowLog(row: { log?: ArrayBuffer | undefined }): readonly Entry[] | undefined {
