@@ -15,8 +15,8 @@ export const groups = {
   verdict: ["request", "overload", "settle", "limit-all", "cleanup", "metrics-fold", "metrics"],
   plan: ["plan"],
   view: ["view", "rows", "stored", "shard", "flow"],
-  layout: ["layout"],
-  algebra: ["algebra", "windows", "predict", "split", "math", "window-log"],
+  layout: ["layout", "terms"],
+  algebra: ["algebra", "state", "windows", "predict", "split", "math", "window-log", "window-log-bytes"],
   // Calendar quotas: which period of a zone's calendar holds an instant, and when it ends.
   calendar: ["calendar"],
   flows: ["apply", "value", "credit", "idle", "jitter"],

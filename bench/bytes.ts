@@ -30,9 +30,10 @@ const NETWORK_ENTRIES = 100;
 
 /**
  * Mean bytes read and written per call over `calls` calls at `load` times the limit's rate
- * (default half), after `warmup`.
+ * (default half), after `warmup` calls of `warmCount` tokens each (default 1), spaced to keep the
+ * same load: a high rate's window fills in fewer calls.
  */
-async function bytesPerCall(clock: Clock, t0: number, c: Case, calls: number, warmup: number, load = 0.5) {
+async function bytesPerCall(clock: Clock, t0: number, c: Case, calls: number, warmup: number, load = 0.5, warmCount = 1) {
   const t = freshApp();
   let now = t0;
   clock.setSystemTime(now);
@@ -52,20 +53,22 @@ async function bytesPerCall(clock: Clock, t0: number, c: Case, calls: number, wa
   const total = { read: 0, written: 0 };
   const async = c.config.applyUpdates === "asynchronously";
   for (let i = 0; i < warmup + calls; i++) {
-    const step = c.config.period / c.config.rate / load;
+    const count = i < warmup ? warmCount : 1;
+    const step = (count * c.config.period) / c.config.rate / load;
     // Asynchronous mode: the clock runs the timers due meanwhile, so the applier folds the recorded
     // takes into the row as it would in a deployment, and a call reads the takes not yet folded.
     // (With the clock only set, no applier ran and each call read every take since the first.)
     if (async) {
       await clock.tickAsync(step);
       await t.finishInProgressScheduledFunctions();
-    } else clock.setSystemTime((now += step));
+    } else clock.setSystemTime(Math.floor((now += step)));
     const m = await t.run(async (ctx) => {
       const before = await ctx.meta.getTransactionMetrics();
       if (c.impl === "ours") {
         await ctx.runMutation(components.rateLimiter.lib.rateLimit, {
           name: "bytes",
           config: c.config,
+          ...(count === 1 ? {} : { count }),
           ...(c.details ? { details: true } : {}),
           ...(c.override === "tier" ? { tier: "pro" } : {}),
           ...(c.networks ? { ip: ADDRESS } : {}),
@@ -133,22 +136,35 @@ export async function bytesSection(opts: { calls: number }, clock: Clock, t0: nu
   console.log(`   the row (reading the takes and the row, writing the row, deleting the takes), are not counted.`);
 }
 
+/** The rates per minute of the exact window's cost table, against a token bucket's bytes. */
+export const EXACT_COST_RATES = [10, 100, 1000, 100_000] as const;
+
 /**
- * Prints the exact sliding window's cost against its rate: a row's log holds what the row took in
- * its last window, so its bytes grow with the traffic in a window, at most the rate per shard.
+ * Prints the exact sliding window's cost against its rate, beside a token bucket's: a row's log
+ * holds what the row took in its last window, at most `MAX_LOG_ENTRIES` entries, so its bytes
+ * stop growing with the rate. Above 1,000 per minute the warm-up calls take rate / 1,000 tokens
+ * each (a window's worth in 1,000 calls, each as far apart as that many single calls): the log
+ * they leave is merged to the same number of entries as single calls' would be.
  */
 export async function exactCostSection(opts: { calls: number }, clock: Clock, t0: number): Promise<void> {
   console.log(`\nTHE EXACT SLIDING WINDOW'S COST against its rate (unsharded, one key, steady calls)`);
   console.log(`   After a window's worth of calls to fill the log, ${opts.calls} calls measured. The row is read`);
   console.log(`   and written whole on each call: bytes written per call is about the row's size.`);
   const rows: string[] = [];
-  for (const rate of [10, 100, 1000]) {
+  for (const rate of EXACT_COST_RATES) {
+    const bucket: RateLimitConfig = { kind: "token bucket", rate, period: MINUTE };
+    const tb = await bytesPerCall(clock, t0, { label: "", impl: "ours", config: bucket }, opts.calls, 20, 1);
     for (const load of [0.5, 1]) {
       const config: RateLimitConfig = { kind: "sliding window", rate, period: MINUTE };
-      const b = await bytesPerCall(clock, t0, { label: "", impl: "ours", config }, opts.calls, Math.ceil(rate * load) + 5, load);
-      rows.push(`   rate ${String(rate).padStart(4)} per min, load ${load.toFixed(1)}: log of ${String(Math.ceil(rate * load)).padStart(4)} takes   read ${b.read.toFixed(0).padStart(6)}   written ${b.written.toFixed(0).padStart(6)}`);
+      const warmCount = Math.max(1, Math.ceil(rate / 1000));
+      const warmup = Math.ceil((rate * load) / warmCount) + 5;
+      const b = await bytesPerCall(clock, t0, { label: "", impl: "ours", config }, opts.calls, warmup, load, warmCount);
+      rows.push(
+        `   rate ${rate.toLocaleString("en-US").padStart(7)} per min, load ${load.toFixed(1)}:   read ${b.read.toFixed(0).padStart(5)} (${(b.read / tb.read).toFixed(2)}x)   written ${b.written.toFixed(0).padStart(5)} (${(b.written / tb.written).toFixed(2)}x)`,
+      );
     }
   }
   console.log(rows.join("\n"));
-  console.log(`   The approximate window (exact: false) costs the same at every rate: see the bytes table.`);
+  console.log(`   (Nx): against a token bucket of the same rate at full load. The approximate window`);
+  console.log(`   (exact: false) costs the same as a token bucket at every rate: see the bytes table.`);
 }

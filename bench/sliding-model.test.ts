@@ -3,8 +3,10 @@ import { describe, expect, test } from "vitest";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import { maxInWindow, type Taken } from "../tools/bounds.js";
 import { seededRandom } from "../tools/random.js";
+import { MAX_LOG_BYTES, MAX_LOG_ENTRIES } from "../src/shared/window-log.js";
 import {
   adversarial,
+  boundedLogDecider,
   bursty,
   exactLog,
   maxInAligned,
@@ -149,6 +151,34 @@ describe("the library's exact sliding window against the reference log", () => {
     ];
     for (const requests of shapes) {
       expect(run(rowDecider(config), requests)).toEqual(run(exactLog(10, 1000), requests));
+    }
+  });
+});
+
+describe("boundedLogDecider: the frontier's decision (section 6e)", () => {
+  const random = seededRandom(9);
+  const shapes = [
+    steady(0, 100, 1000, 20, 2, random),
+    bursty(0, 100, 1000, 20, random),
+    seamBursts(0, 100, 1000, 5, 3, 0.5, random),
+    adversarial(0, 100, 1000, 3, 3),
+  ];
+
+  test("with the library's bounds it decides as the library does, past 32 takes a window too", () => {
+    const config = { kind: "sliding window", rate: 100, period: 1000 } satisfies RateLimitConfig;
+    for (const requests of shapes) {
+      expect(run(boundedLogDecider(100, 1000, MAX_LOG_ENTRIES, MAX_LOG_BYTES, []), requests)).toEqual(run(rowDecider(config), requests));
+    }
+  });
+
+  test("unbounded it is the reference log; bounded tighter it admits fewer, never over the rate", () => {
+    for (const requests of shapes) {
+      const reference = score(requests, exactLog(100, 1000), 100, 1000);
+      expect(run(boundedLogDecider(100, 1000, Infinity, Infinity, []), requests)).toEqual(run(exactLog(100, 1000), requests));
+      const tight = score(requests, boundedLogDecider(100, 1000, 4, Infinity, []), 100, 1000);
+      expect(tight.wronglyAdmitted).toBe(0);
+      expect(tight.worst).toBeLessThanOrEqual(100);
+      expect(tight.admitted).toBeLessThanOrEqual(reference.admitted);
     }
   });
 });

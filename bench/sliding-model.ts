@@ -8,6 +8,7 @@ import { decideRateLimit } from "../src/shared/predict.js";
 import { minus } from "../src/shared/split.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
 import { windowIndex, type Taken } from "../tools/bounds.js";
+import { encodeLog, live, logTotal, withTaken, type Entry } from "../src/shared/window-log.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { poissonArrivals } from "./sim.js";
 
@@ -87,6 +88,23 @@ export function rowDecider(config: RateLimitConfig): Decider {
     // The row as stored: an approximate window's `prev`, an exact one's `log`.
     if (d.ok) state = stateOf(d);
     return d.ok;
+  };
+}
+
+/**
+ * boundedLogDecider returns the exact window's decision over one row's log, kept to at most
+ * `maxEntries` entries and `maxBytes` bytes (window-log.ts's `withTaken`, which the library calls
+ * with MAX_LOG_ENTRIES and MAX_LOG_BYTES): admitted when what the log holds in `(at − period, at]`
+ * plus `count` fits in `rate`. The bytes of each log it stores are added to `sizes`.
+ */
+export function boundedLogDecider(rate: number, period: number, maxEntries: number, maxBytes: number, sizes: number[]): Decider {
+  let log: readonly Entry[] = [];
+  return (at, count) => {
+    log = live(log, at, period);
+    if (logTotal(log) + count > rate) return false;
+    log = withTaken(log, at, count, maxEntries, maxBytes);
+    sizes.push(encodeLog(log).byteLength);
+    return true;
   };
 }
 

@@ -62,11 +62,6 @@ describe("config errors", () => {
       { kind: SW, rate: 10, period: 1000, start: 5 },
       "config.start = 5: an exact sliding window has no windows to align; leave start out, or set exact: false",
     ],
-    [
-      "an exact window over the cap",
-      { kind: SW, rate: 2500, period: 1000 },
-      "config.rate = 2500: an exact sliding window keeps a log of each shard's last window, so it takes at most 1000 tokens of rate per shard (this is 2500 per shard): use shards: 3 or more, or exact: false for the approximate window",
-    ],
   ])("%s", (_, config, message) => {
     const data = errorOf(() => validateConfig(config));
     expect(data.kind).toBe("InvalidRateLimit");

@@ -10,7 +10,7 @@ export type { State as RateLimitState } from "../shared/algebra.js";
 export { calendarWindow } from "../shared/validate-config.js";
 export type { RateLimitDecision } from "../shared/predict.js";
 /** An exact sliding window's log: what its row took in its last window (see ../shared/window-log.ts). */
-export { MAX_EXACT_RATE, windowLog } from "../shared/window-log.js";
+export { MAX_EXACT_RATE, MAX_LOG_BYTES, MAX_LOG_ENTRIES, windowLog } from "../shared/window-log.js";
 export type { Entry as WindowLogEntry } from "../shared/window-log.js";
 /** Convex validators for configs and results, for apps that pass them through their own functions. */
 export { acquireResult, concurrencyValidator, extendResult, leaseValueResult } from "../shared/concurrency-validators.js";

@@ -3,13 +3,14 @@
 // carried over to the current one without gaining a token. Pure: no clock, no randomness.
 import { evaluate, phaseOf, startOf, stateOf, windowIndex, windowStart, type Params, type State } from "./algebra.js";
 import type { Calendar } from "./calendar.js";
-import { splitTotal } from "./split.js";
-import { validateConfig } from "./validate.js";
+import { minus, splitTotal } from "./split.js";
 import { kindOf, type RateLimitConfig } from "./validators.js";
 import type { CalendarSpec } from "./calendar-validators.js";
 import type { StoredRow } from "./stored.js";
 import { math } from "./math.js";
-import { decodeLog, encodeLog, logTotal, withTaken } from "./window-log.js";
+import { calendarIn, calendarTerms, configHash, configTerms, sameCalendar, termsConfig, termsHash, termsOf } from "./terms.js";
+export { calendarIn, configHash, configTerms, sameCalendar, termsConfig, termsHash };
+import { decodeLog, encodeLog, logTotal, mergeLogs, splitLog, withTaken, type Entry } from "./window-log.js";
 
 /** The FNV-1a hash of a string, as a fraction in [0, 1). */
 function hashFraction(s: string): number {
@@ -34,11 +35,6 @@ export function resolvePhase(config: RateLimitConfig, name: string, key: string 
   if (config.start !== undefined) return phaseOf(config.start, config.period);
   const id = key === undefined ? `${name}\u0000` : `${name}\u0001${key}`;
   return math.floor(hashFraction(id) * config.period);
-}
-
-/** The calendar a config's fixed windows follow (a calendar quota's), or undefined. */
-export function calendarIn(config: RateLimitConfig): CalendarSpec | undefined {
-  return config.kind === "fixed window" ? config.calendar : undefined;
 }
 
 /**
@@ -89,128 +85,6 @@ class ShardParams implements Params {
     const c = this.#config;
     return (this.#terms ??= termsOf(this.kind, c.rate, c.period, c.capacity ?? c.rate, c.shards ?? 1, this.phase, this.cal));
   }
-}
-
-/**
- * The whole limit's terms as a row records them: kind, rate, period, capacity, shard count and,
- * for the windowed kinds, the phase. Two configs that decide alike have equal terms
- * (`maxReserved`, `applyUpdates`, `dryRun` and `metrics` don't change what a row means). A calendar
- * quota's terms add its calendar as a seventh member (and its phase is 0), so terms written before
- * calendars existed read as they did.
- */
-function termsOf(kind: Params["kind"], rate: number, period: number, capacity: number, shards: number, phase: number, cal?: Calendar): string {
-  const terms: unknown[] = [kind, rate, period, capacity, shards, kind === "token bucket" || kind === "exact sliding window" ? 0 : phase];
-  if (cal !== undefined) terms.push([cal.period, cal.timeZone, cal.anchor]);
-  return JSON.stringify(terms);
-}
-
-/**
- * termsHash returns a 53-bit fingerprint of a limit's terms (as {@link shardParams} writes them):
- * what a row stores instead of the terms themselves, which `rateLimitTerms` keeps once per limit
- * name and fingerprint. Two 32-bit FNV-1a passes with different offsets, joined; two different
- * terms of one name share a fingerprint with odds of about 2^-53.
- */
-export function termsHash(terms: string): number {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ terms.length;
-  for (let i = 0; i < terms.length; i++) {
-    const c = terms.charCodeAt(i);
-    a = math.imul(a ^ c, 0x01000193);
-    b = math.imul(b ^ c, 0x5bd1e995);
-    b ^= b >>> 15;
-  }
-  return (b >>> 11) * 2 ** 32 + (a >>> 0);
-}
-
-/**
- * configTerms returns a config's terms as rows fingerprint them (see {@link termsHash}): the kind
- * of its rows (`kindOf`), rate, period, capacity, shard count and `start`'s phase (null without
- * one; a token bucket and an exact sliding window have none), as JSON. The same for every key of a limit: a key's own phase follows from them and its
- * name and key (`resolvePhase`). `maxReserved`, `applyUpdates`, `dryRun` and `metrics` don't
- * change what a row means, so they are left out.
- */
-export function configTerms(config: RateLimitConfig): string {
-  const kind = kindOf(config);
-  const start = kind === "token bucket" || kind === "exact sliding window" || config.start === undefined || config.start === null ? null : phaseOf(config.start, config.period);
-  const terms: unknown[] = [kind, config.rate, config.period, config.capacity ?? config.rate, config.shards ?? 1, start];
-  const cal = calendarIn(config);
-  if (cal !== undefined) terms.push([cal.period, cal.timeZone, cal.anchor]);
-  return JSON.stringify(terms);
-}
-
-/** The terms {@link configHash} fingerprinted last, field by field, and their fingerprint. */
-let lastHashed:
-  | { kind: Params["kind"]; rate: number; period: number; capacity: number; shards: number; start: number | null; cal: CalendarSpec | undefined; hash: number }
-  | undefined;
-
-/**
- * configHash returns the fingerprint rows written under `config` carry:
- * `termsHash(configTerms(config))`. It remembers the last terms it fingerprinted, compared field
- * by field, since a hot limit asks for the same ones on every call and building the text costs
- * more than the decision.
- */
-export function configHash(config: RateLimitConfig): number {
-  const capacity = config.capacity ?? config.rate;
-  const shards = config.shards ?? 1;
-  const kind = kindOf(config);
-  const start = kind === "token bucket" || kind === "exact sliding window" ? null : (config.start ?? null);
-  const cal = calendarIn(config);
-  const m = lastHashed;
-  if (m !== undefined && m.kind === kind && m.rate === config.rate && m.period === config.period && m.capacity === capacity && m.shards === shards && m.start === start && sameCalendar(m.cal, cal)) {
-    return m.hash;
-  }
-  const hash = termsHash(configTerms(config));
-  lastHashed = { kind, rate: config.rate, period: config.period, capacity, shards, start, cal, hash };
-  return hash;
-}
-
-/** Whether two calendars (or none) place windows alike. */
-export function sameCalendar(a: CalendarSpec | undefined, b: CalendarSpec | undefined): boolean {
-  return a === b || (a !== undefined && b !== undefined && a.period === b.period && a.timeZone === b.timeZone && a.anchor === b.anchor);
-}
-
-/** The config {@link configTerms} recorded as `text`, or undefined if `text` isn't such terms. */
-export function termsConfig(text: string): RateLimitConfig | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(parsed) || !(parsed.length === 6 || parsed.length === 7)) return undefined;
-  const [kind, rate, period, capacity, shards, start, cal] = parsed as unknown[];
-  const calendar = cal === undefined ? undefined : calendarTerms(cal);
-  if (cal !== undefined && (calendar === undefined || kind !== "fixed window")) return undefined;
-  if (!(kind === "token bucket" || kind === "fixed window" || kind === "sliding window" || kind === "exact sliding window")) return undefined;
-  if (![rate, period, capacity, shards].every((x) => typeof x === "number")) return undefined;
-  if (!(start === null || typeof start === "number")) return undefined;
-  const common = { rate: rate as number, period: period as number, capacity: capacity as number, shards: shards as number };
-  // Terms recorded as "sliding window" are the approximate window's (the only one before `exact`).
-  const config: RateLimitConfig =
-    kind === "token bucket"
-      ? { kind, ...common }
-      : kind === "exact sliding window"
-        ? { kind: "sliding window", ...common, exact: true }
-        : kind === "sliding window"
-          ? { kind, ...common, exact: false, ...(start === null ? {} : { start }) }
-          : calendar !== undefined
-            ? // A calendar quota's window has no capacity of its own (it is the rate).
-              { kind, rate: common.rate, period: common.period, shards: common.shards, calendar }
-            : { kind, ...common, ...(start === null ? {} : { start }) };
-  try {
-    validateConfig(config);
-  } catch {
-    return undefined;
-  }
-  return config;
-}
-
-/** A calendar as terms record it (`[period, timeZone, anchor]`), or undefined if it isn't one. */
-function calendarTerms(cal: unknown): CalendarSpec | undefined {
-  if (!Array.isArray(cal) || cal.length !== 3) return undefined;
-  const [period, timeZone, anchor] = cal as unknown[];
-  if (!(period === "day" || period === "week" || period === "month") || typeof timeZone !== "string" || typeof anchor !== "number") return undefined;
-  return { period, timeZone, anchor };
 }
 
 /**
@@ -375,6 +249,48 @@ function byRate(total: number, params: readonly Params[]): number[] {
 }
 
 /**
+ * Whether an old shard of an exact window can be carried by its log ({@link carriedLogs}): a
+ * missing row (full), or an exact window's row with a log (or none, full) under params that give
+ * it some rate. A row of another kind has no log, and a shard the new config gives no rate under
+ * the old shard count would hold its tokens used forever.
+ */
+function hasLog({ row, p, state }: { row: StoredRow | undefined; p: Params; state: State | null }): boolean {
+  if (row === undefined) return true;
+  if ((row.kind ?? p.kind) !== "exact sliding window" || !(p.rate > 0)) return false;
+  if (row.log !== undefined) return decodeLog(row.log) !== undefined;
+  return state !== null && state.log === undefined && state.value >= p.capacity;
+}
+
+/**
+ * An exact window's shards carried over to `params`, another shard count: the old shards' logs as
+ * of `at` (a row without one: its tokens used taken at its `ts`, see `carriedLog`) are put
+ * together and shared out over the new shards in proportion to their capacities (`splitLog`),
+ * each take keeping its instant, so every token comes back when it would have under the old
+ * layout, never later than the old rule (which took every token used to have been taken at
+ * `stamp`), and sooner when taken earlier. A raised capacity's extra tokens are taken at `stamp`,
+ * so the key holds no more at `stamp` than it did; a lowered one keeps the takes, and the shards
+ * may owe until they leave (as a change at the same shard count does, see `keptLog`): no window
+ * admits more than the new rate. States stamped at `stamp`.
+ */
+function carriedLogs(olds: readonly { p: Params; state: State | null }[], at: number, stamp: number, params: readonly Params[]): State[] {
+  const logs: (readonly Entry[])[] = [];
+  let before = 0;
+  for (const { p, state } of olds) {
+    before += p.capacity;
+    const cur = evaluate(state, p, at);
+    if (cur.log !== undefined) logs.push(decodeLog(cur.log) ?? []);
+  }
+  let union: readonly Entry[] = mergeLogs(logs);
+  const shares = params.map((p) => p.capacity);
+  const extra = shares.reduce((sum, c) => sum + c, 0) - before;
+  if (extra > 0) union = withTaken(union, stamp, extra, Infinity, Infinity);
+  return splitLog(union, shares).map((log, i) => {
+    if (log.length === 0) return { value: params[i]!.capacity, ts: stamp };
+    return { value: minus(params[i]!.capacity, logTotal(log)), ts: stamp, log: encodeLog(log) };
+  });
+}
+
+/**
  * relayout returns the states of every shard of a limit whose rows were written under another
  * layout or other terms: another shard count, kind, rate, period, capacity or fixed-window phase.
  * Rows whose terms changed (see {@link sameClock}) are carried over by {@link carriedOver}; a
@@ -427,7 +343,10 @@ export function relayout(rows: StoredRow[], config: RateLimitConfig, phase: numb
   // (see `carriedOver`): the old layout's params are the new ones.
   if (old === n && kindOf(config) === "exact sliding window") return olds.map(({ p, state }) => evaluate(state, p, at));
   const params = Array.from({ length: n }, (_, i) => shardParams(config, phase, i));
-  // Otherwise an exact window's log isn't carried: its tokens used are taken at `stamp` (see `carriedLog`).
+  if (kindOf(config) === "exact sliding window" && olds.every(hasLog)) return carriedLogs(olds, at, stamp, params);
+  // Otherwise (a row of another kind, or a layout the new config can't give every old shard a
+  // token of rate in) an exact window's log isn't carried: its tokens used are taken at `stamp`
+  // (see `carriedLog`).
   const prevs = kindOf(config) === "sliding window" && prev > 0 ? byRate(prev, params) : undefined;
   const stateAt = (value: number, i: number): State => (prevs ? { value, ts: stamp, prev: prevs[i]! } : { value, ts: stamp });
   if (total < 0) return byRate(total, params).map(stateAt);

@@ -3,7 +3,6 @@
 import { ConvexError } from "convex/values";
 import { minus, pairAccepts, smallestPair, splitTotal } from "./split.js";
 import { kindOf, type InvalidRateLimitError, type RateLimitConfig } from "./validators.js";
-import { MAX_EXACT_RATE } from "./window-log.js";
 import type { ConcurrencyConfig } from "./concurrency-validators.js";
 import { math } from "./math.js";
 import { ANCHOR_RANGE, isTimeZone } from "./calendar.js";
@@ -73,7 +72,7 @@ function requireNumber(
  * finite; a sliding window has no `maxReserved`, and a `capacity` only equal to `rate`; `shards`
  * a whole number from 1 to {@link MAX_SHARDS}, and no more shards than whole tokens of `rate`
  * (and of `capacity`, unless it is 0), so every shard can serve a count of 1; an exact sliding
- * window has no `start` and at most `MAX_EXACT_RATE` (1,000) tokens of rate per shard.
+ * window has no `start` (its log is bounded whatever the rate: no cap on `rate`).
  */
 export function validateConfig(config: RateLimitConfig): void {
   requireNumber("config.rate", config.rate, (x) => x > 0, "must be a finite number > 0");
@@ -186,17 +185,6 @@ function validateCalendarWindow(config: RateLimitConfig & { kind: "fixed window"
 function validateExact(config: RateLimitConfig, shards: number): void {
   if (config.kind === "sliding window" && config.start !== undefined) {
     throw invalid("config.start", config.start, "an exact sliding window has no windows to align; leave start out, or set exact: false");
-  }
-  // The largest shard's share: whole tokens favour low shard numbers, and a fraction of a token
-  // goes to the last shard.
-  const perShard = math.max(splitTotal(config.rate, shards, 0), splitTotal(config.rate, shards, shards - 1));
-  if (perShard > MAX_EXACT_RATE) {
-    const enough = math.ceil(config.rate / MAX_EXACT_RATE);
-    throw invalid(
-      "config.rate",
-      config.rate,
-      `an exact sliding window keeps a log of each shard's last window, so it takes at most ${MAX_EXACT_RATE} tokens of rate per shard (this is ${perShard} per shard): use shards: ${enough} or more, or exact: false for the approximate window`,
-    );
   }
 }
 

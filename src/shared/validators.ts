@@ -106,10 +106,10 @@ export const fixedWindowValidator = v.object({
  *
  * Exact (the default, `exact` unset or true): each row keeps a log of what it took in its last
  * window, so in any window of `period` ms (any half-open interval that long) the limit admits at
- * most `rate` tokens, per shard and in all. Its cost grows with the traffic in a window: a row
- * stores about 2 bytes per request in its last window, and is read and written whole on each call
- * (measured in `npm run bench -- --only bytes`). At most `MAX_EXACT_RATE` (1,000) tokens of
- * rate per shard.
+ * most `rate` tokens, per shard and in all. Its cost is bounded whatever the rate: a row's log
+ * keeps at most 32 entries and 112 bytes, entries merging into later ones past that (which may
+ * refuse a little early, never admit more), and the row is read and written whole on each call,
+ * under twice a token bucket's bytes (measured in `npm run bench -- --only bytes`). Any rate.
  *
  * Approximate (`exact: false`): two numbers per key, like the other kinds. It counts what was taken
  * in the current aligned window and in the previous one, and weights the previous window's count

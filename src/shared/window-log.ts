@@ -2,23 +2,17 @@
 // entries, stored compactly as bytes. Pure: the clock comes in as an argument.
 import { math } from "./math.js";
 import { minus } from "./split.js";
+import { MAX_LOG_BYTES, MAX_LOG_ENTRIES, MIN_LOG_ENTRIES, entryLength, isCompact, putVarint, varintLength } from "./window-log-bytes.js";
+
+export { MAX_LOG_BYTES, MAX_LOG_ENTRIES, MIN_LOG_ENTRIES, appendedLog, scanLog, takenLog, trimmedLog, type LogScan } from "./window-log-bytes.js";
 
 /**
- * MAX_EXACT_RATE is the largest rate per shard an exact sliding window accepts (1,000 tokens per
- * period). With whole counts a row's log holds at most its rate entries, so it stays exact, and at
- * whole-ms instants a row stays near 2 KB at most (about 2 bytes an entry); fractional counts or
- * instants take 17 bytes an entry, up to about 17 KB. Above it, shard the limit or use the
- * approximate window.
+ * MAX_EXACT_RATE was the largest rate per shard an exact sliding window accepted (1,000 tokens per
+ * period), when a row's log kept every take of its window. A log now keeps at most
+ * {@link MAX_LOG_ENTRIES} entries whatever the rate, so there is no cap: `Infinity`, kept for code
+ * that imports it.
  */
-export const MAX_EXACT_RATE = 1000;
-
-/**
- * MAX_LOG_ENTRIES is the most entries one row's log keeps. Whole counts never reach it under
- * {@link MAX_EXACT_RATE}; fractional counts can, and then the two entries closest in time are
- * merged into the later one: the earlier tokens are counted for a little longer, which may refuse a
- * little early but never admits more than the rate in any window.
- */
-export const MAX_LOG_ENTRIES = 1024;
+export const MAX_EXACT_RATE = Infinity;
 
 /** One entry of a log: `count` tokens (> 0) taken at `at` (ms). */
 export type Entry = { readonly at: number; readonly count: number };
@@ -36,42 +30,37 @@ export const EMPTY_LOG: readonly Entry[] = [];
 //   whole count or a non-negative offset).
 // A steady key's entry takes two to four bytes, against sixteen as two plain numbers.
 
-/** Appends `n` (a whole number, 0 ≤ n < 2^53) as a little-endian base-128 varint. */
-function putVarint(out: number[], n: number): void {
-  while (n >= 128) {
-    out.push((n % 128) + 128);
-    n = math.floor(n / 128);
-  }
-  out.push(n);
-}
-
 /**
  * encodeLog returns the bytes of a log whose entries are in order of time (`at` non-decreasing),
  * each with `count` > 0.
  */
 export function encodeLog(entries: readonly Entry[]): ArrayBuffer {
-  const bytes: number[] = [];
-  const floats: number[] = [];
+  // Two passes, the size and then the bytes, into one buffer.
+  let size = 0;
   let last = 0;
   for (const { at, count } of entries) {
     const d = at - last;
-    if (Number.isSafeInteger(d) && d >= 0 && 2 * d < Number.MAX_SAFE_INTEGER && Number.isSafeInteger(count) && count > 0) {
-      putVarint(bytes, 2 * d);
-      putVarint(bytes, count);
-    } else {
-      bytes.push(1);
-      // Sixteen bytes, written below once the buffer exists: record where.
-      floats.push(bytes.length, at, count);
-      for (let i = 0; i < 16; i++) bytes.push(0);
-    }
+    size += isCompact(d, count) ? varintLength(2 * d) + varintLength(count) : 17;
     last = at;
   }
-  const buffer = new ArrayBuffer(bytes.length);
-  new Uint8Array(buffer).set(bytes);
-  const view = new DataView(buffer);
-  for (let i = 0; i < floats.length; i += 3) {
-    view.setFloat64(floats[i]!, floats[i + 1]!, true);
-    view.setFloat64(floats[i]! + 8, floats[i + 2]!, true);
+  const buffer = new ArrayBuffer(size);
+  const bytes = new Uint8Array(buffer);
+  let view: DataView | undefined;
+  let i = 0;
+  last = 0;
+  for (const { at, count } of entries) {
+    const d = at - last;
+    if (isCompact(d, count)) {
+      i = putVarint(bytes, i, 2 * d);
+      i = putVarint(bytes, i, count);
+    } else {
+      bytes[i++] = 1;
+      view ??= new DataView(buffer);
+      view.setFloat64(i, at, true);
+      view.setFloat64(i + 8, count, true);
+      i += 16;
+    }
+    last = at;
   }
   decoded.set(buffer, freeze(entries));
   return buffer;
@@ -152,27 +141,67 @@ export function logTotal(entries: readonly Entry[]): number {
 export function live(entries: readonly Entry[], t: number, period: number): readonly Entry[] {
   let first = 0;
   while (first < entries.length && !(entries[first]!.at > t - period)) first++;
-  return first === 0 ? entries : entries.slice(first);
+  if (first === 0) return entries;
+  return entries.slice(first);
 }
 
 /**
  * withTaken returns the log after `count` (> 0) more tokens are taken at `at` (ms), kept in order
  * of time (entries may lie ahead of `at`: a debt carried in from another kind) and merged with an
- * entry at the same instant. Past {@link MAX_LOG_ENTRIES}, the two entries closest in time merge
- * into the later one (see there).
+ * entry at the same instant, then {@link bounded} (to `max` entries and `maxBytes` bytes; by
+ * default {@link MAX_LOG_ENTRIES} and {@link MAX_LOG_BYTES}).
  */
-export function withTaken(entries: readonly Entry[], at: number, count: number): readonly Entry[] {
+export function withTaken(
+  entries: readonly Entry[],
+  at: number,
+  count: number,
+  max: number = MAX_LOG_ENTRIES,
+  maxBytes: number = MAX_LOG_BYTES,
+): readonly Entry[] {
   let i = entries.length;
   while (i > 0 && entries[i - 1]!.at > at) i--;
   const out = entries.slice();
   if (i > 0 && out[i - 1]!.at === at) out[i - 1] = { at, count: out[i - 1]!.count + count };
   else out.splice(i, 0, { at, count });
-  while (out.length > MAX_LOG_ENTRIES) {
+  return bounded(out, max, maxBytes);
+}
+
+/**
+ * bounded returns `entries` (in order of time; an array the caller hands over, changed in place)
+ * merged down to at most `max` (≥ 1) entries, and to at most `maxBytes` bytes as
+ * {@link encodeLog} writes them while more than {@link MIN_LOG_ENTRIES} entries remain (defaults
+ * {@link MAX_LOG_ENTRIES} and {@link MAX_LOG_BYTES}): while there are more, the entry whose tokens
+ * cost least to count later merges into the one after it. The cost of merging an entry of `c`
+ * tokens at `a` into the next, at `b`, is `c × (b − a)`: tokens × ms by which its tokens come back
+ * later. Counting a take as taken later never admits more than the rate in any window: every
+ * window that held it still holds it, or holds it later, when no more can have been admitted on
+ * its account. Ties merge the oldest pair. Cheapest first keeps bursts (many entries close
+ * together) as one entry each and spreads the entries kept over the window.
+ */
+export function bounded(entries: Entry[], max: number = MAX_LOG_ENTRIES, maxBytes: number = MAX_LOG_BYTES): Entry[] {
+  let size = 0;
+  if (Number.isFinite(maxBytes)) for (let k = 0; k < entries.length; k++) size += lengthAt(entries, k);
+  while (entries.length > max || (size > maxBytes && entries.length > MIN_LOG_ENTRIES)) {
     let j = 1;
-    for (let k = 2; k < out.length; k++) if (out[k]!.at - out[k - 1]!.at < out[j]!.at - out[j - 1]!.at) j = k;
-    out.splice(j - 1, 2, { at: out[j]!.at, count: out[j - 1]!.count + out[j]!.count });
+    let least = Infinity;
+    for (let k = 1; k < entries.length; k++) {
+      const cost = entries[k - 1]!.count * (entries[k]!.at - entries[k - 1]!.at);
+      if (cost < least) {
+        least = cost;
+        j = k;
+      }
+    }
+    if (Number.isFinite(maxBytes)) size -= lengthAt(entries, j - 1) + lengthAt(entries, j);
+    entries.splice(j - 1, 2, { at: entries[j]!.at, count: entries[j - 1]!.count + entries[j]!.count });
+    if (Number.isFinite(maxBytes)) size += lengthAt(entries, j - 1);
   }
-  return out;
+  return entries;
+}
+
+/** The bytes {@link encodeLog} writes entry `k` of `entries` in. */
+function lengthAt(entries: readonly Entry[], k: number): number {
+  const e = entries[k]!;
+  return entryLength(e.at - (k > 0 ? entries[k - 1]!.at : 0), e.count);
 }
 
 /**
@@ -227,6 +256,106 @@ export function carriedLog(used: number, ts: number, rate: number, period: numbe
 }
 
 /**
+ * mergeLogs returns the entries of several logs (each in order of time) as one log in order of
+ * time, entries at one instant added together: what a key's shards took, together. Not bounded.
+ */
+export function mergeLogs(logs: readonly (readonly Entry[])[]): Entry[] {
+  const all = logs.flat().sort((a, b) => a.at - b.at);
+  const out: Entry[] = [];
+  for (const e of all) {
+    const last = out[out.length - 1];
+    if (last !== undefined && last.at === e.at) out[out.length - 1] = { at: e.at, count: last.count + e.count };
+    else out.push({ at: e.at, count: e.count });
+  }
+  return out;
+}
+
+/**
+ * splitLog returns `entries` (in order of time) split over shards of capacities `shares` (> 0), for
+ * a key whose shard count changes: each entry's tokens are shared out in proportion to the shards'
+ * capacities, keeping the entry's instant, so the shards' logs together hold exactly what the
+ * entries held, each token leaving the window when it would have. Whole counts stay whole: each
+ * shard's running total keeps within a token of its share of the entries' running total (the
+ * tokens an entry can't split evenly go to the shards furthest behind their share, the first of
+ * them on a tie); a fractional count evens out the shards' running totals. Then no shard holds
+ * more than its capacity while another has room: a shard over it hands its latest entries' excess
+ * to shards with room (a shard that held more than its share would otherwise let the others admit
+ * its excess again). Each shard's log is then {@link bounded}.
+ */
+export function splitLog(entries: readonly Entry[], shares: readonly number[]): Entry[][] {
+  const n = shares.length;
+  if (n === 1) return [bounded(entries.slice())];
+  const out: Entry[][] = shares.map(() => []);
+  let sum = 0;
+  for (const s of shares) sum += s;
+  const given = shares.map(() => 0);
+  let total = 0;
+  for (const { at, count } of entries) {
+    total += count;
+    const parts = shares.map(() => 0);
+    // How far each shard is behind its share of the running total.
+    const behind = shares.map((s, i) => (total * s) / sum - given[i]!);
+    if (Number.isSafeInteger(count)) {
+      let left = count;
+      for (let i = 0; i < n; i++) {
+        const whole = math.min(left, math.max(0, math.floor(behind[i]!)));
+        parts[i] = whole;
+        behind[i]! -= whole;
+        left -= whole;
+      }
+      while (left > 0) {
+        let k = 0;
+        for (let i = 1; i < n; i++) if (behind[i]! > behind[k]!) k = i;
+        parts[k]! += 1;
+        behind[k]! -= 1;
+        left -= 1;
+      }
+    } else {
+      // In proportion to how far behind each shard is (those ahead of their share get none).
+      let weight = 0;
+      for (const b of behind) weight += math.max(0, b);
+      let rest = count;
+      let last = -1;
+      for (let i = 0; i < n; i++) {
+        if (!(behind[i]! > 0)) continue;
+        parts[i] = (count * behind[i]!) / weight;
+        rest -= parts[i]!;
+        last = i;
+      }
+      if (last < 0) last = n - 1;
+      // The float remainder to the last shard given any, so the parts add up to the count.
+      parts[last]! += rest;
+    }
+    for (let i = 0; i < n; i++) {
+      if (!(parts[i]! > 0)) continue;
+      given[i]! += parts[i]!;
+      out[i]!.push({ at, count: parts[i]! });
+    }
+  }
+  // No shard over its capacity while another has room.
+  for (let i = 0; i < n; i++) {
+    // `minus`: float noise in a running total is no excess.
+    let excess = minus(given[i]!, shares[i]!);
+    for (let j = 0; j < n && excess > 0; j++) {
+      const room = minus(shares[j]!, given[j]!);
+      if (!(room > 0)) continue;
+      let move = math.min(excess, room);
+      given[i]! -= move;
+      given[j]! += move;
+      excess -= move;
+      while (move > 0 && out[i]!.length > 0) {
+        const e = out[i]!.pop()!;
+        const part = math.min(move, e.count);
+        if (e.count > part) out[i]!.push({ at: e.at, count: e.count - part });
+        out[j]! = mergeLogs([out[j]!, [{ at: e.at, count: part }]]);
+        move -= part;
+      }
+    }
+  }
+  return out.map((log) => bounded(log));
+}
+
+/**
  * freedAt returns the instant (ms) at which the window at `t` has room for `need` tokens beyond
  * what `value` (its room at `t`) leaves, as the oldest entries leave it: the instant the entry
  * that frees the last of them leaves (`at + period`). Undefined if the entries can't free enough.
@@ -243,8 +372,9 @@ export function freedAt(entries: readonly Entry[], value: number, need: number, 
 /**
  * windowLog returns the takes an exact sliding window's row holds (`getValue`'s answer, or what
  * `calculateRateLimit` and `decideRateLimit` return): `{ at, count }`, `count` tokens taken at `at`
- * (ms), in order of time. Each leaves the window at `at + period`, giving its tokens back then: a
- * UI can draw when each comes back. Empty for a row without a log (no takes in its window, or
+ * (ms), in order of time: at most `MAX_LOG_ENTRIES`, an entry past that standing for several
+ * takes counted at the latest of them. Each leaves the window at `at + period`, giving its tokens
+ * back then: a UI can draw when each comes back. Empty for a row without a log (no takes in its window, or
  * another kind's row); undefined for bytes that aren't a log.
  */
 export function windowLog(row: { log?: ArrayBuffer | undefined }): readonly Entry[] | undefined {

@@ -3,7 +3,7 @@
 // algebra.ts re-exports them.
 import { periodIndex, periodStart } from "./calendar.js";
 import { math } from "./math.js";
-import type { Params } from "./algebra.js";
+import type { Params } from "./state.js";
 
 /** phaseOf normalizes an instant `start` (ms) into a phase in [0, `period`) (ms). */
 export function phaseOf(start: number, period: number): number {

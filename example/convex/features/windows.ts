@@ -7,7 +7,8 @@ import { components } from "../_generated/api.js";
 import { internalMutation, mutation } from "../_generated/server.js";
 
 const rateLimiter = new RateLimiter(components.rateLimiter, {
-  // Exact: never more than 100 emails in any hour; each email's slot comes back an hour after it.
+  // Exact: never more than 100 emails in any hour; each email's slot comes back an hour after it
+  // (a few ms later at most once the row's log is compacted, past 32 entries: never sooner).
   emails: { kind: "sliding window", rate: 100, period: HOUR },
   // Approximate: 600 searches a minute per user, weighing the previous minute's count by how much of
   // it the window still covers; requests bunched at a minute's end can let up to 2 × 600 − 1
