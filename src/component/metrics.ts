@@ -54,7 +54,7 @@ export const MAX_KEY_ROWS_READ = 4000;
 export async function recordMetric(
   db: DatabaseWriter,
   { name, key }: { name: string; key?: string | undefined },
-  event: Pick<MetricEvent, "outcome" | "count" | "by" | "blocked">,
+  event: Pick<MetricEvent, "outcome" | "count" | "by" | "blocked" | "waited">,
   ts: number,
 ): Promise<void> {
   await insertMetricEvent(db, { name, ...(key === undefined ? {} : { key }), ...event, ts });

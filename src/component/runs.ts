@@ -10,6 +10,7 @@ import { configArgValidator } from "../shared/validators.js";
 import { cancelResult, checkWait, waitArgs, waitCallResult, waitFlow, type CancelResult, type WaitCallResult } from "../shared/wait.js";
 import type { Id } from "./_generated/dataModel.js";
 import { mutation, query } from "./_generated/server.js";
+import { recordsMetrics } from "../shared/metrics.js";
 import { recordMetric } from "./metrics.js";
 import { readKey, writeKey } from "./store.js";
 import { deleteRun, insertRun, jobState, normalizeJob, pendingRuns, pruneRuns, queuedUntil, runOfJob } from "./store-runs.js";
@@ -78,7 +79,8 @@ export const checkRun = query({
  * its tokens credited back by the credit rules (never above the capacity), exactly once. See
  * `RateLimiter.cancelRun`. `configs` maps limit names to their current configs (the client's
  * named limits): the credit is made under the limit's current config, or the one the run was
- * queued under for a name not in it.
+ * queued under for a name not in it. A limit with `metrics: true` records the cancel (outcome
+ * `"cancelled"`, the run's tokens).
  */
 export const cancelRun = mutation({
   args: { id: v.string(), configs: v.optional(v.record(v.string(), configArgValidator)) },
@@ -102,6 +104,8 @@ export const cancelRun = mutation({
     const pending = (await pendingRuns(ctx.db, at, now)).filter((r) => r._id !== run._id).map((r) => ({ runAt: r.runAt, count: r.count }));
     const { credited, ops } = await runPlanAsync(creditFlow<Id<"rateLimits">>(credit, now, { runAt: run.runAt, pending }), (q) => readKey(ctx.db, at, q));
     if (ops.length > 0) await writeKey(ctx, at, ops);
+    // Under the config the credit was made under: a limit that records metrics counts the cancel.
+    if (recordsMetrics(config)) await recordMetric(ctx.db, at, { outcome: "cancelled", count }, now);
     await deleteRun(ctx.db, run._id);
     return { cancelled: true, credited };
   },

@@ -19,10 +19,11 @@ export const MAX_TOP_KEYS = 100;
 
 /**
  * What happened to one request at one limit: `"admitted"` (tokens taken, run now), `"reserved"`
- * (tokens taken ahead, run after `retryAfter`), `"refused"` (nothing taken). A dry-run limit
- * records what it would have decided.
+ * (tokens taken ahead, run after `retryAfter`), `"refused"` (nothing taken), `"cancelled"` (a run
+ * queued by `runWhenAllowed` cancelled before it started, by `cancelRun`; `count` is the tokens it
+ * had taken). A dry-run limit records what it would have decided.
  */
-export const metricOutcome = literals("admitted", "reserved", "refused");
+export const metricOutcome = literals("admitted", "reserved", "refused", "cancelled");
 export type MetricOutcome = Infer<typeof metricOutcome>;
 
 /** The fields of one metric event, as `lib.rateLimit` and `lib.limitAll` insert it. */
@@ -41,6 +42,11 @@ export const metricEventFields = {
   by: v.optional(literals("key", "network", "tier")),
   /** Set when the request was refused by a block (an override's `blockedUntil`) or a lockout. */
   blocked: v.optional(v.boolean()),
+  /**
+   * Set when the request was queued to wait until allowed (`runWhenAllowed`, `waitUntilAllowed`):
+   * how long its work waits, from the decision to its `runAt` (ms, ≥ 0).
+   */
+  waited: v.optional(v.number()),
 };
 const metricEventObject = v.object(metricEventFields);
 
@@ -50,6 +56,7 @@ export const decisionEvent = v.object({
   count: metricEventFields.count,
   by: metricEventFields.by,
   blocked: metricEventFields.blocked,
+  waited: metricEventFields.waited,
 });
 /** A decision's metric event before it is recorded (see {@link decisionEvent}). */
 export type DecisionEvent = Infer<typeof decisionEvent>;
@@ -72,7 +79,22 @@ export const metricCountFields = {
     /** Requests refused by a block (an override's `blockedUntil`) or a lockout; counted in `refused` too. */
     blocked: v.number(),
   },
+  ...waitCountFields(),
 };
+
+/**
+ * The counters of waiting until allowed, absent while 0 (so a limit that never waits reports
+ * what it reported before waiting existed): `queued`, requests queued by `runWhenAllowed` or
+ * `waitUntilAllowed` (counted in `admitted` or `reserved` too: a run due at once is admitted);
+ * `waitedMs`, the total ms their work waits, from the decision to its `runAt` (the mean wait is
+ * `waitedMs / queued`); `cancelled`, runs cancelled before they started (`cancelRun`), and
+ * `cancelledTokens`, the tokens they had taken.
+ */
+function waitCountFields() {
+  return { queued: v.optional(v.number()), waitedMs: v.optional(v.number()), cancelled: v.optional(v.number()), cancelledTokens: v.optional(v.number()) };
+}
+/** The names of the counters of waiting (see {@link waitCountFields}). */
+const WAIT_COUNTS = ["queued", "waitedMs", "cancelled", "cancelledTokens"] as const;
 
 /**
  * The counters as summaries store them: `overridden` and `blocked` may be missing from summaries
@@ -185,13 +207,14 @@ export function zeroCounts(): MetricCounts {
  * addEvent returns `counts` with one more request of `outcome` asking for `count` tokens, decided
  * under an override (`by`) or refused by a block or lockout (`blocked`) when the event says so.
  */
-export function addEvent(counts: MetricCounts, event: Pick<MetricEvent, "outcome" | "count" | "by" | "blocked">): MetricCounts {
+export function addEvent(counts: MetricCounts, event: Pick<MetricEvent, "outcome" | "count" | "by" | "blocked" | "waited">): MetricCounts {
   const { outcome, count } = event;
   const flagged =
     event.by === undefined && event.blocked !== true
       ? counts
       : { ...counts, overridden: counts.overridden + (event.by === undefined ? 0 : 1), blocked: counts.blocked + (event.blocked === true ? 1 : 0) };
-  return byOutcome(flagged, outcome, count);
+  const queued = event.waited === undefined ? flagged : { ...flagged, queued: (flagged.queued ?? 0) + 1, waitedMs: (flagged.waitedMs ?? 0) + event.waited };
+  return byOutcome(queued, outcome, count);
 }
 
 function byOutcome(counts: MetricCounts, outcome: MetricOutcome, count: number): MetricCounts {
@@ -202,6 +225,8 @@ function byOutcome(counts: MetricCounts, outcome: MetricOutcome, count: number):
       return { ...counts, reserved: counts.reserved + 1, reservedTokens: counts.reservedTokens + count };
     case "refused":
       return { ...counts, refused: counts.refused + 1, refusedTokens: counts.refusedTokens + count };
+    case "cancelled":
+      return { ...counts, cancelled: (counts.cancelled ?? 0) + 1, cancelledTokens: (counts.cancelledTokens ?? 0) + count };
     default: {
       const never: never = outcome;
       throw new Error(`unknown outcome ${JSON.stringify(never)}`);
@@ -209,9 +234,9 @@ function byOutcome(counts: MetricCounts, outcome: MetricOutcome, count: number):
   }
 }
 
-/** addCounts returns the sum of two sets of counters. */
+/** addCounts returns the sum of two sets of counters (a counter of waiting absent from both stays absent). */
 export function addCounts(a: MetricCounts, b: MetricCounts): MetricCounts {
-  return {
+  const sum: MetricCounts = {
     admitted: a.admitted + b.admitted,
     admittedTokens: a.admittedTokens + b.admittedTokens,
     reserved: a.reserved + b.reserved,
@@ -221,6 +246,10 @@ export function addCounts(a: MetricCounts, b: MetricCounts): MetricCounts {
     overridden: a.overridden + b.overridden,
     blocked: a.blocked + b.blocked,
   };
+  for (const field of WAIT_COUNTS) {
+    if (a[field] !== undefined || b[field] !== undefined) sum[field] = (a[field] ?? 0) + (b[field] ?? 0);
+  }
+  return sum;
 }
 
 /** The counters of a stored summary, without its other fields (a counter it lacks is 0). */

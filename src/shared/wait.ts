@@ -120,7 +120,8 @@ export function checkWait(args: Pick<WaitArgs, "maxWait" | "count" | "config">):
  * was accepted). When that is more than `maxWait` ms away, or the limit refuses (a block, or
  * `maxReserved` reached), it refuses, writing nothing. A dry run admits at once, reserving as it
  * would, and reports its would-be wait. The count must be one a full limit admits without
- * reserving (else the work could never run within the limit): an `InvalidRateLimit` error.
+ * reserving (else the work could never run within the limit): an `InvalidRateLimit` error. An
+ * accepted request's metric event says how long its work waits (`waited`, ms).
  */
 export function* waitFlow<Id>(args: WaitArgs, now: number, random: () => number, queuedUntil?: number): KeyFlow<Id, WaitOutcome<Id>> {
   validateNameAndKey(args.name, args.key);
@@ -141,7 +142,7 @@ export function* waitFlow<Id>(args: WaitArgs, now: number, random: () => number,
     const wait = runAt - now;
     if (wait > args.maxWait) return refused(math.max(1, math.ceil(wait - args.maxWait)), event && { ...event, outcome: "refused" }, shards);
     const outcome: WaitOutcome<Id> = { result: { ok: true, runAt }, ops: decided.ops, shards };
-    if (event) outcome.event = event;
+    if (event) outcome.event = { ...event, waited: wait };
     if (decided.wouldRefuse) outcome.wouldRefuse = decided.wouldRefuse;
     return outcome;
   });

@@ -1299,11 +1299,15 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             admittedTokens: number;
             blocked: number;
             bucket: number;
+            cancelled?: number;
+            cancelledTokens?: number;
             overridden: number;
+            queued?: number;
             refused: number;
             refusedTokens: number;
             reserved: number;
             reservedTokens: number;
+            waitedMs?: number;
           }>;
           complete: boolean;
           from: number;
@@ -1324,11 +1328,15 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
             admitted: number;
             admittedTokens: number;
             blocked: number;
+            cancelled?: number;
+            cancelledTokens?: number;
             overridden: number;
+            queued?: number;
             refused: number;
             refusedTokens: number;
             reserved: number;
             reservedTokens: number;
+            waitedMs?: number;
           };
           unfolded: number;
         },
