@@ -245,7 +245,8 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
    * `mutationMs` ms (default 25), `hot` when over it with the shards or mode the rule recommends
    * (docs/hot-limits.md, "Is my limit too hot?"). It writes nothing. Read every shard
    * (`sampleShards: shards`) for a promise that holds whichever shards a request then draws, and
-   * for a steadier heat estimate.
+   * for a steadier heat estimate. With `wait: true`, also `runAt`: when work of one token queued now
+   * (`runWhenAllowed`) would run (UTC ms), exactly as `check(ctx, name, { wait: true })` says.
    *
    * For a concurrency limit it returns `{ inFlight, capacity, ts, earliestExpiry? }` (see
    * {@link LeaseValue}): the leases unexpired now, and when the first of them frees itself (UTC
@@ -256,7 +257,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
     name: LimitName<Limits, Name, C>,
     options?: O & ConfigOption<Limits, Name, C>,
   ): Promise<Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O> & ResetsOf<Limits, Name, C>> {
-    const { key, sampleShards, details, tier, ip, mutationMs } = options ?? {};
+    const { key, sampleShards, details, tier, ip, mutationMs, wait } = options ?? {};
     const config = anyConfigFor(this.limits, name, options);
     if (config.kind === "concurrency") {
       const { throws: _never, ...args } = acquireRequest(name, config, options, ["key"]);
@@ -271,6 +272,7 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
       ...(tier === undefined ? {} : { tier }),
       ...(ip === undefined ? {} : { ip }),
       ...(mutationMs === undefined ? {} : { mutationMs }),
+      ...(wait === undefined ? {} : { wait }),
     });
     const result = await ctx.runQuery(this.component.lib.getValue, args);
     return result as Name extends ConcurrencyNamesOf<Limits> ? LeaseValue : GetValueResult<O> & ResetsOf<Limits, Name, C>;

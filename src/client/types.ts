@@ -65,6 +65,13 @@ export type GetValueOptions = {
    * read to their commit, for the `heat` report (see `RateLimiter.getValue`). Default 25.
    */
   mutationMs?: number;
+  /**
+   * Also return `runAt`: the instant (UTC ms) work of one token queued now by `runWhenAllowed`
+   * would run, behind the key's queued work, as `check(ctx, name, { wait: true })` says; absent
+   * when it would be refused (a block, `maxReserved`, or more than 30 days away). Default false.
+   * An `InvalidRateLimit` error for a limit that can't wait.
+   */
+  wait?: boolean;
 };
 
 /**
@@ -112,8 +119,8 @@ export type ResetsOf<Limits, Name extends string, C> = [ConfigOf<Limits, Name, C
     ? { resetsAt?: number }
     : unknown;
 
-/** What `getValue` returns for options `O`: with `total` exactly when asked for. */
-export type GetValueResult<O> = O extends { details: true } ? GetValueReturnsWithDetails : GetValueReturns;
+/** What `getValue` returns for options `O`: with `total` exactly when asked for, and `runAt` with `wait: true`. */
+export type GetValueResult<O> = (O extends { details: true } ? GetValueReturnsWithDetails : GetValueReturns) & (O extends { wait: true } ? { runAt?: number } : unknown);
 
 /** Options of {@link RateLimiter.hookAPI}. */
 export type HookOptions<DataModel extends GenericDataModel> = {

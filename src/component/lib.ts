@@ -9,10 +9,11 @@ import { MAX_STALENESS_MS, staleVerdict } from "../shared/overload.js";
 import { requestFlow, type Raise, type RequestOutcome } from "../shared/request.js";
 
 export { MAX_STALENESS_MS };
-import { runPlanAsync } from "../shared/rows.js";
+import { runPlanAsync, type RowQuery } from "../shared/rows.js";
 import { keyOverrideOps } from "../shared/override-writes.js";
 import { validateNameAndKey } from "../shared/validate.js";
 import { getValueFlow } from "../shared/value.js";
+import { runAtFlow } from "../shared/wait.js";
 import { configArgValidator, creditArgs, isAsync, rateLimitArgs, rateLimitCallReturns, rateLimitErrorValidator, rateLimitResult, type RateLimitArgs, type RateLimitCallResult, type RateLimitError } from "../shared/validators.js";
 import { getValueArgs, getValueResult } from "../shared/value-validators.js";
 import { limitAllArgs, limitAllCallResult, limitAllResult, type LimitAllArgs, type LimitAllCallResult } from "../shared/limit-all-validators.js";
@@ -22,6 +23,7 @@ import { api, internal } from "./_generated/api.js";
 import type { Id } from "./_generated/dataModel.js";
 import { internalQuery, mutation, query, type DatabaseReader, type DatabaseWriter } from "./_generated/server.js";
 import { recordMetric } from "./metrics.js";
+import { queuedUntil } from "./store-runs.js";
 import { createdBefore, deleteDocs, keyRows, readKey, removeOverride, resetKey, rowOf, writeKey, type KeyAddress } from "./store.js";
 
 /** How many rows `clearAll` deletes per transaction before rescheduling itself. */
@@ -218,13 +220,21 @@ export const credit = mutation({
 /**
  * Reads a limit's state for display: the emptiest of `sampleShards` shard rows (default 1),
  * evaluated at the query's time, with that shard's share of the config, and the whole limit's
- * `total`; an asynchronous limit's recorded takes count. See `getValueFlow`.
+ * `total`; an asynchronous limit's recorded takes count. See `getValueFlow`. With `wait`, also
+ * `runAt`, when work of one token queued now would run, decided at the same instant as
+ * `runs.checkRun` decides it (see `runAtFlow`).
  */
 export const getValue = query({
   args: getValueArgs,
   returns: getValueResult,
-  handler: async (ctx, args) =>
-    runPlanAsync(getValueFlow<Id<"rateLimits">>(args, Date.now(), Math.random), (q) => readKey(ctx.db, args, q)),
+  handler: async (ctx, args) => {
+    const now = Date.now();
+    const read = (q: RowQuery) => readKey(ctx.db, args, q);
+    const value = await runPlanAsync(getValueFlow<Id<"rateLimits">>(args, now, Math.random), read);
+    if (args.wait !== true) return value;
+    const runAt = await runPlanAsync(runAtFlow<Id<"rateLimits">>(args, now, Math.random, await queuedUntil(ctx.db, args)), read);
+    return runAt === undefined ? value : { ...value, runAt };
+  },
 });
 
 /**

@@ -27,6 +27,11 @@ export const getValueArgs = {
    * to their commit, for the `heat` report's rule. Default 25 ms (`DEFAULT_MUTATION_MS`).
    */
   mutationMs: v.optional(v.number()),
+  /**
+   * Also return `runAt`: when work of one token queued now (`runWhenAllowed`) would run. Default
+   * false. An `InvalidRateLimit` error for a limit that can't wait (see `validateWaitConfig`).
+   */
+  wait: v.optional(v.boolean()),
   config: configArgValidator,
 };
 
@@ -96,8 +101,16 @@ export const getValueTotal = v.object({
  */
 export const getValueReturnsWithDetails = v.object({ ...getValueReturns.fields, total: getValueTotal, heat: v.optional(heatValidator) });
 
-/** What `lib.getValue` returns: `total` and `heat` only when asked for. */
-export const getValueResult = v.object({ ...getValueReturns.fields, total: v.optional(getValueTotal), heat: v.optional(heatValidator) });
+/**
+ * What `getValue` adds with `wait: true`: `runAt`, the instant (UTC ms, whole) work of one token
+ * queued now by `runWhenAllowed` would run, behind the key's queued work, exactly as
+ * `check(ctx, name, { wait: true })` answers; absent when it would be refused (a block,
+ * `maxReserved` reached, or more than 30 days away).
+ */
+export const getValueRunAt = { runAt: v.optional(v.number()) };
+
+/** What `lib.getValue` returns: `total` and `heat` only when asked for, `runAt` only with `wait`. */
+export const getValueResult = v.object({ ...getValueReturns.fields, total: v.optional(getValueTotal), heat: v.optional(heatValidator), ...getValueRunAt });
 
 export type GetValueReturns = Infer<typeof getValueReturns>;
 export type GetValueReturnsWithDetails = Infer<typeof getValueReturnsWithDetails>;

@@ -148,6 +148,25 @@ export function* waitFlow<Id>(args: WaitArgs, now: number, random: () => number,
   });
 }
 
+/**
+ * runAtFlow says when work of one token queued at `now` would run (`getValue` with `wait: true`):
+ * the `runAt` `waitFlow` gives it with the longest `maxWait` ({@link MAX_MAX_WAIT}), behind
+ * `queuedUntil`, the key's latest queued work; or undefined when it would be refused (a block,
+ * `maxReserved` reached, or more than {@link MAX_MAX_WAIT} away). Reads as `waitFlow` does, and
+ * throws as it does for a limit that can't wait.
+ */
+export function* runAtFlow<Id>(
+  args: Pick<WaitArgs, "name" | "key" | "tier" | "config">,
+  now: number,
+  random: () => number,
+  queuedUntil?: number,
+): KeyFlow<Id, number | undefined> {
+  const { name, key, tier, config } = args;
+  const request: WaitArgs = { name, config, maxWait: MAX_MAX_WAIT, ...(key === undefined ? {} : { key }), ...(tier === undefined ? {} : { tier }) };
+  const { result } = yield* waitFlow<Id>(request, now, random, queuedUntil);
+  return result.ok ? result.runAt : undefined;
+}
+
 /** A refusal: nothing written, and its metric event (as refused) when the limit records them. */
 function refused<Id>(retryAfter: number, event: DecisionEvent | undefined, shards: number[]): WaitOutcome<Id> {
   return event ? { result: { ok: false, retryAfter }, ops: [], event, shards } : { result: { ok: false, retryAfter }, ops: [], shards };

@@ -822,6 +822,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           name: string;
           sampleShards?: number;
           tier?: string;
+          wait?: boolean;
         },
         {
           allowed?: true;
@@ -892,6 +893,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           network?: string;
           prev?: number;
           resetsAt?: number;
+          runAt?: number;
           shard: number;
           total?: { capacity: number; exact: boolean; value: number };
           ts: number;
