@@ -23,7 +23,7 @@ import { api, internal } from "./_generated/api.js";
 import type { Id } from "./_generated/dataModel.js";
 import { internalQuery, mutation, query, type DatabaseReader, type DatabaseWriter } from "./_generated/server.js";
 import { recordMetric } from "./metrics.js";
-import { queuedUntil } from "./store-runs.js";
+import { queuedUntil } from "./storeRuns.js";
 import { createdBefore, deleteDocs, keyRows, readKey, removeOverride, resetKey, rowOf, writeKey, type KeyAddress } from "./store.js";
 
 /** How many rows `clearAll` deletes per transaction before rescheduling itself. */

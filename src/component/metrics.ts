@@ -38,7 +38,7 @@ import { runPlanAsync } from "../shared/rows.js";
 import { invalid, validateNameAndKey } from "../shared/validate.js";
 import { api } from "./_generated/api.js";
 import { mutation, query, type DatabaseWriter } from "./_generated/server.js";
-import { eventsIn, insertMetricEvent, keySummariesIn, readFold, summariesIn, writeFold, type MetricIds } from "./store-metrics.js";
+import { eventsIn, insertMetricEvent, keySummariesIn, readFold, summariesIn, writeFold, type MetricIds } from "./storeMetrics.js";
 
 export { DEFAULT_RETAIN_MS, FOLD_BATCH, FOLD_SETTLE_MS, MAX_FOLD_BATCH };
 /** MAX_UNFOLDED_READ is the most events not yet folded that one `get` reads (4,000). */

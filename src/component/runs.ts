@@ -13,7 +13,7 @@ import { mutation, query } from "./_generated/server.js";
 import { recordsMetrics } from "../shared/metrics.js";
 import { recordMetric } from "./metrics.js";
 import { readKey, writeKey } from "./store.js";
-import { deleteRun, insertRun, jobState, normalizeJob, pendingRuns, pruneRuns, queuedUntil, runOfJob } from "./store-runs.js";
+import { deleteRun, insertRun, jobState, normalizeJob, pendingRuns, pruneRuns, queuedUntil, runOfJob } from "./storeRuns.js";
 
 /** How many of a key's finished runs each new run deletes: more than one, so they never pile up. */
 const PRUNE_PER_RUN = 2;

@@ -1,5 +1,5 @@
 // The component's database adapter: the one module that queries and writes its tables (but the
-// metrics tables', in store-metrics.ts, and the queued runs', in store-runs.ts; test/one-store.test.ts
+// metrics tables', in storeMetrics.ts, and the queued runs', in storeRuns.ts; test/one-store.test.ts
 // checks it).
 // It answers the flows' reads (src/shared/rows.ts, cleanup.ts, concurrency.ts) and executes their
 // writes; every query is written once, here. Handlers import it; it imports no handler.

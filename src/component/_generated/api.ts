@@ -16,6 +16,8 @@ import type * as metrics from "../metrics.js";
 import type * as overrides from "../overrides.js";
 import type * as runs from "../runs.js";
 import type * as store from "../store.js";
+import type * as storeMetrics from "../storeMetrics.js";
+import type * as storeRuns from "../storeRuns.js";
 import type * as wake from "../wake.js";
 
 import type {
@@ -34,6 +36,8 @@ const fullApi: ApiFromModules<{
   overrides: typeof overrides;
   runs: typeof runs;
   store: typeof store;
+  storeMetrics: typeof storeMetrics;
+  storeRuns: typeof storeRuns;
   wake: typeof wake;
 }> = anyApi as any;
 
