@@ -295,9 +295,18 @@ export function validateExtendBy(by: number | undefined): void {
  * and an exact sliding window on one shard, written transactionally (its take is logged at the instant the
  * work may run; a take split over shards, or recorded for the applier, would be logged now). An
  * approximate sliding window can't: it counts windows, and can't hold a take at a future instant.
- * Throws an `InvalidRateLimit` `ConvexError` naming the field that prevents it.
+ * Neither can a calendar quota (its period's allowance is never borrowed) nor a limit with a
+ * `lockout` (the last token's take locks the key). Throws an `InvalidRateLimit` `ConvexError`
+ * naming the field that prevents it.
  */
 export function validateWaitConfig(config: RateLimitConfig): void {
+  // A calendar quota grants its period's allowance whole at the period's start; queued work would borrow the next's.
+  if ((config.kind as string) === "calendar" || (config.kind === "fixed window" && config.calendar !== undefined)) {
+    throw invalid("config.kind", "calendar", "a calendar quota can't wait: the next period's allowance can't be borrowed ahead of its start; refuse and retry at resetsAt, or use a token bucket");
+  }
+  if (config.lockout !== undefined) {
+    throw invalid("config.lockout", config.lockout, "a limit with a lockout can't wait: the take of the last token locks the key, so queued work could never follow; use a limit without lockout");
+  }
   if (config.kind === "fixed window" && (config.shards ?? 1) > 1) {
     throw invalid("config.shards", config.shards, "a fixed window waits on one shard: work that runs in a later window may use only what a shard carries into it, which a take split over shards can't tell; use 1 shard, or a token bucket");
   }
