@@ -20,6 +20,7 @@ import {
 } from "../shared/wait.js";
 import { LeaseMethods } from "./leases.js";
 import type { ConfigOption, NamesOf, RateLimitName, RateLimits } from "./names.js";
+import { withIp } from "./request-key.js";
 import { configFor, generated } from "./resolve.js";
 import type { RunMutationCtx, RunQueryCtx } from "./types.js";
 
@@ -36,6 +37,14 @@ export type WaitOptions = {
   count?: number;
   /** The tier the key belongs to, for its overrides (see `RateLimiter.setOverride`). Default: none. */
   tier?: string;
+  /**
+   * The address (IPv4 or IPv6) a limit with `networks: true` matches against its network entries
+   * (allow and deny lists, see `RateLimiter.setOverride`), as `limit` does. Default: the request's
+   * own (`ctx.meta.getRequestMetadata().ip`) in mutations and actions; none in queries and
+   * scheduled runs, where no network entry applies. A malformed address is an `InvalidRateLimit`
+   * error naming `ip`.
+   */
+  ip?: string;
   /**
    * The longest the work may wait (ms). When the first allowed instant is further away, nothing is
    * taken and the call returns `{ ok: false, retryAfter }`. `runWhenAllowed`: default one day
@@ -71,7 +80,7 @@ export class WaitMethods<Limits extends Record<string, LimitConfig>> extends Lea
    * Token buckets, fixed windows (one shard) and exact sliding windows (one shard, written
    * transactionally) can wait; an approximate sliding window, a concurrency limit or a count a
    * full limit can't hold is an `InvalidRateLimit` error naming the field. A block (an
-   * override's `blockedUntil`) refuses. `maxReserved` still bounds the reservations. A dry-run limit schedules the work at
+   * override's `blockedUntil`, on the key, its tier or a network holding `ip`) refuses. `maxReserved` still bounds the reservations. A dry-run limit schedules the work at
    * once and logs the wait it would have imposed. A run that starts keeps its tokens, whether it
    * succeeds or fails: the work was attempted.
    *
@@ -88,12 +97,13 @@ export class WaitMethods<Limits extends Record<string, LimitConfig>> extends Lea
     fn: F,
     ...args: OptionalRestArgs<F>
   ): Promise<RunResult> {
-    const request = this.waitRequest(name, options, DEFAULT_MAX_WAIT, MAX_MAX_WAIT);
+    const request = await this.waitRequest(ctx, name, options, DEFAULT_MAX_WAIT, MAX_MAX_WAIT);
     const fnArgs: unknown = args[0] ?? {};
     if (typeof fnArgs !== "object" || fnArgs === null || Array.isArray(fnArgs)) throw invalid("args", fnArgs, "must be the function's arguments, an object");
     const handle = await createFunctionHandle(referenceOf(fn));
     const result = await ctx.runMutation(generated(this.component.runs).runWhenAllowed, { ...request, fn: handle, fnArgs });
-    return okOrThrow(name, result, options.throws) as RunResult;
+    // Options may be undefined from JavaScript, which the types don't stop.
+    return okOrThrow(name, result, options?.throws) as RunResult;
   }
 
   /**
@@ -136,7 +146,7 @@ export class WaitMethods<Limits extends Record<string, LimitConfig>> extends Lea
     name: RateLimitName<Limits, Name, C>,
     options?: WaitOptions & ConfigOption<RateLimits<Limits>, Name, C>,
   ): Promise<{ ok: true; waited: number } | { ok: false; retryAfter: number }> {
-    const request = this.waitRequest(name, options, DEFAULT_ACTION_MAX_WAIT, MAX_ACTION_MAX_WAIT);
+    const request = await this.waitRequest(ctx, name, options, DEFAULT_ACTION_MAX_WAIT, MAX_ACTION_MAX_WAIT);
     const result = await ctx.runMutation(generated(this.component.runs).runWhenAllowed, request);
     const decided = okOrThrow(name, result, options?.throws);
     if (!decided.ok) return decided;
@@ -148,16 +158,25 @@ export class WaitMethods<Limits extends Record<string, LimitConfig>> extends Lea
 
   /** `check` with `wait: true` (see `RateLimiter.check`): runWhenAllowed's decision now, taking nothing. */
   protected async checkWait(ctx: RunQueryCtx, name: string, options: WaitOptions & { config?: unknown }): Promise<WaitCheckResult> {
-    const request = this.waitRequest(name, options, DEFAULT_MAX_WAIT, MAX_MAX_WAIT);
+    const request = await this.waitRequest(ctx, name, options, DEFAULT_MAX_WAIT, MAX_MAX_WAIT);
     const result = await ctx.runQuery(generated(this.component.runs).checkRun, request);
-    const decided = okOrThrow(name, result, options.throws);
+    const decided = okOrThrow(name, result, options?.throws);
     return decided.ok ? { ok: true, runAt: decided.runAt } : decided;
   }
 
-  /** The component's arguments for a wait on `name`, checked here first: `maxWait` from 0 to `most`. */
-  private waitRequest(name: string, options: (WaitOptions & { config?: unknown }) | undefined, byDefault: number, most: number): Omit<WaitArgs, "fn" | "fnArgs"> {
+  /**
+   * The component's arguments for a wait on `name`, checked here first (`maxWait` from 0 to
+   * `most`), with the request's own address for a limit with network entries (see `withIp`).
+   */
+  private async waitRequest(
+    ctx: object,
+    name: string,
+    options: (WaitOptions & { config?: unknown }) | undefined,
+    byDefault: number,
+    most: number,
+  ): Promise<Omit<WaitArgs, "fn" | "fnArgs">> {
     validateOptionTypes(options);
-    const { key, count, tier, maxWait = byDefault } = options ?? {};
+    const { key, count, tier, ip, maxWait = byDefault } = options ?? {};
     if (this.limits?.[name]?.kind === "concurrency") {
       throw invalid(
         "name",
@@ -166,14 +185,15 @@ export class WaitMethods<Limits extends Record<string, LimitConfig>> extends Lea
       );
     }
     validateMaxWait(maxWait, most);
-    return {
+    return await withIp(ctx, {
       name,
       config: configFor(this.limits, name, options),
       maxWait,
       ...(key === undefined ? {} : { key }),
       ...(count === undefined ? {} : { count }),
       ...(tier === undefined ? {} : { tier }),
-    };
+      ...(ip === undefined ? {} : { ip }),
+    });
   }
 }
 

@@ -44,6 +44,8 @@ export const waitArgs = {
   count: v.optional(v.number()),
   /** The tier the key belongs to, for its overrides (see `rateLimitArgs.tier`). */
   tier: v.optional(v.string()),
+  /** The address a limit with `networks: true` matches against its network entries (see `rateLimitArgs.ip`). */
+  ip: v.optional(v.string()),
   /** The longest the work may wait (ms), from 0 to {@link MAX_MAX_WAIT}. */
   maxWait: v.number(),
   config: configArgValidator,
@@ -132,6 +134,7 @@ export function* waitFlow<Id>(args: WaitArgs, now: number, random: () => number,
   const request: RateLimitArgs = { name: args.name, config: args.config, count, exact: true };
   if (args.key !== undefined) request.key = args.key;
   if (args.tier !== undefined) request.tier = args.tier;
+  if (args.ip !== undefined) request.ip = args.ip;
   return yield* inForce(request, now, random, function* (resolved, own, draw): KeyFlow<Id, WaitOutcome<Id>> {
     const decided = yield* decideUnder<Id>(request, resolved, own, now, draw, { notBefore: queuedUntil });
     const shards = decided.plan.shards;
@@ -156,13 +159,20 @@ export function* waitFlow<Id>(args: WaitArgs, now: number, random: () => number,
  * throws as it does for a limit that can't wait.
  */
 export function* runAtFlow<Id>(
-  args: Pick<WaitArgs, "name" | "key" | "tier" | "config">,
+  args: Pick<WaitArgs, "name" | "key" | "tier" | "ip" | "config">,
   now: number,
   random: () => number,
   queuedUntil?: number,
 ): KeyFlow<Id, number | undefined> {
-  const { name, key, tier, config } = args;
-  const request: WaitArgs = { name, config, maxWait: MAX_MAX_WAIT, ...(key === undefined ? {} : { key }), ...(tier === undefined ? {} : { tier }) };
+  const { name, key, tier, ip, config } = args;
+  const request: WaitArgs = {
+    name,
+    config,
+    maxWait: MAX_MAX_WAIT,
+    ...(key === undefined ? {} : { key }),
+    ...(tier === undefined ? {} : { tier }),
+    ...(ip === undefined ? {} : { ip }),
+  };
   const { result } = yield* waitFlow<Id>(request, now, random, queuedUntil);
   return result.ok ? result.runAt : undefined;
 }

@@ -1676,6 +1676,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           count?: number;
           fn?: string;
           fnArgs?: any;
+          ip?: string;
           key?: string;
           maxWait: number;
           name: string;
@@ -1712,6 +1713,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           count?: number;
           fn?: string;
           fnArgs?: any;
+          ip?: string;
           key?: string;
           maxWait: number;
           name: string;
