@@ -212,7 +212,10 @@ export class RateLimiter<Limits extends Record<string, LimitConfig> = Record<nev
 
   /**
    * reset removes a limit's state for one key (every shard): the next request finds it full.
-   * E.g. after a successful login, reset the failed-logins limit. The name must be one given to
+   * E.g. after a successful login, reset the failed-logins limit. Work queued for the key by
+   * `runWhenAllowed` still runs when it was scheduled to (it was accepted; the reset only makes
+   * the key full), but its tokens are gone with the key's state: `cancelRun` of it afterwards
+   * cancels the job and credits nothing back. The name must be one given to
    * the constructor, or come with an inline `config` (only used to check the name). For a
    * concurrency limit it removes every lease of the key, held or not: every slot is free at once
    * (a holder's later `release` is harmless).

@@ -23,7 +23,7 @@ import { api, internal } from "./_generated/api.js";
 import type { Id } from "./_generated/dataModel.js";
 import { internalQuery, mutation, query, type DatabaseReader, type DatabaseWriter } from "./_generated/server.js";
 import { recordMetric } from "./metrics.js";
-import { queuedUntil } from "./storeRuns.js";
+import { deleteKeyRuns, queuedUntil } from "./storeRuns.js";
 import { createdBefore, deleteDocs, keyRows, readKey, removeOverride, resetKey, rowOf, writeKey, type KeyAddress } from "./store.js";
 
 /** How many rows `clearAll` deletes per transaction before rescheduling itself. */
@@ -241,7 +241,8 @@ export const getValue = query({
  * Removes every shard row of a limit's name and key, and the takes recorded for it but not yet
  * applied: the next request starts full. A key's own override stays (see `resetOps`): its rows
  * are written full, carrying it, under `config`, the limit's named config (`RateLimiter.reset`
- * passes it; required only for a key with its own override).
+ * passes it; required only for a key with its own override). The key's queued runs are forgotten
+ * (their jobs still run): a later `cancelRun` of one cancels its job and credits nothing.
  */
 export const resetRateLimit = mutation({
   args: { name: v.string(), key: v.optional(v.string()), config: v.optional(configArgValidator) },
@@ -249,6 +250,8 @@ export const resetRateLimit = mutation({
   handler: async (ctx, args) => {
     validateNameAndKey(args.name, args.key);
     await resetKey(ctx, args);
+    // The reset made the key full: its queued runs' tokens are gone, so a cancel credits none back.
+    await deleteKeyRuns(ctx.db, args);
     return null;
   },
 });

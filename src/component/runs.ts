@@ -13,7 +13,13 @@ import { mutation, query } from "./_generated/server.js";
 import { recordsMetrics } from "../shared/metrics.js";
 import { recordMetric } from "./metrics.js";
 import { readKey, writeKey } from "./store.js";
-import { deleteRun, insertRun, jobState, normalizeJob, pendingRuns, pruneRuns, queuedUntil, runOfJob } from "./storeRuns.js";
+import { deleteRun, insertRun, normalizeJob, pendingRuns, pruneRuns, queuedUntil, runOfJob, scheduledJob } from "./storeRuns.js";
+
+/**
+ * The component's own jobs (it schedules nothing else but runs' work): `cancelRun` never cancels
+ * one, as it would an app's job whose run a reset or `clearAll` forgot.
+ */
+const OWN_JOBS = new Set(["lib:clearAll", "admin:cleanup", "metrics:fold"]);
 
 /** How many of a key's finished runs each new run deletes: more than one, so they never pile up. */
 const PRUNE_PER_RUN = 2;
@@ -80,7 +86,8 @@ export const checkRun = query({
  * `RateLimiter.cancelRun`. `configs` maps limit names to their current configs (the client's
  * named limits): the credit is made under the limit's current config, or the one the run was
  * queued under for a name not in it. A limit with `metrics: true` records the cancel (outcome
- * `"cancelled"`, the run's tokens).
+ * `"cancelled"`, the run's tokens). A pending job whose run a reset or `clearAll` forgot is
+ * cancelled with nothing credited (`credited: 0`).
  */
 export const cancelRun = mutation({
   args: { id: v.string(), configs: v.optional(v.record(v.string(), configArgValidator)) },
@@ -88,12 +95,15 @@ export const cancelRun = mutation({
   handler: async (ctx, args): Promise<CancelResult> => {
     const job = normalizeJob(ctx.db, args.id);
     if (job === null) throw invalid("id", args.id, "is not the id of a run: pass the id runWhenAllowed returned");
-    const state = await jobState(ctx.db, job);
+    const scheduled = await scheduledJob(ctx.db, job);
     const run = await runOfJob(ctx.db, job);
-    // A pending job with no run is none of this component's runs.
-    if (state === undefined || run === null) return { cancelled: false, state: state === "pending" || state === undefined ? "unknown" : state };
+    if (scheduled === null || (run === null && OWN_JOBS.has(scheduled.name.replace(/\.js:/, ":")))) return { cancelled: false, state: "unknown" };
+    const state = scheduled.state.kind;
     if (state !== "pending") return { cancelled: false, state };
     await ctx.scheduler.cancel(job);
+    // A run forgotten by a reset or clearAll: the job is cancelled, and nothing is credited, as
+    // its tokens went with the key's state.
+    if (run === null) return { cancelled: true, credited: 0 };
     const config = args.configs?.[run.name] ?? run.config;
     const { name, key, tier, count, shards } = run;
     const at = { name, key, config };

@@ -32,6 +32,11 @@ export function insertRun(db: DatabaseWriter, run: WithoutSystemFields<Doc<"queu
   return db.insert("queuedRuns", run);
 }
 
+/** A job this component scheduled (`_scheduled_functions`), or null when there is none. */
+export function scheduledJob(db: DatabaseReader, job: Id<"_scheduled_functions">): Promise<SystemDataModel["_scheduled_functions"]["document"] | null> {
+  return db.system.get(job);
+}
+
 /** The state of a job this component scheduled (`_scheduled_functions`), or undefined when there is none. */
 export async function jobState(db: DatabaseReader, job: Id<"_scheduled_functions">): Promise<SystemDataModel["_scheduled_functions"]["document"]["state"]["kind"] | undefined> {
   return (await db.system.get(job))?.state.kind;
@@ -68,4 +73,12 @@ export function deleteRun(db: DatabaseWriter, id: Id<"queuedRuns">): Promise<voi
 /** normalizeJob returns `id` as the id of a job in this component's `_scheduled_functions`, or null. */
 export function normalizeJob(db: DatabaseReader, id: string): Id<"_scheduled_functions"> | null {
   return db.system.normalizeId("_scheduled_functions", id);
+}
+
+/**
+ * deleteKeyRuns deletes every run queued for one key (a reset's): their jobs still run, but a
+ * later `cancelRun` finds no run to credit, as the reset already made the key full.
+ */
+export async function deleteKeyRuns(db: DatabaseWriter, at: KeyAddress): Promise<void> {
+  for (const run of await runsQuery(db, at).collect()) await db.delete("queuedRuns", run._id);
 }
