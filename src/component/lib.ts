@@ -24,7 +24,7 @@ import type { Id } from "./_generated/dataModel.js";
 import { internalQuery, mutation, query, type DatabaseReader, type DatabaseWriter } from "./_generated/server.js";
 import { recordMetric } from "./metrics.js";
 import { deleteKeyRuns, queuedUntil } from "./storeRuns.js";
-import { createdBefore, deleteDocs, keyRows, readKey, removeOverride, resetKey, rowOf, writeKey, type KeyAddress } from "./store.js";
+import { createdBefore, deleteDocs, keyRows, readKey, rebuildNetworks, removeOverride, resetKey, rowOf, writeKey, type KeyAddress } from "./store.js";
 
 /** How many rows `clearAll` deletes per transaction before rescheduling itself. */
 const CLEAR_BATCH = 500;
@@ -257,9 +257,11 @@ export const resetRateLimit = mutation({
 });
 
 /**
- * Removes every row, every take not yet applied, every override, every network interval and every
- * queued run (the runs' jobs are left to run), created at or before `before` (ms, default: now),
- * in batches of 500 per transaction, rescheduling itself until none are left.
+ * Removes every row, every take not yet applied, every override and every queued run (the runs'
+ * jobs are left to run), created at or before `before` (ms, default: now), up to 500 documents
+ * per transaction, rescheduling itself until none are left. A limit that lost a network entry has
+ * its network intervals rebuilt from the entries it keeps, in the same transaction (so no interval
+ * outlives its entry); the intervals rewritten count toward the 500 (a batch can pass it by those).
  * A key's own override goes with its rows either way: a row carrying one takes the key's override
  * with it, and a key's override removed takes itself off the key's remaining rows.
  */
@@ -283,22 +285,25 @@ export const clearAll = mutation({
     await deleteDocs(ctx.db, takes.map((take) => take._id));
     const overrides = await createdBefore(ctx.db, "rateLimitOverrides", before, left);
     left -= overrides.length;
+    const networked = new Set<string>();
     for (const override of overrides) {
       await deleteDocs(ctx.db, [override._id]);
+      if (override.scope === "network") networked.add(override.name);
       if (override.scope !== "key") continue;
       // The key's rows lose it, as `overrides.remove` takes it off them (keyOverrideOps).
       const at = { name: override.name, key: override.target };
       const carrying = (await keyRows(ctx.db, at)).map(rowOf).filter((r) => r.o !== undefined);
       await writeKey(ctx, at, keyOverrideOps(carrying, at, undefined, now));
     }
+    // Network intervals are derived from the entries: a name that lost one has them rebuilt from
+    // those left (an interval's own creation time says nothing of the entries it was made from:
+    // setting a nested entry re-inserts the intervals it splits). Each interval written counts.
+    for (const name of networked) left -= await rebuildNetworks(ctx.db, name);
     // Runs queued behind a limit: their jobs still run (their tokens went with the rows).
-    const runs = await createdBefore(ctx.db, "queuedRuns", before, left);
+    const runs = await createdBefore(ctx.db, "queuedRuns", before, Math.max(0, left));
     left -= runs.length;
     await deleteDocs(ctx.db, runs.map((run) => run._id));
-    const intervals = await createdBefore(ctx.db, "rateLimitNetworks", before, left);
-    left -= intervals.length;
-    await deleteDocs(ctx.db, intervals.map((interval) => interval._id));
-    if (left === 0) await ctx.scheduler.runAfter(0, api.lib.clearAll, { before });
+    if (left <= 0) await ctx.scheduler.runAfter(0, api.lib.clearAll, { before });
     return null;
   },
 });

@@ -65,9 +65,9 @@ export const remove = mutation({
     validateTarget(args.name, args.target);
     const target = stored(args.target);
     const existed = await removeOverride(ctx.db, args.name, target);
-    if ("network" in target) {
-      if (existed) await rebuildNetworks(ctx.db, args.name);
-    } else if (!("tier" in target)) {
+    // Always rebuilt: intervals an earlier version left without their entry go too.
+    if ("network" in target) await rebuildNetworks(ctx.db, args.name);
+    else if (!("tier" in target)) {
       const at = { name: args.name, key: keyOf(target), config: args.config };
       const rows = (await keyRows(ctx.db, at)).map(rowOf).filter((r) => r.o !== undefined);
       await writeKey(ctx, at, keyOverrideOps(rows, at, undefined, Date.now()));

@@ -131,9 +131,9 @@ export async function networkAt(db: DatabaseReader, name: string, address: strin
  * rebuildNetworks rewrites limit `name`'s network intervals from its network entries, after one
  * was set or removed: it reads every entry and every interval of the name (the admin path, never a
  * request's), and writes only the intervals that changed, so a request's read of an interval an
- * admin left alone never conflicts.
+ * admin left alone never conflicts. Returns how many intervals it deleted and inserted.
  */
-export async function rebuildNetworks(db: DatabaseWriter, name: string): Promise<void> {
+export async function rebuildNetworks(db: DatabaseWriter, name: string): Promise<number> {
   const entries = await overridesQuery(db, name, "network").collect();
   const overrideOf = new Map<string, OverrideEntry>(entries.map((e) => [e.target!, e.override]));
   const wanted = new Map<string, NetworkInterval & { override: OverrideEntry }>();
@@ -142,13 +142,13 @@ export async function rebuildNetworks(db: DatabaseWriter, name: string): Promise
     .query("rateLimitNetworks")
     .withIndex("start", (i) => i.eq("name", name))
     .collect();
-  for (const doc of existing) {
+  const stale = existing.filter((doc) => {
     const want = wanted.get(doc.start);
-    if (want !== undefined && want.end === doc.end && want.network === doc.network && JSON.stringify(want.override) === JSON.stringify(doc.override)) {
-      wanted.delete(doc.start);
-    } else await db.delete("rateLimitNetworks", doc._id);
-  }
+    return !(want !== undefined && want.end === doc.end && want.network === doc.network && JSON.stringify(want.override) === JSON.stringify(doc.override) && wanted.delete(doc.start));
+  });
+  for (const doc of stale) await db.delete("rateLimitNetworks", doc._id);
   for (const interval of wanted.values()) await db.insert("rateLimitNetworks", { name, ...interval });
+  return stale.length + wanted.size;
 }
 
 /**
