@@ -118,7 +118,9 @@ export class WaitMethods<Limits extends Record<string, LimitConfig>> extends Lea
    * @param id The `id` `runWhenAllowed` returned.
    * @returns `{ cancelled: true, credited }`, or `{ cancelled: false, state }` saying why not:
    * `"inProgress"`, `"success"` or `"failed"` (it started; its tokens stay counted), `"canceled"`
-   * (cancelled already) or `"unknown"`. A string that is no run's id is an `InvalidRateLimit` error.
+   * (cancelled already) or `"unknown"`. A run whose key was reset, or cleared by `clearAll`, since
+   * it was queued is cancelled with `credited: 0`: the reset already gave the key its tokens. A
+   * string that is no run's id is an `InvalidRateLimit` error.
    */
   async cancelRun(ctx: RunMutationCtx, id: string): Promise<CancelResult> {
     if (typeof id !== "string") throw invalid("id", id, "must be the id runWhenAllowed returned");
