@@ -3,7 +3,7 @@
 // to test-only functions that read its tables, write rows the API never would and restart its
 // applier. `errorOf` and `convexErrorData` catch what a call that must fail fails with.
 import { convexTest } from "convex-test";
-import { componentsGeneric, defineSchema, type FunctionReference } from "convex/server";
+import { componentsGeneric, defineSchema, type FunctionReference, type GenericSchema, type SchemaDefinition } from "convex/server";
 import batchWorker from "@convex-dev/batch-worker/test";
 import { modules, register, schema } from "../src/test.js";
 import type { ComponentApi } from "../src/component/_generated/component.js";
@@ -15,9 +15,12 @@ import { storedRowFields, type StoredRow } from "../src/shared/stored.js";
 
 const appModules = import.meta.glob("./app/**/*.ts");
 
-/** A convex-test instance with the component registered as `rateLimiter`. */
-export function makeTest() {
-  const t = convexTest(defineSchema({}), appModules);
+/**
+ * A convex-test instance of the test app (test/app) with the component registered as
+ * `rateLimiter`; `appSchema` is the app's own schema, for apps with tables (default: none).
+ */
+export function makeTest(appSchema: SchemaDefinition<GenericSchema, boolean> = defineSchema({})) {
+  const t = convexTest(appSchema, appModules);
   register(t);
   return t;
 }

@@ -1,11 +1,9 @@
 // Why the approximate sliding window can't wait, with explicit instants (no database): its row can't hold takes in future windows, and carrying them as a debt puts work too early; the refusal through register() names config.exact.
-import { convexTest } from "convex-test";
 import { describe, expect, test } from "vitest";
 import { decideRow, evaluate, paramsOf, type State } from "../src/shared/algebra.js";
 import type { RateLimitConfig } from "../src/shared/validators.js";
-import { register } from "../src/test.js";
 import { rateLimiter, schema, sendRef } from "./app/waiting.js";
-import { convexErrorData } from "./setup.js";
+import { convexErrorData, makeTest } from "./setup.js";
 
 const S = 1000;
 const period = 60 * S;
@@ -67,8 +65,7 @@ describe("the approximate sliding window can't wait exactly", () => {
   });
 
   test("so runWhenAllowed refuses it: an InvalidRateLimit naming config.exact, nothing written", async () => {
-    const t = convexTest(schema, import.meta.glob("./app/**/*.ts"));
-    register(t);
+    const t = makeTest(schema);
     expect(await convexErrorData(t.run((ctx) => rateLimiter.runWhenAllowed(ctx, "approx", { key: "a" }, sendRef, { to: "x" })))).toMatchObject({
       kind: "InvalidRateLimit",
       field: "config.exact",

@@ -1,10 +1,8 @@
 // Runs forgotten by a reset or clearAll, through register() and the client: their jobs still run, and cancelRun of one cancels its job and credits nothing (the reset already made the key full), so a cancel after a reset never admits more than the limit.
-import { convexTest } from "convex-test";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { SECOND } from "../src/client/index.js";
-import { register } from "../src/test.js";
 import { rateLimiter, schema, sendRef } from "./app/waiting.js";
-import { components } from "./setup.js";
+import { components, makeTest } from "./setup.js";
 
 const T0 = Date.UTC(2030, 0, 1);
 
@@ -16,11 +14,6 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function makeTest() {
-  const t = convexTest(schema, import.meta.glob("./app/**/*.ts"));
-  register(t);
-  return t;
-}
 type T = ReturnType<typeof makeTest>;
 
 /** Moves the clock to `T0 + ms`, so the next call's instant is exactly that (on convex-test's moving clock). */
@@ -41,7 +34,7 @@ const cancel = (t: T, id: string) => t.run((ctx) => rateLimiter.cancelRun(ctx, i
 
 describe("a run a reset forgot", () => {
   test("cancelRun after reset cancels the job and credits nothing: no more than the limit is admitted", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     expect(await limit(t, 2)).toEqual({ ok: true });
     at(10);
     const queued = await queue(t);
@@ -61,7 +54,7 @@ describe("a run a reset forgot", () => {
   });
 
   test("without a cancel, the queued work still runs after a reset", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     expect(await limit(t, 2)).toEqual({ ok: true });
     at(10);
     expect(await queue(t)).toMatchObject({ ok: true, runAt: T0 + 30 * SECOND });
@@ -73,7 +66,7 @@ describe("a run a reset forgot", () => {
 
 describe("a run clearAll forgot", () => {
   test("cancelRun of its still pending job cancels it, crediting nothing", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     expect(await limit(t, 2)).toEqual({ ok: true });
     at(10);
     const queued = await queue(t);

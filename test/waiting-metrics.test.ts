@@ -1,14 +1,13 @@
 // Metrics of waiting until allowed: the counters of queued runs, the time they wait and cancelled runs, in the pure sums and fold, and through register() on convex-test.
-import { convexTest } from "convex-test";
 import { anyApi, type ApiFromModules } from "convex/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { MINUTE, SECOND } from "../src/client/index.js";
 import { addCounts, addEvent, countsOf, zeroCounts, type MetricEvent } from "../src/shared/metrics.js";
 import { foldFlow, pruneFlow, type FoldRead } from "../src/shared/metrics-fold.js";
 import { runPlan } from "../src/shared/rows.js";
-import { register } from "../src/test.js";
 import type * as waiting from "./app/waiting.js";
 import { rateLimiter, schema, sendRef } from "./app/waiting.js";
+import { makeTest } from "./setup.js";
 
 const api = anyApi as unknown as ApiFromModules<{ waiting: typeof waiting }>;
 const T0 = Date.UTC(2030, 0, 1);
@@ -82,14 +81,9 @@ describe("the counters of waiting, through register()", () => {
     vi.useRealTimers();
   });
 
-  function makeTest() {
-    const t = convexTest(schema, import.meta.glob("./app/**/*.ts"));
-    register(t);
-    return t;
-  }
 
   test("queued runs, the ms they wait and a cancelled run are reported, before and after the fold", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     // 1 a minute: three queued in one transaction at T0 run at T0, T0 + 1 min and T0 + 2 min.
     const runs = await t.run(async (ctx) => {
       const out = [];
@@ -136,7 +130,7 @@ describe("the counters of waiting, through register()", () => {
   });
 
   test("a limit without metrics records no cancel", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const run = await t.mutation(api.waiting.queue, { name: "emails", key: "e", to: "x" });
     if (!run.ok) throw new Error("expected ok");
     expect(await t.mutation(api.waiting.cancel, { id: run.id })).toEqual({ cancelled: true, credited: 1 });

@@ -1,12 +1,10 @@
 // Waiting until allowed behind a limit with network entries (test/app/waitingNetworks.ts): a network's block refuses runWhenAllowed, waitUntilAllowed and check/getValue with `wait: true`, taking and running nothing; an allowed network runs at once; an explicit `ip` wins. The fake clock moves one millisecond before every call, so each call's instant is known on convex-test's moving clock.
-import { convexTest } from "convex-test";
 import { anyApi, type ApiFromModules } from "convex/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { HOUR, SECOND } from "../src/client/index.js";
-import { register } from "../src/test.js";
 import type * as app from "./app/waitingNetworks.js";
 import { schema } from "./app/waitingNetworks.js";
-import { convexErrorData } from "./setup.js";
+import { convexErrorData, makeTest } from "./setup.js";
 
 const api = anyApi as unknown as ApiFromModules<{ waitingNetworks: typeof app }>;
 const T0 = Date.UTC(2030, 0, 1);
@@ -28,11 +26,6 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function makeTest() {
-  const t = convexTest(schema, import.meta.glob("./app/**/*.ts"));
-  register(t);
-  return t;
-}
 type T = ReturnType<typeof makeTest>;
 
 const BLOCKED = "203.0.113.9";
@@ -57,7 +50,7 @@ async function blockNetwork(t: T) {
 
 describe("a network's block", () => {
   test("refuses runWhenAllowed from an address in it, as limit does, scheduling and taking nothing", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     await blockNetwork(t);
     tick();
     expect(await from(t, BLOCKED).mutation(api.waitingNetworks.take, { key: BLOCKED })).toEqual({ ok: false, retryAfter: T0 + HOUR - now });
@@ -81,7 +74,7 @@ describe("a network's block", () => {
   });
 
   test("refuses waitUntilAllowed in an action from an address in it, taking nothing", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     await blockNetwork(t);
     tick();
     expect(await from(t, BLOCKED).action(api.waitingNetworks.waitHere, { key: BLOCKED })).toEqual({ ok: false, retryAfter: T0 + HOUR - now });
@@ -96,7 +89,7 @@ describe("a network's block", () => {
   });
 
   test("check and getValue with wait: true say it would be refused, from a request at an address in it", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     await blockNetwork(t);
     tick();
     expect(await from(t, BLOCKED).mutation(api.waitingNetworks.checkHere, { key: BLOCKED })).toEqual({ ok: false, retryAfter: T0 + HOUR - now });
@@ -112,7 +105,7 @@ describe("a network's block", () => {
   });
 
   test("an explicit ip is matched instead of the request's own, in mutations and in queries (which have none)", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     await blockNetwork(t);
     // A request with no address (a server-to-server call), given one in the network.
     tick();
@@ -136,7 +129,7 @@ describe("a network's block", () => {
   });
 
   test("a malformed ip is an InvalidRateLimit naming ip, scheduling nothing", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     tick();
     expect(await convexErrorData(t.mutation(api.waitingNetworks.queue, { to: "a", key: "k", ip: "203.0.113" }))).toMatchObject({ kind: "InvalidRateLimit", field: "ip" });
     tick();
@@ -148,7 +141,7 @@ describe("a network's block", () => {
 
 describe("an allowed network", () => {
   test("runs the work at once past a spent limit, taking nothing", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     await set(t, { network: "203.0.113.128/25" }, { allow: true });
     // Spend the key's burst from outside: work queued now waits 20 s for a token.
     for (let i = 0; i < 3; i++) {
@@ -174,7 +167,7 @@ describe("an allowed network", () => {
 });
 
 test("runWhenAllowed with no options (from JavaScript) queues on the global key, without a TypeError after scheduling", async () => {
-  const t = makeTest();
+  const t = makeTest(schema);
   tick();
   expect(await from(t, OUTSIDE).mutation(api.waitingNetworks.queueNoOptions, { to: "x" })).toMatchObject({ ok: true, runAt: now });
   expect(await ran(t)).toEqual(["x"]);

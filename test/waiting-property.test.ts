@@ -11,15 +11,14 @@
 // scheduled inside a block in force when it was accepted; a cancelled run never runs, credits at
 // most its tokens, once. DEEP=1 runs many more histories; replay with FC_SEED (and FC_PATH).
 import { fc, test } from "@fast-check/vitest";
-import { convexTest } from "convex-test";
 import { componentsGeneric } from "convex/server";
 import { afterEach, beforeEach, describe, expect, vi } from "vitest";
 import { RateLimiter, type RateLimitConfig } from "../src/client/index.js";
 import type { ComponentApi } from "../src/component/_generated/component.js";
 import { decideRow, paramsOf, phaseOf, type State } from "../src/shared/algebra.js";
-import { register } from "../src/test.js";
 import { runs, TIMEOUT } from "../tools/fast-check.js";
 import { schema, sendRef } from "./app/waiting.js";
+import { makeTest } from "./setup.js";
 
 const components = componentsGeneric() as unknown as { rateLimiter: ComponentApi };
 const T0 = Date.UTC(2031, 0, 1);
@@ -87,8 +86,7 @@ describe("waiting until allowed, over random histories with the scheduler run", 
     async ({ kind, rate, extra, period, ops }) => {
       vi.setSystemTime(T0);
       seen.histories++;
-      const t = convexTest(schema, import.meta.glob("./app/**/*.ts"));
-      register(t);
+      const t = makeTest(schema);
       // Sends are recorded by the app's `send`; each carries a unique `to`.
       let limiter = new RateLimiter(components.rateLimiter, { p: configOf(kind, rate, extra, period) });
       const rates = [rate];

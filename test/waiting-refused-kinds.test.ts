@@ -1,10 +1,8 @@
 // Limits that can't wait until allowed, through register() and the client: a calendar quota (its period's allowance is never borrowed) and a limit with a lockout (the last token's take locks the key).
-import { convexTest } from "convex-test";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { HOUR, MINUTE, RateLimiter } from "../src/client/index.js";
-import { register } from "../src/test.js";
 import { schema, sendRef } from "./app/waiting.js";
-import { components, convexErrorData } from "./setup.js";
+import { components, convexErrorData, makeTest } from "./setup.js";
 
 const T0 = Date.UTC(2030, 0, 1);
 
@@ -21,11 +19,6 @@ const limiter = new RateLimiter(components.rateLimiter, {
   locked: { kind: "token bucket", rate: 2, period: MINUTE, lockout: HOUR },
 });
 
-function makeTest() {
-  const t = convexTest(schema, import.meta.glob("./app/**/*.ts"));
-  register(t);
-  return t;
-}
 
 describe("limits that can't wait", () => {
   for (const [name, field, value, says] of [
@@ -33,7 +26,7 @@ describe("limits that can't wait", () => {
     ["locked", "config.lockout", HOUR, "locks the key"],
   ] as const) {
     test(`${name}: runWhenAllowed and check({ wait: true }) are refused naming ${field}, writing nothing`, async () => {
-      const t = makeTest();
+      const t = makeTest(schema);
       for (const data of [
         await t.run(async (ctx) => convexErrorData(limiter.runWhenAllowed(ctx, name, {}, sendRef, { to: "a" }))),
         await t.run(async (ctx) => convexErrorData(limiter.check(ctx, name, { wait: true } as never))),

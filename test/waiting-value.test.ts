@@ -1,10 +1,8 @@
 // getValue with `wait: true` says when work queued now would run (`runAt`), as check({ wait: true }) and runWhenAllowed decide, kind by kind, through register() on convex-test; the default shape is unchanged.
-import { convexTest } from "convex-test";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { HOUR, MINUTE, SECOND } from "../src/client/index.js";
-import { register } from "../src/test.js";
 import { rateLimiter, schema, sendRef } from "./app/waiting.js";
-import { convexErrorData } from "./setup.js";
+import { convexErrorData, makeTest } from "./setup.js";
 
 // On the hour, so the fixed window's windows start at T0.
 const T0 = Date.UTC(2030, 0, 1);
@@ -18,11 +16,6 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function makeTest() {
-  const t = convexTest(schema, import.meta.glob("./app/**/*.ts"));
-  register(t);
-  return t;
-}
 
 type Waitable = "emails" | "hourly" | "window" | "bounded";
 
@@ -35,7 +28,7 @@ describe("getValue with wait: true", () => {
     // Never more than 3 in any minute: the fourth runs a minute after the first.
     ["window", "an exact sliding window", [0, 0, 0], MINUTE],
   ])("%s (%s): runAt is what check and runWhenAllowed give the next run, at the same instant", async (name, _kind, queued, next) => {
-    const t = makeTest();
+    const t = makeTest(schema);
     // One transaction: every call sees T0.
     const seen = await t.run(async (ctx) => {
       const fresh = await rateLimiter.getValue(ctx, name, { key: "k", wait: true });
@@ -56,7 +49,7 @@ describe("getValue with wait: true", () => {
   });
 
   test("no runAt when the next run would be refused: maxReserved reached", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const value = await t.run(async (ctx) => {
       // 1 a minute, at most 3 reserved: the first runs at once, three more are reserved ahead.
       for (let i = 0; i < 4; i++) await rateLimiter.runWhenAllowed(ctx, "bounded", { key: "b" }, sendRef, { to: `to${i}` });
@@ -67,7 +60,7 @@ describe("getValue with wait: true", () => {
   });
 
   test("no runAt inside a block: getValue says until when instead", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const value = await t.run(async (ctx) => {
       await rateLimiter.setOverride(ctx, "emails", { key: "bad" }, { blockedUntil: T0 + 10 * MINUTE });
       return rateLimiter.getValue(ctx, "emails", { key: "bad", wait: true });
@@ -77,13 +70,13 @@ describe("getValue with wait: true", () => {
   });
 
   test("with details too: total and runAt together", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const value = await t.run((ctx) => rateLimiter.getValue(ctx, "emails", { key: "d", details: true, wait: true }));
     expect(value).toMatchObject({ value: 2, ts: T0, total: { value: 2, capacity: 2, exact: true }, runAt: T0 });
   });
 
   test("the default shape, and details alone, carry no runAt", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const [plain, detailed, off] = await t.run(async (ctx) => {
       await rateLimiter.runWhenAllowed(ctx, "emails", { key: "p", count: 2 }, sendRef, { to: "x" });
       return [
@@ -100,7 +93,7 @@ describe("getValue with wait: true", () => {
   });
 
   test("a limit that can't wait is an InvalidRateLimit error naming the field", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     expect(await convexErrorData(t.run((ctx) => rateLimiter.getValue(ctx, "approx", { wait: true })))).toMatchObject({
       kind: "InvalidRateLimit",
       field: "config.exact",

@@ -2,14 +2,12 @@
 // test/app/waiting.ts), on convex-test's scheduler under fake timers stepped timer by timer, so
 // each run starts at its own instant: runWhenAllowed, cancelRun, waitUntilAllowed, their order,
 // maxWait, blocks, dry runs, shards, asynchronous mode, metrics and every bad input.
-import { convexTest } from "convex-test";
 import { anyApi, type ApiFromModules } from "convex/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { HOUR, MINUTE, SECOND, type WaitOptions } from "../src/client/index.js";
-import { register } from "../src/test.js";
 import type * as waiting from "./app/waiting.js";
 import { rateLimiter, schema, sendRef } from "./app/waiting.js";
-import { components, convexErrorData } from "./setup.js";
+import { components, convexErrorData, makeTest } from "./setup.js";
 
 const api = anyApi as unknown as ApiFromModules<{ waiting: typeof waiting }>;
 // On the hour, so the fixed window's windows start at T0.
@@ -24,11 +22,6 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function makeTest() {
-  const t = convexTest(schema, import.meta.glob("./app/**/*.ts"));
-  register(t);
-  return t;
-}
 type T = ReturnType<typeof makeTest>;
 
 /**
@@ -59,7 +52,7 @@ function burst(t: T, n: number, options: WaitOptions = {}, name: "emails" | "hou
 
 describe("runWhenAllowed", () => {
   test("a burst runs in order, each at the first instant the token bucket allows it", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const results = await burst(t, 5, { key: "a" });
     // 2 at once (the bucket is full), then one every 30 s.
     expect(results.map((r) => (r.ok ? r.runAt - T0 : null))).toEqual([0, 0, 30 * SECOND, 60 * SECOND, 90 * SECOND]);
@@ -74,7 +67,7 @@ describe("runWhenAllowed", () => {
   });
 
   test("the tokens are taken at once: later callers queue behind, and limit is refused meanwhile", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     await burst(t, 3, { key: "a" });
     // A plain request now finds the key owing: refused until the last reservation is repaid.
     expect(await t.run((ctx) => rateLimiter.limit(ctx, "emails", { key: "a" }))).toEqual({ ok: false, retryAfter: 60 * SECOND });
@@ -83,7 +76,7 @@ describe("runWhenAllowed", () => {
   });
 
   test("a fixed window: runs at the windows' starts, 3 per window", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const results = await burst(t, 7, {}, "hourly");
     expect(results.map((r) => (r.ok ? r.runAt - T0 : null))).toEqual([0, 0, 0, HOUR, HOUR, HOUR, 2 * HOUR]);
     await runAll(t);
@@ -96,7 +89,7 @@ describe("runWhenAllowed", () => {
   });
 
   test("a fixed window: work that can't run in this window doesn't use its leftover, lost at the boundary", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const counts = [2, 2, 1, 1];
     const results = await t.run(async (ctx) => {
       const out = [];
@@ -109,7 +102,7 @@ describe("runWhenAllowed", () => {
   });
 
   test("an exact sliding window: each run logged at its own instant, never more than 3 in any minute", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const results = await burst(t, 7, {}, "window");
     expect(results.map((r) => (r.ok ? r.runAt - T0 : null))).toEqual([0, 0, 0, MINUTE, MINUTE, MINUTE, 2 * MINUTE]);
     // A plain request meanwhile counts the takes logged ahead: refused until +2 min, when the
@@ -131,7 +124,7 @@ describe("runWhenAllowed", () => {
   });
 
   test("maxWait: a wait longer than it is refused, writing nothing; retryAfter is when it fits", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     await burst(t, 3, { key: "a" }); // the last runs at +30 s
     const [refused, fits] = await t.run(async (ctx) => [
       await rateLimiter.runWhenAllowed(ctx, "emails", { key: "a", maxWait: 40 * SECOND }, sendRef, { to: "refused" }),
@@ -144,14 +137,14 @@ describe("runWhenAllowed", () => {
   });
 
   test("maxWait 0 runs only what may run now; throws turns the refusal into RateLimited", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const results = await burst(t, 3, { key: "a", maxWait: 0 });
     expect(results).toEqual([expect.objectContaining({ ok: true, runAt: T0 }), expect.objectContaining({ ok: true, runAt: T0 }), { ok: false, retryAfter: 30 * SECOND }]);
     expect(await convexErrorData(burst(t, 1, { key: "a", maxWait: 0, throws: true }))).toEqual({ kind: "RateLimited", name: "emails", retryAfter: 30 * SECOND });
   });
 
   test("the default maxWait is a day", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     // One every 12 hours: the third waits exactly a day (accepted), the fourth a day and a half.
     const config = { kind: "token bucket", rate: 1, period: 12 * HOUR } as const;
     const results = await t.run(async (ctx) => {
@@ -163,7 +156,7 @@ describe("runWhenAllowed", () => {
   });
 
   test("maxReserved still bounds the queue", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const results = await burst(t, 6, {}, "bounded");
     // 1 now, 3 reserved ahead, then refused until the first reservation is repaid.
     expect(results.map((r) => r.ok)).toEqual([true, true, true, true, false, false]);
@@ -171,21 +164,21 @@ describe("runWhenAllowed", () => {
   });
 
   test("a block refuses, and nothing is scheduled inside it", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     await t.run((ctx) => rateLimiter.setOverride(ctx, "emails", { key: "bad" }, { blockedUntil: T0 + 10 * MINUTE }));
     expect(await burst(t, 1, { key: "bad" })).toEqual([{ ok: false, retryAfter: 10 * MINUTE }]);
     expect(await runAll(t)).toEqual([]);
   });
 
   test("a tier's override decides the rate the work waits for", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     await t.run((ctx) => rateLimiter.setOverride(ctx, "emails", { tier: "pro" }, { config: { kind: "token bucket", rate: 6, period: MINUTE } }));
     const results = await burst(t, 8, { key: "p", tier: "pro" });
     expect(results.map((r) => (r.ok ? r.runAt - T0 : null))).toEqual([0, 0, 0, 0, 0, 0, 10 * SECOND, 20 * SECOND]);
   });
 
   test("a dry run schedules the work at once and logs the wait it would have imposed", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const log = vi.spyOn(console, "log").mockImplementation(() => {});
     const results = await burst(t, 2, {}, "dry");
     expect(results.map((r) => (r.ok ? r.runAt : null))).toEqual([T0, T0]);
@@ -193,7 +186,7 @@ describe("runWhenAllowed", () => {
   });
 
   test("a sharded limit: runs wait for the shards their tokens came from, in order", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const results = await burst(t, 8, {}, "sharded");
     const runAts = results.map((r) => (r.ok ? r.runAt : NaN));
     expect(runAts.every((r) => r >= T0)).toBe(true);
@@ -204,13 +197,13 @@ describe("runWhenAllowed", () => {
   });
 
   test("an asynchronous limit is decided exactly", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const results = await burst(t, 4, {}, "hot");
     expect(results.map((r) => (r.ok ? r.runAt - T0 : null))).toEqual([0, 0, 30 * SECOND, 60 * SECOND]);
   });
 
   test("metrics count the queued work as reserved and a refusal for maxWait as refused", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     await burst(t, 2, {}, "metered");
     await burst(t, 1, { maxWait: 0 }, "metered");
     const m = await t.run((ctx) => rateLimiter.metrics(ctx, "metered", { from: T0, to: T0 + MINUTE }));
@@ -218,7 +211,7 @@ describe("runWhenAllowed", () => {
   });
 
   test("a failed run keeps its tokens: the work was attempted", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     vi.spyOn(console, "error").mockImplementation(() => {});
     const [run] = await t.run(async (ctx) => [await rateLimiter.runWhenAllowed(ctx, "emails", { key: "f", count: 2 }, sendRef, { to: "x", fail: true })]);
     if (!run!.ok) throw new Error("expected ok");
@@ -232,7 +225,7 @@ describe("runWhenAllowed", () => {
 
 describe("cancelRun", () => {
   test("cancels a run that hasn't started and gives its tokens back, exactly once", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const results = await burst(t, 4, { key: "a" });
     const third = results[2]!;
     if (!third.ok) throw new Error("expected ok");
@@ -244,7 +237,7 @@ describe("cancelRun", () => {
   });
 
   test("work queued after a cancelled run keeps its place: a new run never runs before it", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const results = await burst(t, 4, { key: "a" });
     const ids = results.map((r) => (r.ok ? r.id : ""));
     await t.mutation(api.waiting.cancel, { id: ids[2]! });
@@ -256,7 +249,7 @@ describe("cancelRun", () => {
   });
 
   test("gives back no more than keeps the runs queued after it within the limit at their instants", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     // 2 run now; 1 more at +30 s.
     const [now2, later] = await t.run(async (ctx) => [
       await rateLimiter.runWhenAllowed(ctx, "emails", { key: "b", count: 2 }, sendRef, { to: "two" }),
@@ -274,7 +267,7 @@ describe("cancelRun", () => {
   });
 
   test("a run that finished is untouched, and the call says so", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     const [done] = await burst(t, 1, { key: "a" });
     await runAll(t);
     if (!done!.ok) throw new Error("expected ok");
@@ -282,14 +275,14 @@ describe("cancelRun", () => {
   });
 
   test("an id that is no run's is an error naming id; a well-formed id of no run is unknown", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     expect(await convexErrorData(t.mutation(api.waiting.cancel, { id: "nope" }))).toMatchObject({ kind: "InvalidRateLimit", field: "id" });
   });
 });
 
 describe("check with wait: when work queued now would run", () => {
   test("says runWhenAllowed's runAt, or its refusal past maxWait, taking nothing", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     await burst(t, 3, { key: "a" }); // queued up to +30 s
     const [checked, past, queued] = await t.run(async (ctx) => [
       await rateLimiter.check(ctx, "emails", { wait: true, key: "a" }),
@@ -306,7 +299,7 @@ describe("check with wait: when work queued now would run", () => {
 
 describe("clearAll", () => {
   test("removes the queued runs with the rows: a new run isn't held behind the old line", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     await burst(t, 4, { key: "a" }); // queued up to +60 s
     // The two due now run, and the clock moves past the instant the rows were created in.
     expect(await runAll(t, 2)).toEqual([T0, T0]);
@@ -319,7 +312,7 @@ describe("clearAll", () => {
 
 describe("waitUntilAllowed", () => {
   test("takes its place in the same line, sleeps once until its instant, and says how long", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     await burst(t, 2, { key: "a" });
     const waiting = t.action(api.waiting.waitThenSend, { name: "emails", key: "a" });
     let done = false;
@@ -334,7 +327,7 @@ describe("waitUntilAllowed", () => {
   });
 
   test("a wait longer than maxWait (default a minute) is refused at once, taking nothing", async () => {
-    const t = makeTest();
+    const t = makeTest(schema);
     await burst(t, 4, { key: "a" }); // the last runs at +60 s, the next would at +90 s
     // Each call at its own instant (the clock moves with commits): the wait shrinks as time passes.
     vi.setSystemTime(T0 + SECOND);
@@ -388,7 +381,7 @@ describe("bad input: an InvalidRateLimit error naming the field, nothing written
     ],
   ];
   test.each(cases)("%s", async (_, call, field) => {
-    const t = makeTest();
+    const t = makeTest(schema);
     expect(await convexErrorData(call(t))).toMatchObject({ kind: "InvalidRateLimit", field });
     expect(await runAll(t)).toEqual([]);
     expect(await t.query(api.waiting.value, { name: "emails" })).toMatchObject({ value: 2 });
