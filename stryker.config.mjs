@@ -12,28 +12,28 @@
  * one group (test/mutation-config.test.ts checks it), so none goes unmutated.
  */
 export const groups = {
-  verdict: ["request", "overload", "settle", "limit-all", "cleanup", "metrics-fold", "metrics"],
-  plan: ["plan"],
-  view: ["view", "rows", "stored", "shard", "flow"],
-  layout: ["layout", "terms"],
-  algebra: ["algebra", "state", "windows", "predict", "split", "math", "window-log", "window-log-bytes"],
+  verdict: ["flow/request", "shards/overload", "flow/settle", "flow/limit-all", "admin/cleanup", "metrics/metrics-fold", "metrics/metrics"],
+  plan: ["shards/plan"],
+  view: ["flow/view", "shapes/rows", "shapes/stored", "shards/shard", "flow/flow"],
+  layout: ["shards/layout", "shards/terms"],
+  algebra: ["kinds/algebra", "kinds/state", "kinds/windows", "kinds/predict", "core/split", "core/math", "kinds/window-log", "kinds/window-log-bytes"],
   // Calendar quotas: which period of a zone's calendar holds an instant, and when it ends.
-  calendar: ["calendar"],
-  flows: ["apply", "value", "credit", "idle", "jitter"],
+  calendar: ["core/calendar"],
+  flows: ["flow/apply", "flow/value", "flow/credit", "admin/idle", "flow/jitter"],
   // Waiting until allowed: runWhenAllowed, waitUntilAllowed and cancelRun's decisions.
-  waiting: ["wait"],
+  waiting: ["flow/wait"],
   // The sizing rule and the "too hot" report.
-  heat: ["heat"],
+  heat: ["metrics/heat"],
   // Overrides, blocks and lockouts: what is in force for a request, and an override's writes.
-  overrides: ["overrides", "override-writes"],
+  overrides: ["overrides/overrides", "admin/override-writes"],
   // Keys from the request: IP addresses and networks.
-  networks: ["address"],
+  networks: ["overrides/address"],
   // Input checks, in four groups: their tests run on convex-test (validation.test.ts), so each
   // group takes the better part of an hour on 2 cores, and a run cut short keeps those it finished.
-  validate: ["validate"],
-  shape: ["validate-config"],
-  validators: ["validators", "value-validators", "concurrency-validators", "limit-all-validators", "error-validators", "heat-validators", "calendar-validators"],
-  concurrency: ["concurrency"],
+  validate: ["validation/validate"],
+  shape: ["validation/validate-config"],
+  validators: ["shapes/validators", "shapes/value-validators", "shapes/concurrency-validators", "shapes/limit-all-validators", "shapes/error-validators", "shapes/heat-validators", "shapes/calendar-validators", "shapes/override-validators"],
+  concurrency: ["flow/concurrency"],
 };
 
 /** The group this run mutates (MUTATION_GROUP, set by tools/mutation.mjs), or all of src/shared. */

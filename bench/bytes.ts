@@ -4,8 +4,8 @@
 import type { Clock } from "@sinonjs/fake-timers";
 import batchWorker from "@convex-dev/batch-worker/test";
 import { preload } from "../tools/clock.js";
-import { MINUTE } from "../src/shared/algebra.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { MINUTE } from "../src/shared/kinds/algebra.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { components, freshApp } from "./app.js";
 
 /** One contender: how its call is made, and the config it runs. */

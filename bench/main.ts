@@ -14,10 +14,10 @@
 // `--only` names the sections (SECTIONS); `--help` lists them.
 // Run through tools/run.mjs (vite provides `import.meta.glob`); time is simulated, randomness seeded.
 import upstream from "@convex-dev/rate-limiter/test";
-import { MINUTE, SECOND } from "../src/shared/algebra.js";
-import { resolvePhase } from "../src/shared/layout.js";
-import { COMFORT_FRACTION } from "../src/shared/plan.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { MINUTE, SECOND } from "../src/shared/kinds/algebra.js";
+import { resolvePhase } from "../src/shared/shards/layout.js";
+import { COMFORT_FRACTION } from "../src/shared/shards/plan.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { modules } from "../src/test.js";
 import { limitOf, maxInWindow, worstExcess } from "../tools/bounds.js";
 import { installClock, preload } from "../tools/clock.js";
@@ -245,7 +245,7 @@ const LOADS = [0.5, 0.9, 1] as const;
 function refusals(opts: Options): void {
   const rate = 60;
   const shards = 10;
-  console.log(`\n2. REFUSALS and the COMFORT THRESHOLD c (pure planner, src/shared/plan.ts)`);
+  console.log(`\n2. REFUSALS and the COMFORT THRESHOLD c (pure planner, src/shared/shards/plan.ts)`);
   console.log(
     `   rate ${rate}/min, capacity ${rate}, ${shards} shards (${rate / shards} tokens per shard); Poisson arrivals of`,
   );
@@ -299,7 +299,7 @@ function refusals(opts: Options): void {
   console.log(`   c: a second shard is read only when the first would hold < c x its capacity`);
   console.log(`   after serving; then take from the fuller or both (ours: not both on shards of 4 requests'`);
   console.log(`   worth or more, see nearEmptyRule), or refuse. "ours" rows run the`);
-  console.log(`   component's own flow with c overridden; * = COMFORT_FRACTION in src/shared/plan.ts:`);
+  console.log(`   component's own flow with c overridden; * = COMFORT_FRACTION in src/shared/shards/plan.ts:`);
   console.log(`   token bucket ${COMFORT_FRACTION["token bucket"]}, fixed window ${COMFORT_FRACTION["fixed window"]}. Reading a third shard`);
   console.log(`   when the pair refuses would refuse less here but fails more requests under overload`);
   console.log(`   in the contention model (npm run simulate), so the component doesn't.`);

@@ -1,12 +1,12 @@
 // Pure simulations for the benchmark: arrival streams and the shard-choice policies compared (ours
 // with a comfort threshold as a parameter, and the baselines). Built on the component's own
-// planner (src/shared/plan.ts), so "ours" here decides exactly as lib.rateLimit does. The bounds
+// planner (src/shared/shards/plan.ts), so "ours" here decides exactly as lib.rateLimit does. The bounds
 // an admission history is checked against are in tools/bounds.ts.
-import { evaluate, paramsOf, type Params, type State } from "../src/shared/algebra.js";
-import { resolvePhase, shardParams } from "../src/shared/layout.js";
-import { pickTwo, planOne, planTwo, planRequest, type Plan, type ShardRead } from "../src/shared/plan.js";
-import { runPlan } from "../src/shared/rows.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { evaluate, paramsOf, type Params, type State } from "../src/shared/kinds/algebra.js";
+import { resolvePhase, shardParams } from "../src/shared/shards/layout.js";
+import { pickTwo, planOne, planTwo, planRequest, type Plan, type ShardRead } from "../src/shared/shards/plan.js";
+import { runPlan } from "../src/shared/shapes/rows.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 /** How a request picks the shard rows it reads and takes from. */
 export type Policy =

@@ -15,10 +15,10 @@
 // - the applier starts every `applyEveryMs` (one at a time), reads the takes committed by its
 //   stale snapshot and not yet applied, then the rows, and after a conflict starts again after a
 //   backoff until it commits.
-import { applyFlow, requestFlow, type KeyRead, type KeyRow, type RowOp, type RowQuery, type Take } from "../src/shared/flow.js";
-import { staleVerdict } from "../src/shared/overload.js";
-import { runPlan } from "../src/shared/rows.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { applyFlow, requestFlow, type KeyRead, type KeyRow, type RowOp, type RowQuery, type Take } from "../src/shared/flow/flow.js";
+import { staleVerdict } from "../src/shared/shards/overload.js";
+import { runPlan } from "../src/shared/shapes/rows.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { seededRandom, streamSeed } from "../tools/random.js";
 
 /**

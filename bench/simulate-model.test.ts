@@ -12,7 +12,7 @@ import {
   type ReadEntry,
   withMetricEvent,
 } from "./simulate-model.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { seededRandom } from "../tools/random.js";
 
 const rowFields = { value: 5, ts: 0 };

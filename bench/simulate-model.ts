@@ -16,13 +16,13 @@
 // What each request reads and writes comes from the code under test: our `requestFlow` and
 // `applyFlow` through {@link flowReader}, or upstream's code through a fake database
 // (simulate-upstream.ts).
-import { applyFlow, ASYNC_MARGIN, requestFlow, type KeyRead, type KeyRow, type RowFields, type RowOp, type RowQuery } from "../src/shared/flow.js";
-import { shardParams } from "../src/shared/layout.js";
-import { stateOf } from "../src/shared/algebra.js";
-import { staleVerdict } from "../src/shared/overload.js";
-import { runPlan } from "../src/shared/rows.js";
-import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
-import type { StoredRow } from "../src/shared/stored.js";
+import { applyFlow, ASYNC_MARGIN, requestFlow, type KeyRead, type KeyRow, type RowFields, type RowOp, type RowQuery } from "../src/shared/flow/flow.js";
+import { shardParams } from "../src/shared/shards/layout.js";
+import { stateOf } from "../src/shared/kinds/algebra.js";
+import { staleVerdict } from "../src/shared/shards/overload.js";
+import { runPlan } from "../src/shared/shapes/rows.js";
+import type { RateLimitArgs, RateLimitConfig } from "../src/shared/shapes/validators.js";
+import type { StoredRow } from "../src/shared/shapes/stored.js";
 
 /**
  * The tables of the model: shard rows, takes recorded but not yet applied, metric events (their

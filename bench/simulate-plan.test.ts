@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { planFor } from "../src/shared/heat.js";
+import { planFor } from "../src/shared/metrics/heat.js";
 import { meetsTargets, PLAN_QPS, PLAN_SERVICE_MS, planText, recommendation, ruleTable } from "./simulate-plan.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");

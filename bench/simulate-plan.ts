@@ -1,9 +1,9 @@
-// The sizing rule in `npm run simulate` (src/shared/heat.ts): the recommendation for the command
+// The sizing rule in `npm run simulate` (src/shared/metrics/heat.ts): the recommendation for the command
 // line's QPS and mutation time, printed by every run; and `--plan`, the rule's table over peak QPS ×
 // mutation time, then each of its cells run in the model at 90 %, 150 % and 300 % load with the
 // mode and shards the rule gives (the targets of issue 40). The runs go through simulate.ts's own
 // cell runner, passed in, so they are the same cells as its other sections.
-import { planFor, SHARD_DUTY, MIN_SHARD_TOKENS, type SizingPlan as Plan } from "../src/shared/heat.js";
+import { planFor, SHARD_DUTY, MIN_SHARD_TOKENS, type SizingPlan as Plan } from "../src/shared/metrics/heat.js";
 
 export { planFor };
 import { writeFileSync } from "node:fs";
@@ -146,7 +146,7 @@ export async function printPlan(
   run: RunPlanCell,
   started: number,
 ): Promise<void> {
-  console.log(`\nThe sizing rule (src/shared/heat.ts), rate = QPS / 0.9, capacity = rate: shards, or asynchronous mode\n${ruleTable()}`);
+  console.log(`\nThe sizing rule (src/shared/metrics/heat.ts), rate = QPS / 0.9, capacity = rate: shards, or asynchronous mode\n${ruleTable()}`);
   const qps = opts.qpsGiven ? opts.qps : [200, 1000];
   const rows = await planRows(run, { qps, serviceMs: PLAN_SERVICE_MS, loads: PLAN_LOADS, seconds: opts.seconds });
   console.log(`\nThe rule's mode and shards in the model, ${opts.seconds} s per cell, seed ${opts.seed} (rate = QPS / load, capacity = rate)`);

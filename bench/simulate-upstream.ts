@@ -17,7 +17,7 @@ import {
   SINGLETON_SHARD,
   type RateLimitArgs as UpstreamArgs,
 } from "../node_modules/@convex-dev/rate-limiter/src/shared.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { applierAttempt, nextBatch, type ApplierState, type Attempt, type ReadCount, type ReadEntry, type Store, type StoreOp } from "./simulate-model.js";
 
 /** upstreamConfig is our config as upstream takes it (the same fields; `shards` left out when 1). */

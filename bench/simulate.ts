@@ -11,13 +11,13 @@
 // asserts nothing. Run through tools/run.mjs; seeded.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { SECOND } from "../src/shared/algebra.js";
-import { ASYNC_MARGIN } from "../src/shared/flow.js";
-import { validateConfig } from "../src/shared/validate.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { SECOND } from "../src/shared/kinds/algebra.js";
+import { ASYNC_MARGIN } from "../src/shared/flow/flow.js";
+import { validateConfig } from "../src/shared/validation/validate.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { APPLY_BATCH } from "../src/component/applier.js";
 import { FOLD_BATCH, FOLD_SETTLE_MS } from "../src/component/metrics.js";
-import { MAX_STALENESS_MS } from "../src/shared/overload.js";
+import { MAX_STALENESS_MS } from "../src/shared/shards/overload.js";
 import { UsageError } from "../tools/usage.js";
 import { limitOf, worstExcess } from "../tools/bounds.js";
 import { seededRandom, streamSeed } from "../tools/random.js";

@@ -1,9 +1,9 @@
 // The sliding-window accuracy model of `npm run bench -- --only sliding` (bench/sliding-model.ts), on hand-made requests with explicit instants and on seeded traces: the worst-window checkers, the exact sliding log, the score against it, the rounding wrapper, and the bounds the library's sliding window keeps on the bench's shapes.
 import { describe, expect, test } from "vitest";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { maxInWindow, type Taken } from "../tools/bounds.js";
 import { seededRandom } from "../tools/random.js";
-import { MAX_LOG_BYTES, MAX_LOG_ENTRIES } from "../src/shared/window-log.js";
+import { MAX_LOG_BYTES, MAX_LOG_ENTRIES } from "../src/shared/kinds/window-log.js";
 import {
   adversarial,
   boundedLogDecider,

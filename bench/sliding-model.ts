@@ -3,12 +3,12 @@
 // component's flow on the in-memory store, and an exact sliding log), and a score of a decider's
 // admissions against the exact log on its own admitted history. `npm run bench -- --only sliding`
 // prints them (bench/sliding.ts). Times are whole ms; randomness comes in as an argument.
-import { evaluate, paramsOf, phaseOf, stateOf, windowStart, type State } from "../src/shared/algebra.js";
-import { decideRateLimit } from "../src/shared/predict.js";
-import { minus } from "../src/shared/split.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { evaluate, paramsOf, phaseOf, stateOf, windowStart, type State } from "../src/shared/kinds/algebra.js";
+import { decideRateLimit } from "../src/shared/kinds/predict.js";
+import { minus } from "../src/shared/core/split.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { windowIndex, type Taken } from "../tools/bounds.js";
-import { encodeLog, live, logTotal, withTaken, type Entry } from "../src/shared/window-log.js";
+import { encodeLog, live, logTotal, withTaken, type Entry } from "../src/shared/kinds/window-log.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { poissonArrivals } from "./sim.js";
 

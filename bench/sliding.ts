@@ -7,8 +7,8 @@
 // component's flow on the in-memory store (tools/memory-store.ts) for a sharded one. Time is
 // simulated, randomness seeded (bench/sliding-model.ts holds the pure parts).
 import type { Clock } from "@sinonjs/fake-timers";
-import { MINUTE, SECOND } from "../src/shared/algebra.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { MINUTE, SECOND } from "../src/shared/kinds/algebra.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 import type { Taken } from "../tools/bounds.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { seededRandom, streamSeed } from "../tools/random.js";
@@ -30,7 +30,7 @@ import {
   type Weigh,
 } from "./sliding-model.js";
 import { num, pct, table } from "./table.js";
-import { MAX_LOG_BYTES, MAX_LOG_ENTRIES } from "../src/shared/window-log.js";
+import { MAX_LOG_BYTES, MAX_LOG_ENTRIES } from "../src/shared/kinds/window-log.js";
 
 export type SlidingOptions = {
   seed: number;

@@ -1,4 +1,4 @@
-// Addresses and networks, pure (src/shared/address.ts): tables of spellings, keys and networks at
+// Addresses and networks, pure (src/shared/overrides/address.ts): tables of spellings, keys and networks at
 // every prefix edge, bad input, and fast-check properties against a naive model (containment as
 // bit comparison; the interval list against a scan of every entry).
 import { fc, test } from "@fast-check/vitest";
@@ -13,9 +13,9 @@ import {
   parseAddress,
   parseNetwork,
   type Address,
-} from "../src/shared/address.js";
+} from "../src/shared/overrides/address.js";
 import { runs } from "../tools/fast-check.js";
-import type { InvalidRateLimitError } from "../src/shared/validators.js";
+import type { InvalidRateLimitError } from "../src/shared/shapes/validators.js";
 import { errorData } from "./error-data.js";
 
 const invalidData = (call: () => unknown) => errorData(call) as InvalidRateLimitError | undefined;

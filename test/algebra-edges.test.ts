@@ -1,11 +1,11 @@
-// The algebra's edges (src/shared/algebra.ts), as tables of explicit instants: phases, a window
+// The algebra's edges (src/shared/kinds/algebra.ts), as tables of explicit instants: phases, a window
 // boundary where float division lands one window late, the refill's snapping to whole tokens, the
 // search for a wait at the edge of float precision, the errors that name what can't succeed, and
 // the public conveniences' defaults. Each row is one a mutation test found no test for.
 import { describe, expect, test } from "vitest";
-import { decideRow, delayUntil, evaluate, leastDelay, paramsOf, phaseOf, windowIndex, windowStart, type Params } from "../src/shared/algebra.js";
-import { calculateRateLimit, decideRateLimit } from "../src/shared/predict.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { decideRow, delayUntil, evaluate, leastDelay, paramsOf, phaseOf, windowIndex, windowStart, type Params } from "../src/shared/kinds/algebra.js";
+import { calculateRateLimit, decideRateLimit } from "../src/shared/kinds/predict.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 const TB = "token bucket" as const;
 

@@ -2,10 +2,10 @@
 import { calculateRateLimit as upstreamCalculateRateLimit } from "@convex-dev/rate-limiter";
 import { ConvexError } from "convex/values";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { DAY, HOUR, MINUTE, SECOND, WEEK, decideRow, delayUntil, evaluate, leastDelay, windowIndex, windowStart, type Params, type State } from "../src/shared/algebra.js";
-import { calculateRateLimit } from "../src/shared/predict.js";
-import { validateCount } from "../src/shared/validate.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { DAY, HOUR, MINUTE, SECOND, WEEK, decideRow, delayUntil, evaluate, leastDelay, windowIndex, windowStart, type Params, type State } from "../src/shared/kinds/algebra.js";
+import { calculateRateLimit } from "../src/shared/kinds/predict.js";
+import { validateCount } from "../src/shared/validation/validate.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 const TB = "token bucket" as const;
 const FW = "fixed window" as const;

@@ -1,12 +1,12 @@
-// Calendar quotas' periods and algebra (src/shared/calendar.ts, algebra.ts), as tables of explicit instants: days, weeks and months across daylight-saving changes (New York in March and November, London, Lord Howe's half hour), Kathmandu's +5:45, leap years, month anchors 29–31 in short months; local times skipped or repeated; and a fixed window's evaluation, refusal and retry on those periods.
+// Calendar quotas' periods and algebra (src/shared/core/calendar.ts, algebra.ts), as tables of explicit instants: days, weeks and months across daylight-saving changes (New York in March and November, London, Lord Howe's half hour), Kathmandu's +5:45, leap years, month anchors 29–31 in short months; local times skipped or repeated; and a fixed window's evaluation, refusal and retry on those periods.
 import { describe, expect, test } from "vitest";
-import { decideRow, evaluate, paramsOf } from "../src/shared/algebra.js";
-import { instantOf, periodEnd, periodIndex, periodStart, wallClock, type Calendar } from "../src/shared/calendar.js";
-import { calendarWindow, checkConfig } from "../src/shared/validate-config.js";
-import { isIdleKey } from "../src/shared/idle.js";
-import { configHash, relayout } from "../src/shared/layout.js";
-import type { StoredRow } from "../src/shared/stored.js";
-import type { CalendarConfig } from "../src/shared/calendar-validators.js";
+import { decideRow, evaluate, paramsOf } from "../src/shared/kinds/algebra.js";
+import { instantOf, periodEnd, periodIndex, periodStart, wallClock, type Calendar } from "../src/shared/core/calendar.js";
+import { calendarWindow, checkConfig } from "../src/shared/validation/validate-config.js";
+import { isIdleKey } from "../src/shared/admin/idle.js";
+import { configHash, relayout } from "../src/shared/shards/layout.js";
+import type { StoredRow } from "../src/shared/shapes/stored.js";
+import type { CalendarConfig } from "../src/shared/shapes/calendar-validators.js";
 
 const iso = (s: string) => Date.parse(s);
 const H = 3_600_000;

@@ -5,7 +5,7 @@
 // arithmetic on those fields: a day anchored at hour h is the local date of the local time less h
 // hours; a week is the date of the last local midnight on the anchor weekday; a month is (year,
 // month) once the local date reaches the anchor day clamped to the month's length, else the month
-// before. No search for instants, no code of src/shared/calendar.ts: a boundary is where the label
+// before. No search for instants, no code of src/shared/core/calendar.ts: a boundary is where the label
 // changes, checked at resetsAt - 1 and resetsAt.
 import { fc, test } from "@fast-check/vitest";
 import { anyApi, type ApiFromModules } from "convex/server";

@@ -1,11 +1,11 @@
-// The clean-up's plan (cleanupFlow, src/shared/cleanup.ts) as tables over rows held in memory in
+// The clean-up's plan (cleanupFlow, src/shared/admin/cleanup.ts) as tables over rows held in memory in
 // `name`-index order, driven with runPlan at explicit instants: the exact reads, deletes, result and cursor.
 import { ConvexError } from "convex/values";
 import { describe, expect, test } from "vitest";
-import { cleanupFlow, type AddressedRow, type CleanupCursor, type CleanupPlan, type CleanupQuery, type CleanupRead } from "../src/shared/cleanup.js";
-import { configHash, resolvePhase, shardParams } from "../src/shared/layout.js";
-import { runPlan } from "../src/shared/rows.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { cleanupFlow, type AddressedRow, type CleanupCursor, type CleanupPlan, type CleanupQuery, type CleanupRead } from "../src/shared/admin/cleanup.js";
+import { configHash, resolvePhase, shardParams } from "../src/shared/shards/layout.js";
+import { runPlan } from "../src/shared/shapes/rows.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 const NOW = 1_000_000;
 const one: RateLimitConfig = { kind: "token bucket", rate: 10, period: 1000 };

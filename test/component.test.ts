@@ -11,7 +11,7 @@ import {
   type RateLimitReturns,
 } from "../src/client/index.js";
 import type { Doc } from "../src/component/_generated/dataModel.js";
-import { splitTotal } from "../src/shared/split.js";
+import { splitTotal } from "../src/shared/core/split.js";
 import { seededRandom as seeded } from "../tools/random.js";
 import { at, next } from "./clock.js";
 import { convexErrorData, inspectable, makeInspectableTest } from "./setup.js";

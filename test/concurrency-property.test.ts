@@ -1,7 +1,7 @@
 // Property tests (fast-check) of concurrency limits through the real flows over the in-memory lease store (tools/lease-store.ts): random acquire, release, extend and crash histories on two keys with a clock that only moves forward, against a naive model of the leases handed out; DEEP=1 runs many more; replay with FC_SEED (and FC_PATH).
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import type { ConcurrencyConfig } from "../src/shared/concurrency-validators.js";
+import type { ConcurrencyConfig } from "../src/shared/shapes/concurrency-validators.js";
 import { runs, TIMEOUT } from "../tools/fast-check.js";
 import { MemoryLeases } from "../tools/lease-store.js";
 

@@ -1,9 +1,9 @@
 // Concurrency limits, pure: decideAcquire and predictAcquire (the hook's) as tables with explicit instants (each row says why), and the acquire, release, extend and getValue flows over the in-memory lease store (tools/lease-store.ts) with a hand-moved clock.
 import { ConvexError } from "convex/values";
 import { describe, expect, test } from "vitest";
-import { decideAcquire, predictAcquire, type AcquireDecision, type AcquirePrediction } from "../src/shared/concurrency.js";
+import { decideAcquire, predictAcquire, type AcquireDecision, type AcquirePrediction } from "../src/shared/flow/concurrency.js";
 import { concurrencyHeaders } from "../src/client/index.js";
-import type { ConcurrencyConfig, LeaseValue } from "../src/shared/concurrency-validators.js";
+import type { ConcurrencyConfig, LeaseValue } from "../src/shared/shapes/concurrency-validators.js";
 import { MemoryLeases } from "../tools/lease-store.js";
 
 const two: ConcurrencyConfig = { kind: "concurrency", capacity: 2, lease: 1000 };

@@ -9,7 +9,7 @@
 // counterexamples it found, as plain tests. DEEP=1 runs many more histories; replay with FC_SEED
 // (and FC_PATH) as printed on failure.
 //
-// Checked to catch (each reintroduced by hand in src/shared/layout.ts, then restored), within a
+// Checked to catch (each reintroduced by hand in src/shared/shards/layout.ts, then restored), within a
 // few runs each:
 // - the old token-bucket carry-over, capping a raised bucket by what its own terms give by the
 //   reader's `now` and stamping `now`: the retry check fails (a `retryAfter` is refused at the
@@ -19,11 +19,11 @@
 import { fc, test } from "@fast-check/vitest";
 import { ConvexError } from "convex/values";
 import { describe, expect } from "vitest";
-import type { KeyRow } from "../src/shared/flow.js";
-import { expandRow, resolvePhase, shardParams } from "../src/shared/layout.js";
-import { splitTotal } from "../src/shared/split.js";
-import { validateConfig, validateCount } from "../src/shared/validate.js";
-import type { RateLimitArgs, RateLimitConfig, RateLimitResult } from "../src/shared/validators.js";
+import type { KeyRow } from "../src/shared/flow/flow.js";
+import { expandRow, resolvePhase, shardParams } from "../src/shared/shards/layout.js";
+import { splitTotal } from "../src/shared/core/split.js";
+import { validateConfig, validateCount } from "../src/shared/validation/validate.js";
+import type { RateLimitArgs, RateLimitConfig, RateLimitResult } from "../src/shared/shapes/validators.js";
 import { grant } from "../tools/bounds.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { seededRandom, streamSeed } from "../tools/random.js";

@@ -1,7 +1,7 @@
 // A config that changes under a live key, on convex-test with fake timers: each change is evaluated without throwing and never grants tokens the old or new limit wouldn't have; plus relayout's pure edge cases.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { HOUR, MINUTE, SECOND, type RateLimitConfig } from "../src/client/index.js";
-import { configTerms, relayout, resolvePhase, shardParams, termsHash } from "../src/shared/layout.js";
+import { configTerms, relayout, resolvePhase, shardParams, termsHash } from "../src/shared/shards/layout.js";
 import { isInvalidRateLimitError } from "../src/client/index.js";
 import { inspectable, makeInspectableTest } from "./setup.js";
 

@@ -4,7 +4,7 @@
 // each with an InvalidRateLimit ConvexError naming the field, and a suggestion for a near miss.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { MINUTE, RateLimiter, type RateLimitConfig } from "../src/client/index.js";
-import { validateConfigShape } from "../src/shared/validate-config.js";
+import { validateConfigShape } from "../src/shared/validation/validate-config.js";
 import { components, convexErrorData, makeTest } from "./setup.js";
 
 beforeEach(() => {

@@ -1,11 +1,11 @@
 // The exact window's bounded log (issue 39): merging past MAX_LOG_ENTRIES and carrying logs across a change of shard count, as tables at explicit instants; the window bound at rates up to 100,000 with fractional counts, shards, reshards, config changes and asynchronous mode; and exact retries on merged logs.
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import { MINUTE, SECOND, evaluate, paramsOf, type State } from "../src/shared/algebra.js";
-import { relayout, shardParams } from "../src/shared/layout.js";
-import { decideRateLimit } from "../src/shared/predict.js";
-import type { StoredRow } from "../src/shared/stored.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { MINUTE, SECOND, evaluate, paramsOf, type State } from "../src/shared/kinds/algebra.js";
+import { relayout, shardParams } from "../src/shared/shards/layout.js";
+import { decideRateLimit } from "../src/shared/kinds/predict.js";
+import type { StoredRow } from "../src/shared/shapes/stored.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 import {
   MAX_LOG_BYTES,
   MAX_LOG_ENTRIES,
@@ -23,7 +23,7 @@ import {
   trimmedLog,
   withTaken,
   type Entry,
-} from "../src/shared/window-log.js";
+} from "../src/shared/kinds/window-log.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { seededRandom } from "../tools/random.js";
 import { recordTally, runs, TIMEOUT } from "../tools/fast-check.js";

@@ -5,10 +5,10 @@
 import { fc, test } from "@fast-check/vitest";
 import { ConvexError } from "convex/values";
 import { describe, expect } from "vitest";
-import { MINUTE, SECOND, evaluate, paramsOf, withValue, type State } from "../src/shared/algebra.js";
-import { calculateRateLimit, decideRateLimit } from "../src/shared/predict.js";
-import { validateConfig } from "../src/shared/validate.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { MINUTE, SECOND, evaluate, paramsOf, withValue, type State } from "../src/shared/kinds/algebra.js";
+import { calculateRateLimit, decideRateLimit } from "../src/shared/kinds/predict.js";
+import { validateConfig } from "../src/shared/validation/validate.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 import {
   MAX_EXACT_RATE,
   MAX_LOG_ENTRIES,
@@ -21,7 +21,7 @@ import {
   withGivenBack,
   withTaken,
   type Entry,
-} from "../src/shared/window-log.js";
+} from "../src/shared/kinds/window-log.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { seededRandom } from "../tools/random.js";
 import { recordTally, runs, TIMEOUT } from "../tools/fast-check.js";

@@ -4,9 +4,9 @@ import { ConvexError } from "convex/values";
 import { describe, expect } from "vitest";
 import { MemoryStore } from "../tools/memory-store.js";
 import { runs, TIMEOUT } from "../tools/fast-check.js";
-import { validateCount } from "../src/shared/validate.js";
-import { calculateRateLimit, decideRateLimit } from "../src/shared/predict.js";
-import type { RateLimitArgs, RateLimitConfig, RateLimitResult } from "../src/shared/validators.js";
+import { validateCount } from "../src/shared/validation/validate.js";
+import { calculateRateLimit, decideRateLimit } from "../src/shared/kinds/predict.js";
+import type { RateLimitArgs, RateLimitConfig, RateLimitResult } from "../src/shared/shapes/validators.js";
 
 /** Whether validation lets `count` through under `config`. */
 function servable(count: number, config: RateLimitConfig, reserve: boolean): boolean {

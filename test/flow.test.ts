@@ -1,12 +1,12 @@
-// The key-level flows (src/shared/flow.ts): the exact reads and writes of a request and the exact
+// The key-level flows (src/shared/flow/flow.ts): the exact reads and writes of a request and the exact
 // report of getValue, as tables over an in-memory key with explicit rows, instants and draws.
 import { describe, expect, test } from "vitest";
-import { applyFlow, fold, getValueFlow, requestFlow, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow.js";
-import { configHash, configTerms, shardParams, termsConfig, termsHash } from "../src/shared/layout.js";
-import { sampleDistinct } from "../src/shared/plan.js";
-import { answerRead, runPlan } from "../src/shared/rows.js";
-import { scaledTotal } from "../src/shared/view.js";
-import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
+import { applyFlow, fold, getValueFlow, requestFlow, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow/flow.js";
+import { configHash, configTerms, shardParams, termsConfig, termsHash } from "../src/shared/shards/layout.js";
+import { sampleDistinct } from "../src/shared/shards/plan.js";
+import { answerRead, runPlan } from "../src/shared/shapes/rows.js";
+import { scaledTotal } from "../src/shared/flow/view.js";
+import type { RateLimitArgs, RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 /** The whole limit's terms a row of `config` records (a token bucket's phase is 0). */
 const termsOf = (config: RateLimitConfig) => shardParams(config, 0, 0).terms;

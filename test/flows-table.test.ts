@@ -4,12 +4,12 @@
 // keyStatus (the key it peeks under) and withJitter (its default draw and its error messages).
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { errorData } from "./error-data.js";
-import { applyFlow, creditFlow, getValueFlow, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow.js";
-import { keyStatus } from "../src/shared/idle.js";
-import { withJitter } from "../src/shared/jitter.js";
-import { configTerms, resolvePhase, termsHash } from "../src/shared/layout.js";
-import { answerRead, runPlan } from "../src/shared/rows.js";
-import type { CreditArgs, RateLimitConfig } from "../src/shared/validators.js";
+import { applyFlow, creditFlow, getValueFlow, type KeyRead, type KeyRow, type RowQuery, type Take } from "../src/shared/flow/flow.js";
+import { keyStatus } from "../src/shared/admin/idle.js";
+import { withJitter } from "../src/shared/flow/jitter.js";
+import { configTerms, resolvePhase, termsHash } from "../src/shared/shards/layout.js";
+import { answerRead, runPlan } from "../src/shared/shapes/rows.js";
+import type { CreditArgs, RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 const TB = "token bucket" as const;
 const T0 = 1_000_000;

@@ -1,7 +1,7 @@
-// The "too hot" report (src/shared/heat.ts): the sizing rule, the write-rate estimate from rows written at known instants (pure, then through getValue on convex-test at explicit instants), its shapes, its validation, and that it adds no write.
+// The "too hot" report (src/shared/metrics/heat.ts): the sizing rule, the write-rate estimate from rows written at known instants (pure, then through getValue on convex-test at explicit instants), its shapes, its validation, and that it adds no write.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { heatOf, heatOfMetrics, maxWritesPerShard, planFor, shardsFor, type HeatSample } from "../src/shared/heat.js";
-import { MINUTE, SECOND } from "../src/shared/algebra.js";
+import { heatOf, heatOfMetrics, maxWritesPerShard, planFor, shardsFor, type HeatSample } from "../src/shared/metrics/heat.js";
+import { MINUTE, SECOND } from "../src/shared/kinds/algebra.js";
 import { RateLimiter, type RateLimitConfig } from "../src/client/index.js";
 import { components, convexErrorData, makeTest } from "./setup.js";
 import { anyApi, type ApiFromModules } from "convex/server";

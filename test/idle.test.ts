@@ -1,15 +1,15 @@
-// Idle keys (src/shared/idle.ts): which keys the clean-up may delete, as a table of explicit rows
+// Idle keys (src/shared/admin/idle.ts): which keys the clean-up may delete, as a table of explicit rows
 // and instants, and a fast-check property that running the clean-up at random instants changes no
 // decision, on random histories over an in-memory store driven by the component's own flows
 // (tools/memory-store.ts).
 import { fc, test } from "@fast-check/vitest";
 import { ConvexError } from "convex/values";
 import { describe, expect } from "vitest";
-import { DAY, MINUTE, SECOND } from "../src/shared/algebra.js";
-import type { KeyRead, KeyRow, Take } from "../src/shared/flow.js";
-import { isIdleKey, keyStatus } from "../src/shared/idle.js";
-import { resolvePhase } from "../src/shared/layout.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { DAY, MINUTE, SECOND } from "../src/shared/kinds/algebra.js";
+import type { KeyRead, KeyRow, Take } from "../src/shared/flow/flow.js";
+import { isIdleKey, keyStatus } from "../src/shared/admin/idle.js";
+import { resolvePhase } from "../src/shared/shards/layout.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { seededRandom, streamSeed } from "../tools/random.js";
 import { recordTally, RUN_SHARE, runs } from "../tools/fast-check.js";

@@ -56,10 +56,10 @@ describe("src/", () => {
   });
 
   test("the cycle check sees a module's value imports and skips its type imports", () => {
-    const imports = valueImports(path.join(SRC, "shared/request.ts")).map((f) => path.relative(SRC, f));
-    expect(imports).toContain("shared/overrides.ts");
-    expect(imports).not.toContain("shared/rows.ts");
+    const imports = valueImports(path.join(SRC, "shared/flow/request.ts")).map((f) => path.relative(SRC, f));
+    expect(imports).toContain("shared/overrides/overrides.ts");
+    expect(imports).not.toContain("shared/shapes/rows.ts");
     // Across lines too.
-    expect(valueImports(path.join(SRC, "shared/metrics-fold.ts")).map((f) => path.relative(SRC, f))).toContain("shared/metrics.ts");
+    expect(valueImports(path.join(SRC, "shared/metrics/metrics-fold.ts")).map((f) => path.relative(SRC, f))).toContain("shared/metrics/metrics.ts");
   });
 });

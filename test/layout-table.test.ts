@@ -1,9 +1,9 @@
-// Laying a key out over its shards (src/shared/layout.ts): phases, terms, expanded rows, shard configs, sameClock and relayout, as tables of explicit rows, values and instants.
+// Laying a key out over its shards (src/shared/shards/layout.ts): phases, terms, expanded rows, shard configs, sameClock and relayout, as tables of explicit rows, values and instants.
 import { describe, expect, test } from "vitest";
-import { DAY, HOUR, MINUTE, type Params, type State } from "../src/shared/algebra.js";
-import { configTerms, expandRow, relayout, resolvePhase, sameClock, shardConfig, shardParams, termsHash } from "../src/shared/layout.js";
-import type { StoredRow } from "../src/shared/stored.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { DAY, HOUR, MINUTE, type Params, type State } from "../src/shared/kinds/algebra.js";
+import { configTerms, expandRow, relayout, resolvePhase, sameClock, shardConfig, shardParams, termsHash } from "../src/shared/shards/layout.js";
+import type { StoredRow } from "../src/shared/shapes/stored.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 const TB = "token bucket" as const;
 const FW = "fixed window" as const;

@@ -3,7 +3,7 @@
 // reservations and asynchronous limits; plus the pure merge/combine tables.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { MINUTE, RateLimiter, SECOND, type RateLimitConfig } from "../src/client/index.js";
-import { combineResults, mergeRequests } from "../src/shared/flow.js";
+import { combineResults, mergeRequests } from "../src/shared/flow/flow.js";
 import { seededRandom } from "../tools/random.js";
 import { components, convexErrorData, makeTest } from "./setup.js";
 

@@ -1,10 +1,10 @@
-// The fold's plan (foldFlow and pruneFlow, src/shared/metrics-fold.ts) as tables over metrics
+// The fold's plan (foldFlow and pruneFlow, src/shared/metrics/metrics-fold.ts) as tables over metrics
 // tables held in memory, run at explicit instants the way metrics.fold runs them: the exact reads,
 // writes, result and rescheduling of one transaction.
 import { ConvexError } from "convex/values";
 import { describe, expect, test } from "vitest";
-import { DAY, MINUTE, SECOND } from "../src/shared/algebra.js";
-import { addCounts, topOffenders, zeroCounts, type FoldResult, type MetricCounts, type MetricOutcome } from "../src/shared/metrics.js";
+import { DAY, MINUTE, SECOND } from "../src/shared/kinds/algebra.js";
+import { addCounts, topOffenders, zeroCounts, type FoldResult, type MetricCounts, type MetricOutcome } from "../src/shared/metrics/metrics.js";
 import {
   DEFAULT_RETAIN_MS,
   FOLD_SETTLE_MS,
@@ -17,8 +17,8 @@ import {
   type StoredBucket,
   type StoredEvent,
   type StoredKey,
-} from "../src/shared/metrics-fold.js";
-import { runPlan } from "../src/shared/rows.js";
+} from "../src/shared/metrics/metrics-fold.js";
+import { runPlan } from "../src/shared/shapes/rows.js";
 
 /** A whole minute, so minutes start at T0 + k * MINUTE. */
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 0);

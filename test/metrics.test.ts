@@ -12,7 +12,7 @@ import type { Doc } from "../src/component/_generated/dataModel.js";
 import { query } from "../src/component/_generated/server.js";
 import { FOLD_SETTLE_MS } from "../src/component/metrics.js";
 import { modules, schema } from "../src/test.js";
-import { zeroCounts, type MetricCounts } from "../src/shared/metrics.js";
+import { zeroCounts, type MetricCounts } from "../src/shared/metrics/metrics.js";
 import { seededRandom } from "../tools/random.js";
 import { components, convexErrorData, errorOf, makeTest } from "./setup.js";
 import { convexTest } from "convex-test";

@@ -1,12 +1,12 @@
 // A small in-memory model of the component for pure-layer tests: a Map-backed store of shard rows,
 // and a decide/apply pair that runs the very decision flow the component runs (`planRequest` from
-// src/shared/plan.ts, driven by its `runPlan`), over the Map instead of the database.
-import type { State } from "../src/shared/algebra.js";
-import { resolvePhase, shardParams } from "../src/shared/layout.js";
-import { planRequest, type Plan, type ShardRead } from "../src/shared/plan.js";
-import { runPlan } from "../src/shared/rows.js";
-import { validateConfig, validateCount } from "../src/shared/validate.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+// src/shared/shards/plan.ts, driven by its `runPlan`), over the Map instead of the database.
+import type { State } from "../src/shared/kinds/algebra.js";
+import { resolvePhase, shardParams } from "../src/shared/shards/layout.js";
+import { planRequest, type Plan, type ShardRead } from "../src/shared/shards/plan.js";
+import { runPlan } from "../src/shared/shapes/rows.js";
+import { validateConfig, validateCount } from "../src/shared/validation/validate.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 /** One limit's rows: shard number → stored state. A missing shard is a full one. */
 export type Store = Map<number, State>;

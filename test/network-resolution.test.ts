@@ -2,12 +2,13 @@
 // (`resolveOverride` at explicit instants): a table, each row saying why; and a request's flow
 // under an allow, which admits writing nothing and records its event by the network.
 import { describe, expect, test } from "vitest";
-import { HOUR, MINUTE } from "../src/shared/algebra.js";
-import { resolveOverride, type NetworkEntry, type Override } from "../src/shared/overrides.js";
-import { requestFlow } from "../src/shared/request.js";
-import { answerRead, runPlan } from "../src/shared/rows.js";
-import { hexOf, parseAddress } from "../src/shared/address.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { HOUR, MINUTE } from "../src/shared/kinds/algebra.js";
+import { resolveOverride } from "../src/shared/overrides/overrides.js";
+import type { NetworkEntry, Override } from "../src/shared/shapes/override-validators.js";
+import { requestFlow } from "../src/shared/flow/request.js";
+import { answerRead, runPlan } from "../src/shared/shapes/rows.js";
+import { hexOf, parseAddress } from "../src/shared/overrides/address.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 const T = 1_000_000;
 const named: RateLimitConfig = { kind: "token bucket", rate: 10, period: HOUR, networks: true };

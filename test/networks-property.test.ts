@@ -7,7 +7,7 @@ import { fc, test } from "@fast-check/vitest";
 import { anyApi, type ApiFromModules } from "convex/server";
 import { afterEach, beforeEach, describe, expect, vi } from "vitest";
 import { HOUR } from "../src/client/index.js";
-import { canonicalNetwork, formatAddress, networkContains, networkEnd, parseAddress, parseNetwork } from "../src/shared/address.js";
+import { canonicalNetwork, formatAddress, networkContains, networkEnd, parseAddress, parseNetwork } from "../src/shared/overrides/address.js";
 import { runs } from "../tools/fast-check.js";
 import type * as networks from "./app/networks.js";
 import { makeTest } from "./setup.js";

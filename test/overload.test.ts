@@ -1,7 +1,7 @@
-// Shedding under overload (src/shared/overload.ts), table-driven with explicit instants: which rule a request near empty follows, what the pair decides under it and when a refusal's retry succeeds, which stale decisions may shed a refusal, and what stands of a stale decision given its lag.
-import type { RateLimitResult } from "../src/shared/validators.js";
+// Shedding under overload (src/shared/shards/overload.ts), table-driven with explicit instants: which rule a request near empty follows, what the pair decides under it and when a refusal's retry succeeds, which stale decisions may shed a refusal, and what stands of a stale decision given its lag.
+import type { RateLimitResult } from "../src/shared/shapes/validators.js";
 import { describe, expect, test } from "vitest";
-import type { Params } from "../src/shared/algebra.js";
+import type { Params } from "../src/shared/kinds/algebra.js";
 import {
   ALONE_COUNTS,
   MAX_STALENESS_MS,
@@ -11,9 +11,9 @@ import {
   shedPlan,
   staleVerdict,
   type StaleDecision,
-} from "../src/shared/overload.js";
-import { planRequest, type Plan, type ShardRead } from "../src/shared/plan.js";
-import { runPlan } from "../src/shared/rows.js";
+} from "../src/shared/shards/overload.js";
+import { planRequest, type Plan, type ShardRead } from "../src/shared/shards/plan.js";
+import { runPlan } from "../src/shared/shapes/rows.js";
 
 const TB = "token bucket" as const;
 /** A shard of `capacity` tokens refilling `capacity` per 1000 ms (1 token per ms per 1000 capacity). */

@@ -11,12 +11,13 @@
 // decided as without it. DEEP=1 runs many more histories; replay with FC_SEED (and FC_PATH).
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import type { KeyRow } from "../src/shared/flow.js";
-import type { KeyInMemory } from "../src/shared/rows.js";
-import { configHash, expandRow, resolvePhase, termsConfig } from "../src/shared/layout.js";
-import { resolveOverride, type Override } from "../src/shared/overrides.js";
-import { validateCount } from "../src/shared/validate.js";
-import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
+import type { KeyRow } from "../src/shared/flow/flow.js";
+import type { KeyInMemory } from "../src/shared/shapes/rows.js";
+import { configHash, expandRow, resolvePhase, termsConfig } from "../src/shared/shards/layout.js";
+import { resolveOverride } from "../src/shared/overrides/overrides.js";
+import type { Override } from "../src/shared/shapes/override-validators.js";
+import { validateCount } from "../src/shared/validation/validate.js";
+import type { RateLimitArgs, RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { grant } from "../tools/bounds.js";
 import { recordTally, RUN_SHARE, runs, TIMEOUT } from "../tools/fast-check.js";

@@ -5,13 +5,14 @@
 // answerRead with every read counted.
 import { describe, expect, test } from "vitest";
 import { errorData } from "./error-data.js";
-import { getValueFlow, requestFlow, type KeyRow, type RowQuery } from "../src/shared/flow.js";
-import { configHash, configTerms } from "../src/shared/layout.js";
-import { mergeOverride, resolveOverride, sameOverride, type InForce, type Override, type OverrideTarget } from "../src/shared/overrides.js";
-import { keyOverrideOps, MAX_NOTE_LENGTH, resetOps, validateOverride } from "../src/shared/override-writes.js";
-import { answerRead, runPlan, type KeyInMemory } from "../src/shared/rows.js";
-import { validateConfig } from "../src/shared/validate.js";
-import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
+import { getValueFlow, requestFlow, type KeyRow, type RowQuery } from "../src/shared/flow/flow.js";
+import { configHash, configTerms } from "../src/shared/shards/layout.js";
+import { mergeOverride, resolveOverride, sameOverride, type InForce } from "../src/shared/overrides/overrides.js";
+import type { Override, OverrideTarget } from "../src/shared/shapes/override-validators.js";
+import { keyOverrideOps, MAX_NOTE_LENGTH, resetOps, validateOverride } from "../src/shared/admin/override-writes.js";
+import { answerRead, runPlan, type KeyInMemory } from "../src/shared/shapes/rows.js";
+import { validateConfig } from "../src/shared/validation/validate.js";
+import type { RateLimitArgs, RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 const TB = "token bucket" as const;
 const FW = "fixed window" as const;

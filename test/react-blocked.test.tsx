@@ -3,10 +3,10 @@
 import { act, renderHook } from "@testing-library/react";
 import { makeFunctionReference } from "convex/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { MINUTE } from "../src/shared/algebra.js";
-import { blockedWait } from "../src/shared/overrides.js";
-import { calculateRateLimit } from "../src/shared/predict.js";
-import type { GetValueResult, RateLimitConfig } from "../src/shared/validators.js";
+import { MINUTE } from "../src/shared/kinds/algebra.js";
+import { blockedWait } from "../src/shared/overrides/overrides.js";
+import { calculateRateLimit } from "../src/shared/kinds/predict.js";
+import type { GetValueResult, RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { useRateLimit, type GetRateLimitValueQuery } from "../src/react/index.js";
 
 const mocks = vi.hoisted(() => ({ result: undefined as GetValueResult | undefined }));

@@ -4,7 +4,7 @@ import { act, renderHook } from "@testing-library/react";
 import { makeFunctionReference } from "convex/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { calendarWindow } from "../src/client/index.js";
-import type { GetValueResult } from "../src/shared/validators.js";
+import type { GetValueResult } from "../src/shared/shapes/validators.js";
 import { useRateLimit, type GetRateLimitValueQuery, type GetServerTimeMutation, type UseRateLimitOptions } from "../src/react/index.js";
 
 const mocks = vi.hoisted(() => ({ result: undefined as GetValueResult | undefined }));

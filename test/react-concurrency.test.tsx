@@ -4,8 +4,8 @@ import { act, cleanup, render, renderHook, screen } from "@testing-library/react
 import { makeFunctionReference } from "convex/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { isInvalidRateLimitError } from "../src/client/index.js";
-import { MINUTE, SECOND } from "../src/shared/algebra.js";
-import type { ConcurrencyConfig, HookLeaseValue } from "../src/shared/concurrency-validators.js";
+import { MINUTE, SECOND } from "../src/shared/kinds/algebra.js";
+import type { ConcurrencyConfig, HookLeaseValue } from "../src/shared/shapes/concurrency-validators.js";
 import { useRateLimit, type GetRateLimitValueQuery, type GetServerTimeMutation, type UseRateLimitOptions } from "../src/react/index.js";
 
 const mocks = vi.hoisted(() => ({

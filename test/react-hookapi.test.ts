@@ -4,8 +4,8 @@ import { createElement } from "react";
 import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { MINUTE, isInvalidRateLimitError } from "../src/client/index.js";
-import type { GetValueReturns, RateLimitConfig } from "../src/shared/validators.js";
-import type { HookLeaseValue } from "../src/shared/concurrency-validators.js";
+import type { GetValueReturns, RateLimitConfig } from "../src/shared/shapes/validators.js";
+import type { HookLeaseValue } from "../src/shared/shapes/concurrency-validators.js";
 import {
   useRateLimit,
   type GetRateLimitValueQuery,

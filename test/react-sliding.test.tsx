@@ -4,7 +4,7 @@ import { act, renderHook } from "@testing-library/react";
 import { anyApi, type ApiFromModules } from "convex/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { MINUTE } from "../src/client/index.js";
-import type { GetValueResult } from "../src/shared/validators.js";
+import type { GetValueResult } from "../src/shared/shapes/validators.js";
 import { useRateLimit, type UseRateLimitOptions } from "../src/react/index.js";
 import type * as slidingHook from "./app/slidingHook.js";
 import { makeTest } from "./setup.js";

@@ -4,9 +4,9 @@ import { fc, test as fcTest } from "@fast-check/vitest";
 import { act, renderHook } from "@testing-library/react";
 import { getFunctionName, makeFunctionReference } from "convex/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { DAY, MINUTE } from "../src/shared/algebra.js";
-import { calculateRateLimit } from "../src/shared/predict.js";
-import type { GetValueResult, RateLimitConfig } from "../src/shared/validators.js";
+import { DAY, MINUTE } from "../src/shared/kinds/algebra.js";
+import { calculateRateLimit } from "../src/shared/kinds/predict.js";
+import type { GetValueResult, RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { isInvalidRateLimitError } from "../src/client/index.js";
 import {
   useRateLimit,

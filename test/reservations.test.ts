@@ -4,8 +4,8 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
 import { calculateRateLimit, decideRateLimit, HOUR, MINUTE, SECOND } from "../src/client/index.js";
-import { decideRow, paramsOf, phaseOf } from "../src/shared/algebra.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { decideRow, paramsOf, phaseOf } from "../src/shared/kinds/algebra.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 const TB = "token bucket" as const;
 const FW = "fixed window" as const;

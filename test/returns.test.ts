@@ -7,7 +7,7 @@ import { fc, test } from "@fast-check/vitest";
 import { validate } from "convex-helpers/validators";
 import { ConvexError } from "convex/values";
 import { afterEach, beforeEach, describe, expect, test as vitestTest, vi } from "vitest";
-import { rateLimitCallResult, type RateLimitConfig } from "../src/shared/validators.js";
+import { rateLimitCallResult, type RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { recordTally, runs } from "../tools/fast-check.js";
 import { inspectable, makeInspectableTest } from "./setup.js";
 

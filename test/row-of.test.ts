@@ -3,7 +3,7 @@
 // `storedRowFields` declares, and a field a document lacks stays absent.
 import { describe, expect, test } from "vitest";
 import { rowOf } from "../src/component/store.js";
-import { storedRowFields } from "../src/shared/stored.js";
+import { storedRowFields } from "../src/shared/shapes/stored.js";
 import type { Doc } from "../src/component/_generated/dataModel.js";
 
 /** A document of `rateLimits` with `fields` besides its id, creation time, name and key. */

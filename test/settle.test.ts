@@ -1,10 +1,10 @@
-// settle and fold (src/shared/settle.ts), table-driven with explicit instants: takes not yet applied count under the config each was taken under, rows and takes of another layout are carried over to the current one, and nothing is lost or gained.
+// settle and fold (src/shared/flow/settle.ts), table-driven with explicit instants: takes not yet applied count under the config each was taken under, rows and takes of another layout are carried over to the current one, and nothing is lost or gained.
 import { describe, expect, test } from "vitest";
-import { resolvePhase, shardParams } from "../src/shared/layout.js";
-import type { StoredRow } from "../src/shared/stored.js";
-import { settle, takenUnder } from "../src/shared/settle.js";
-import type { Take } from "../src/shared/flow.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { resolvePhase, shardParams } from "../src/shared/shards/layout.js";
+import type { StoredRow } from "../src/shared/shapes/stored.js";
+import { settle, takenUnder } from "../src/shared/flow/settle.js";
+import type { Take } from "../src/shared/flow/flow.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 const T0 = 1_000_000;
 const phaseOf = (c: RateLimitConfig) => resolvePhase(c, "n", undefined);

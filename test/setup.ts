@@ -11,7 +11,7 @@ import type { Doc } from "../src/component/_generated/dataModel.js";
 import { components as children } from "../src/component/_generated/api.js";
 import { mutation, query } from "../src/component/_generated/server.js";
 import { ConvexError, v } from "convex/values";
-import { storedRowFields, type StoredRow } from "../src/shared/stored.js";
+import { storedRowFields, type StoredRow } from "../src/shared/shapes/stored.js";
 
 const appModules = import.meta.glob("./app/**/*.ts");
 

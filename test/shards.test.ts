@@ -1,12 +1,12 @@
 // The sharded planner (pickTwo, isComfortable, planOne, planTwo, shardParams/shardConfig, resolvePhase): tables with explicit rows and instants, and seeded simulations through the model store of test/model.ts.
 import { describe, expect, test } from "vitest";
-import { HOUR, MINUTE, SECOND, delayUntil, evaluate, type State } from "../src/shared/algebra.js";
-import { calculateRateLimit } from "../src/shared/predict.js";
-import { resolvePhase, shardConfig, shardParams } from "../src/shared/layout.js";
-import { COMFORT_FRACTION, isComfortable, pickTwo, planOne, planPeek, planRequest, planTwo, type Plan, type ShardRead } from "../src/shared/plan.js";
-import { runPlan } from "../src/shared/rows.js";
-import { minus } from "../src/shared/split.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { HOUR, MINUTE, SECOND, delayUntil, evaluate, type State } from "../src/shared/kinds/algebra.js";
+import { calculateRateLimit } from "../src/shared/kinds/predict.js";
+import { resolvePhase, shardConfig, shardParams } from "../src/shared/shards/layout.js";
+import { COMFORT_FRACTION, isComfortable, pickTwo, planOne, planPeek, planRequest, planTwo, type Plan, type ShardRead } from "../src/shared/shards/plan.js";
+import { runPlan } from "../src/shared/shapes/rows.js";
+import { minus } from "../src/shared/core/split.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { seededRandom } from "../tools/random.js";
 import { applyModel, decideModel, type Store } from "./model.js";
 

@@ -2,8 +2,8 @@
 // a fixed window admits, exact retries, and the client through register() on convex-test.
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { calculateRateLimit, decideRateLimit, MINUTE, RateLimiter, SECOND, type RateLimitConfig } from "../src/client/index.js";
-import { evaluate, paramsOf, type State } from "../src/shared/algebra.js";
-import { splitTotal } from "../src/shared/split.js";
+import { evaluate, paramsOf, type State } from "../src/shared/kinds/algebra.js";
+import { splitTotal } from "../src/shared/core/split.js";
 import { components, makeTest } from "./setup.js";
 
 /** 10 per second, windows aligned to whole seconds. */

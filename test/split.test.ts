@@ -1,6 +1,6 @@
 // Exact shard splits (splitTotal, smallestPair): tables of awkward totals, and a brute-force comparison over many totals and shard counts.
 import { describe, expect, test } from "vitest";
-import { minus, smallestPair, splitTotal } from "../src/shared/split.js";
+import { minus, smallestPair, splitTotal } from "../src/shared/core/split.js";
 
 const parts = (total: number, n: number) => Array.from({ length: n }, (_, i) => splitTotal(total, n, i));
 /** Sums in shard order, the way a whole limit's capacity is the sum of its shards'. */

@@ -1,8 +1,8 @@
 // Fractions don't strand a sharded limit's reservations (property test over the whole request flow in memory): after separate requests leave its shards holding unequal fractions, reserving one token at a time, each refusal retried on every pair, reserves exactly what the whole limit allows (its tokens plus maxReserved, in whole tokens), never more.
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import { HOUR } from "../src/shared/algebra.js";
-import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
+import { HOUR } from "../src/shared/kinds/algebra.js";
+import type { RateLimitArgs, RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { runs, TIMEOUT } from "../tools/fast-check.js";
 

@@ -1,4 +1,4 @@
-// The words of every input error in src/shared/validate.ts and of the kind errors in
+// The words of every input error in src/shared/validation/validate.ts and of the kind errors in
 // validate-config.ts, table-driven on the pure checks: the field, the value as shown and the whole
 // message, which is what a developer reads after production redaction, and the limit's name where
 // the caller gives it. (validation.test.ts checks each error's field through every entry point.)
@@ -14,10 +14,10 @@ import {
   validateExtendBy,
   validateNameAndKey,
   validateSampleShards,
-} from "../src/shared/validate.js";
-import { LIMIT_KINDS, validateConfigShape, validateLimits, validateOptionTypes } from "../src/shared/validate-config.js";
-import type { ConcurrencyConfig } from "../src/shared/concurrency-validators.js";
-import type { InvalidRateLimitError, RateLimitConfig } from "../src/shared/validators.js";
+} from "../src/shared/validation/validate.js";
+import { LIMIT_KINDS, validateConfigShape, validateLimits, validateOptionTypes } from "../src/shared/validation/validate-config.js";
+import type { ConcurrencyConfig } from "../src/shared/shapes/concurrency-validators.js";
+import type { InvalidRateLimitError, RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 const TB = "token bucket" as const;
 const SW = "sliding window" as const;

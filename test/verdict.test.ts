@@ -1,14 +1,14 @@
-// The verdict a flow returns (src/shared/request.ts, src/shared/limit-all.ts), as tables with
+// The verdict a flow returns (src/shared/flow/request.ts, src/shared/flow/limit-all.ts), as tables with
 // explicit instants: whether a call throws, where (the component or the caller), which writes and
 // metric events it keeps, and how stale a snapshot it stands on. The component and the client only
 // execute it, so these rows are the whole rule.
 import { describe, expect, test } from "vitest";
-import { limitAllOutcome, mergeRequests } from "../src/shared/limit-all.js";
-import { raiseOf, requestFlow, type RequestOutcome } from "../src/shared/request.js";
-import { answerRead, runPlan, type KeyRow } from "../src/shared/rows.js";
-import { configTerms, termsHash } from "../src/shared/layout.js";
-import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
-import type { LimitAllArgs } from "../src/shared/limit-all-validators.js";
+import { limitAllOutcome, mergeRequests } from "../src/shared/flow/limit-all.js";
+import { raiseOf, requestFlow, type RequestOutcome } from "../src/shared/flow/request.js";
+import { answerRead, runPlan, type KeyRow } from "../src/shared/shapes/rows.js";
+import { configTerms, termsHash } from "../src/shared/shards/layout.js";
+import type { RateLimitArgs, RateLimitConfig } from "../src/shared/shapes/validators.js";
+import type { LimitAllArgs } from "../src/shared/shapes/limit-all-validators.js";
 
 const T0 = 1_000_000;
 const TB = "token bucket" as const;

@@ -4,9 +4,9 @@
 // logging the take at its instant, no earlier than notBefore), and withWithdrawn, which gives a
 // cancelled run's logged take back.
 import { describe, expect, test } from "vitest";
-import { decideRow, evaluate, paramsOf, type State } from "../src/shared/algebra.js";
-import { decodeLog, encodeLog, withWithdrawn } from "../src/shared/window-log.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { decideRow, evaluate, paramsOf, type State } from "../src/shared/kinds/algebra.js";
+import { decodeLog, encodeLog, withWithdrawn } from "../src/shared/kinds/window-log.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 const T = 1_000_000; // a window start of every period below (start 0)
 const tb: RateLimitConfig = { kind: "token bucket", rate: 2, period: 1000 };

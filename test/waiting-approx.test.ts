@@ -1,7 +1,7 @@
 // Why the approximate sliding window can't wait, with explicit instants (no database): its row can't hold takes in future windows, and carrying them as a debt puts work too early; the refusal through register() names config.exact.
 import { describe, expect, test } from "vitest";
-import { decideRow, evaluate, paramsOf, type State } from "../src/shared/algebra.js";
-import type { RateLimitConfig } from "../src/shared/validators.js";
+import { decideRow, evaluate, paramsOf, type State } from "../src/shared/kinds/algebra.js";
+import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { rateLimiter, schema, sendRef } from "./app/waiting.js";
 import { convexErrorData, makeTest } from "./setup.js";
 

@@ -2,9 +2,9 @@
 import { anyApi, type ApiFromModules } from "convex/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { MINUTE, SECOND } from "../src/client/index.js";
-import { addCounts, addEvent, countsOf, zeroCounts, type MetricEvent } from "../src/shared/metrics.js";
-import { foldFlow, pruneFlow, type FoldRead } from "../src/shared/metrics-fold.js";
-import { runPlan } from "../src/shared/rows.js";
+import { addCounts, addEvent, countsOf, zeroCounts, type MetricEvent } from "../src/shared/metrics/metrics.js";
+import { foldFlow, pruneFlow, type FoldRead } from "../src/shared/metrics/metrics-fold.js";
+import { runPlan } from "../src/shared/shapes/rows.js";
 import type * as waiting from "./app/waiting.js";
 import { rateLimiter, schema, sendRef } from "./app/waiting.js";
 import { makeTest } from "./setup.js";

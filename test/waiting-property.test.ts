@@ -15,7 +15,7 @@ import { componentsGeneric } from "convex/server";
 import { afterEach, beforeEach, describe, expect, vi } from "vitest";
 import { RateLimiter, type RateLimitConfig } from "../src/client/index.js";
 import type { ComponentApi } from "../src/component/_generated/component.js";
-import { decideRow, paramsOf, phaseOf, type State } from "../src/shared/algebra.js";
+import { decideRow, paramsOf, phaseOf, type State } from "../src/shared/kinds/algebra.js";
 import { runs, TIMEOUT } from "../tools/fast-check.js";
 import { schema, sendRef } from "./app/waiting.js";
 import { makeTest } from "./setup.js";

@@ -2,11 +2,11 @@
 // with their lookups, writes and layout migration), as tables of explicit instants and draws; each
 // names the one-line change in src/shared it catches, which the planner-level tests let through.
 import { describe, expect, test } from "vitest";
-import { MINUTE, SECOND } from "../src/shared/algebra.js";
-import { configTerms, resolvePhase, termsHash } from "../src/shared/layout.js";
-import { requestFlow, type KeyRead, type KeyRow, type RowQuery } from "../src/shared/flow.js";
-import { runPlan } from "../src/shared/rows.js";
-import type { RateLimitArgs, RateLimitConfig } from "../src/shared/validators.js";
+import { MINUTE, SECOND } from "../src/shared/kinds/algebra.js";
+import { configTerms, resolvePhase, termsHash } from "../src/shared/shards/layout.js";
+import { requestFlow, type KeyRead, type KeyRow, type RowQuery } from "../src/shared/flow/flow.js";
+import { runPlan } from "../src/shared/shapes/rows.js";
+import type { RateLimitArgs, RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { MemoryStore } from "../tools/memory-store.js";
 
 const TB = "token bucket" as const;

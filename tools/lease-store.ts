@@ -1,5 +1,5 @@
 // An in-memory stand-in for the component's `leases` table, driven by the component's own
-// concurrency flows (src/shared/concurrency.ts): reads answered as `store.readLeases` answers
+// concurrency flows (src/shared/flow/concurrency.ts): reads answered as `store.readLeases` answers
 // them, writes applied as `store.writeLeases` applies them. Tests and the demo use it where a
 // moving clock and many histories would be slow on convex-test.
 import { ConvexError } from "convex/values";
@@ -11,9 +11,9 @@ import {
   type LeaseOp,
   type LeaseQuery,
   type LeaseRecord,
-} from "../src/shared/concurrency.js";
-import { runPlan } from "../src/shared/rows.js";
-import type { AcquireArgs, AcquireResult, ConcurrencyConfig, ExtendResult, LeaseValue } from "../src/shared/concurrency-validators.js";
+} from "../src/shared/flow/concurrency.js";
+import { runPlan } from "../src/shared/shapes/rows.js";
+import type { AcquireArgs, AcquireResult, ConcurrencyConfig, ExtendResult, LeaseValue } from "../src/shared/shapes/concurrency-validators.js";
 
 type Stored = { name: string; key?: string; expiresAt: number; lease: number };
 

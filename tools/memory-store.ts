@@ -1,19 +1,20 @@
 // An in-memory stand-in for the component's tables, driven by the component's own flows
-// (src/shared/flow.ts) and clean-up decision (src/shared/idle.ts): rows kept in index order, reads
+// (src/shared/flow/flow.ts) and clean-up decision (src/shared/admin/idle.ts): rows kept in index order, reads
 // answered by `answerRead`, writes applied exactly as `store.writeKey` applies them, overrides set,
 // removed and reset as src/component/overrides.ts and `lib.resetRateLimit` do. Tests and the
 // benchmark use it where convex-test would be too slow (its index reads scan the whole table).
-import { applyFlow, creditFlow, getValueFlow, requestFlow, type KeyRow, type RowOp, type StoredRow, type Take } from "../src/shared/flow.js";
-import { answerRead, keyIdOf, type KeyInMemory } from "../src/shared/rows.js";
+import { applyFlow, creditFlow, getValueFlow, requestFlow, type KeyRow, type RowOp, type StoredRow, type Take } from "../src/shared/flow/flow.js";
+import { answerRead, keyIdOf, type KeyInMemory } from "../src/shared/shapes/rows.js";
 import { ConvexError } from "convex/values";
-import { isIdleKey } from "../src/shared/idle.js";
-import { resolvePhase } from "../src/shared/layout.js";
-import { mergeOverride, scopeOf, type Override, type OverrideEntry, type OverrideTarget } from "../src/shared/overrides.js";
-import { canonicalNetwork, networkIntervals } from "../src/shared/address.js";
-import { keyOverrideOps, resetOps, validateOverride, validateTarget } from "../src/shared/override-writes.js";
-import type { CreditArgs } from "../src/shared/validators.js";
-import { runPlan } from "../src/shared/rows.js";
-import type { GetValueArgs, GetValueResult, RateLimitArgs, RateLimitConfig, RateLimitResult } from "../src/shared/validators.js";
+import { isIdleKey } from "../src/shared/admin/idle.js";
+import { resolvePhase } from "../src/shared/shards/layout.js";
+import { mergeOverride, scopeOf } from "../src/shared/overrides/overrides.js";
+import type { Override, OverrideEntry, OverrideTarget } from "../src/shared/shapes/override-validators.js";
+import { canonicalNetwork, networkIntervals } from "../src/shared/overrides/address.js";
+import { keyOverrideOps, resetOps, validateOverride, validateTarget } from "../src/shared/admin/override-writes.js";
+import type { CreditArgs } from "../src/shared/shapes/validators.js";
+import { runPlan } from "../src/shared/shapes/rows.js";
+import type { GetValueArgs, GetValueResult, RateLimitArgs, RateLimitConfig, RateLimitResult } from "../src/shared/shapes/validators.js";
 
 /** What a clean-up over the store did, as `admin.cleanup` counts it. */
 export type CleanupTally = { rowsRead: number; keysRead: number; keysDeleted: number; rowsDeleted: number };

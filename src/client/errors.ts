@@ -1,6 +1,6 @@
 // Telling the errors this package throws apart: a refused request (`throws: true`) and a malformed
 // config or request. Both are `ConvexError`s whose data survives production redaction.
-import type { InvalidRateLimitError, RateLimitError } from "../shared/validators.js";
+import type { InvalidRateLimitError, RateLimitError } from "../shared/shapes/validators.js";
 
 /** Reads `error.data` as a plain object, or undefined; never throws (getters and Proxies may). */
 function dataOf(error: unknown): Record<string, unknown> | undefined {

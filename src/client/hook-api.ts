@@ -3,10 +3,10 @@
 // clock.
 import { mutationGeneric, queryGeneric, type GenericDataModel, type GenericQueryCtx } from "convex/server";
 import { v } from "convex/values";
-import { invalid } from "../shared/validate.js";
-import { hookQueryArgs, type HookQueryArgs, type RateLimitConfig } from "../shared/validators.js";
-import { getValueReturnsWithDetails, type GetValueReturnsWithDetails } from "../shared/value-validators.js";
-import { hookLeaseValue, type ConcurrencyConfig, type HookLeaseValue } from "../shared/concurrency-validators.js";
+import { invalid } from "../shared/validation/validate.js";
+import { hookQueryArgs, type HookQueryArgs, type RateLimitConfig } from "../shared/shapes/validators.js";
+import { getValueReturnsWithDetails, type GetValueReturnsWithDetails } from "../shared/shapes/value-validators.js";
+import { hookLeaseValue, type ConcurrencyConfig, type HookLeaseValue } from "../shared/shapes/concurrency-validators.js";
 import type { HookOptions, InstalledComponent } from "./types.js";
 
 /**

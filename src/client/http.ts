@@ -2,12 +2,12 @@
 // the IETF draft "RateLimit header fields for HTTP" (draft-ietf-httpapi-ratelimit-headers-11),
 // `Retry-After`, and a 429 response with a problem-details body (RFC 9457), all built from a
 // `limit` or `check` result with `details: true`. Pure: no clock, no I/O.
-import { invalid } from "../shared/validate.js";
-import { windowConfig } from "../shared/validate-config.js";
-import { periodIndex, periodStart } from "../shared/calendar.js";
-import type { RateLimitConfig, RateLimitReturnsWithDetails } from "../shared/validators.js";
-import type { CalendarConfig } from "../shared/calendar-validators.js";
-import type { LeaseValue } from "../shared/concurrency-validators.js";
+import { invalid } from "../shared/validation/validate.js";
+import { windowConfig } from "../shared/validation/validate-config.js";
+import { periodIndex, periodStart } from "../shared/core/calendar.js";
+import type { RateLimitConfig, RateLimitReturnsWithDetails } from "../shared/shapes/validators.js";
+import type { CalendarConfig } from "../shared/shapes/calendar-validators.js";
+import type { LeaseValue } from "../shared/shapes/concurrency-validators.js";
 
 /**
  * Where the HTTP helpers find limit `Name`'s config: the config itself (e.g. the inline `config`

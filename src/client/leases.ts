@@ -1,8 +1,8 @@
 // The concurrency-limit methods of RateLimiter (`kind: "concurrency"`): acquire a slot as a lease,
 // release it, extend it. RateLimiter extends this class.
 import { ConvexError } from "convex/values";
-import type { AcquireResult, ExtendResult, LimitConfig } from "../shared/concurrency-validators.js";
-import { validateOptionTypes } from "../shared/validate-config.js";
+import type { AcquireResult, ExtendResult, LimitConfig } from "../shared/shapes/concurrency-validators.js";
+import { validateOptionTypes } from "../shared/validation/validate-config.js";
 import type { ConcurrencyName, ConcurrencyNamesOf } from "./names.js";
 import { OverrideMethods } from "./overrides.js";
 import { acquireRequest, concurrencyConfigFor, generated } from "./resolve.js";

@@ -9,9 +9,9 @@
 // optional whatever the name, so tsc never stops at "Expected 3 arguments, but got 2", and the
 // name's parameter type is computed from the name and from whether the options carry a `config`
 // (the type parameter C, `never` when they don't).
-import type { RateLimitConfig } from "../shared/validators.js";
-import type { CalendarConfig } from "../shared/calendar-validators.js";
-import type { ConcurrencyConfig } from "../shared/concurrency-validators.js";
+import type { RateLimitConfig } from "../shared/shapes/validators.js";
+import type { CalendarConfig } from "../shared/shapes/calendar-validators.js";
+import type { ConcurrencyConfig } from "../shared/shapes/concurrency-validators.js";
 
 /** The names of the limits in `Limits`, the RateLimiter's constructor argument. */
 export type NamesOf<Limits> = keyof Limits & string;

@@ -1,14 +1,14 @@
 // The operating methods of RateLimiter: the idle-key clean-up, the admin listings of keys and
 // names, and metrics (read and fold). RateLimiter extends this class; it decides nothing itself.
 import type { PaginationOptions, PaginationResult } from "convex/server";
-import type { KeyStatus } from "../shared/idle.js";
-import type { FoldResult, MetricsResult } from "../shared/metrics.js";
-import { heatOfMetrics, validateMutationMs } from "../shared/heat.js";
-import { validateConfig } from "../shared/validate.js";
-import { windowConfig } from "../shared/validate-config.js";
-import { isAsync, type RateLimitConfig } from "../shared/validators.js";
-import type { CalendarConfig } from "../shared/calendar-validators.js";
-import type { LimitConfig } from "../shared/concurrency-validators.js";
+import type { KeyStatus } from "../shared/admin/idle.js";
+import type { FoldResult, MetricsResult } from "../shared/metrics/metrics.js";
+import { heatOfMetrics, validateMutationMs } from "../shared/metrics/heat.js";
+import { validateConfig } from "../shared/validation/validate.js";
+import { windowConfig } from "../shared/validation/validate-config.js";
+import { isAsync, type RateLimitConfig } from "../shared/shapes/validators.js";
+import type { CalendarConfig } from "../shared/shapes/calendar-validators.js";
+import type { LimitConfig } from "../shared/shapes/concurrency-validators.js";
 import type { ConfigOption, LimitName, NamesOf, RateLimitName, RateLimits } from "./names.js";
 import { anyConfigFor, configFor, generated } from "./resolve.js";
 import type { CleanupResult, RunMutationCtx, RunQueryCtx } from "./types.js";

@@ -3,12 +3,12 @@
 import type { PaginationOptions, PaginationResult } from "convex/server";
 import type { FunctionReturnType } from "convex/server";
 import type { ComponentApi } from "../component/_generated/component.js";
-import type { LimitConfig } from "../shared/concurrency-validators.js";
-import type { OverrideEntry, OverrideTarget } from "../shared/overrides.js";
-import { validateOverride, windowOverride } from "../shared/override-writes.js";
-import { validateOptionTypes } from "../shared/validate-config.js";
-import type { RateLimitConfig } from "../shared/validators.js";
-import type { CalendarConfig } from "../shared/calendar-validators.js";
+import type { LimitConfig } from "../shared/shapes/concurrency-validators.js";
+import type { OverrideEntry, OverrideTarget } from "../shared/shapes/override-validators.js";
+import { validateOverride, windowOverride } from "../shared/admin/override-writes.js";
+import { validateOptionTypes } from "../shared/validation/validate-config.js";
+import type { RateLimitConfig } from "../shared/shapes/validators.js";
+import type { CalendarConfig } from "../shared/shapes/calendar-validators.js";
 import type { NamesOf, RateLimits } from "./names.js";
 import { configFor, generated } from "./resolve.js";
 import type { InstalledComponent, RunMutationCtx, RunQueryCtx } from "./types.js";

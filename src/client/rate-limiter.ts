@@ -2,12 +2,12 @@
 // then executes what the component's verdict says (return, or throw). It decides nothing itself.
 import type { GenericDataModel } from "convex/server";
 import { ConvexError } from "convex/values";
-import { validateLimits, windowConfig } from "../shared/validate-config.js";
+import { validateLimits, windowConfig } from "../shared/validation/validate-config.js";
 import type { CheckedRequests, ConcurrencyNamesOf, ConfigOption, LimitName, NamesOf, RateLimitName, RateLimits } from "./names.js";
-import type { RateLimitConfig, RateLimitDetails } from "../shared/validators.js";
-import type { CalendarConfig } from "../shared/calendar-validators.js";
-import type { LimitAllResult } from "../shared/limit-all-validators.js";
-import type { LeaseValue, LimitConfig } from "../shared/concurrency-validators.js";
+import type { RateLimitConfig, RateLimitDetails } from "../shared/shapes/validators.js";
+import type { CalendarConfig } from "../shared/shapes/calendar-validators.js";
+import type { LimitAllResult } from "../shared/shapes/limit-all-validators.js";
+import type { LeaseValue, LimitConfig } from "../shared/shapes/concurrency-validators.js";
 import { acquireRequest, anyConfigFor, configFor, generated, request, requestAll } from "./resolve.js";
 import { hookAPI, leaseHookAPI, type HookAPIOf } from "./hook-api.js";
 import { type WaitCheckOptions, type WaitCheckResult } from "./waiting.js";

@@ -1,8 +1,8 @@
 // Who is calling: keys made from the request's address and user agent (`RateLimiter.requestKey`),
 // optionally hashed with the app's secret, and the address a limit with network entries is matched
-// by. Addresses are parsed and normalized by the pure src/shared/address.ts.
-import { addressKey, parseAddress, validateIpv6Prefix } from "../shared/address.js";
-import { invalid, MAX_NAME_LENGTH } from "../shared/validate.js";
+// by. Addresses are parsed and normalized by the pure src/shared/overrides/address.ts.
+import { addressKey, parseAddress, validateIpv6Prefix } from "../shared/overrides/address.js";
+import { invalid, MAX_NAME_LENGTH } from "../shared/validation/validate.js";
 
 /** What `requestKey` reads a key from: the address, the user agent, or both. */
 export type RequestKeyBy = "ip" | "userAgent" | "ip+userAgent";

@@ -1,10 +1,10 @@
 // Resolving a call's limit: a name given to the constructor, or an inline config; its options
 // checked before Convex's validators; and the arguments each component function takes.
-import { invalid } from "../shared/validate.js";
-import { validateCalendar, validateCalendarShape, validateOptionTypes, windowConfig } from "../shared/validate-config.js";
-import type { ConcurrencyConfig, LimitConfig } from "../shared/concurrency-validators.js";
-import type { RateLimitArgs, RateLimitConfig } from "../shared/validators.js";
-import type { CalendarConfig } from "../shared/calendar-validators.js";
+import { invalid } from "../shared/validation/validate.js";
+import { validateCalendar, validateCalendarShape, validateOptionTypes, windowConfig } from "../shared/validation/validate-config.js";
+import type { ConcurrencyConfig, LimitConfig } from "../shared/shapes/concurrency-validators.js";
+import type { RateLimitArgs, RateLimitConfig } from "../shared/shapes/validators.js";
+import type { CalendarConfig } from "../shared/shapes/calendar-validators.js";
 import type { LimitAllOptions, LimitAllRequest, RequestOptions } from "./types.js";
 
 /** The limits a `RateLimiter` was constructed with, by name. */

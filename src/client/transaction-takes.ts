@@ -2,8 +2,8 @@
 // transaction decides exactly: a stale snapshot can't see the transaction's own takes, and the
 // component can't tell which transaction calls it, so the client, which holds the caller's `ctx`
 // (one object per transaction), remembers.
-import { keyIdOf } from "../shared/rows.js";
-import { isAsync, type RateLimitConfig } from "../shared/validators.js";
+import { keyIdOf } from "../shared/shapes/rows.js";
+import { isAsync, type RateLimitConfig } from "../shared/shapes/validators.js";
 
 /**
  * The keys each transaction has taken from asynchronously, by the transaction's `ctx` (one object

@@ -2,7 +2,7 @@
 // the constructor or not (so a misspelled name fails to compile), and what each returns.
 import type { FunctionReturnType, GenericActionCtx, GenericDataModel, GenericMutationCtx, GenericQueryCtx } from "convex/server";
 import type { ComponentApi } from "../component/_generated/component.js";
-import type { CalendarConfig } from "../shared/calendar-validators.js";
+import type { CalendarConfig } from "../shared/shapes/calendar-validators.js";
 import type {
   GetValueReturns,
   GetValueReturnsWithDetails,
@@ -12,7 +12,7 @@ import type {
   RateLimitDetails,
   RateLimitReturns,
   RateLimitReturnsWithDetails,
-} from "../shared/validators.js";
+} from "../shared/shapes/validators.js";
 
 /**
  * The installed component as the client takes it: `components.rateLimiter`. `admin`, `metrics`, `leases`, `overrides`, `runs`,

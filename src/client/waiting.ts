@@ -3,10 +3,10 @@
 // `waitUntilAllowed` (an action sleeps until its turn). RateLimiter extends this class.
 import { createFunctionHandle, getFunctionName, type FunctionReference, type OptionalRestArgs } from "convex/server";
 import { ConvexError } from "convex/values";
-import type { LimitConfig } from "../shared/concurrency-validators.js";
-import { invalid } from "../shared/validate.js";
-import { validateOptionTypes, windowConfig } from "../shared/validate-config.js";
-import type { RateLimitConfig, RateLimitError } from "../shared/validators.js";
+import type { LimitConfig } from "../shared/shapes/concurrency-validators.js";
+import { invalid } from "../shared/validation/validate.js";
+import { validateOptionTypes, windowConfig } from "../shared/validation/validate-config.js";
+import type { RateLimitConfig, RateLimitError } from "../shared/shapes/validators.js";
 import {
   DEFAULT_ACTION_MAX_WAIT,
   DEFAULT_MAX_WAIT,
@@ -17,7 +17,7 @@ import {
   type RunResult,
   type WaitArgs,
   type WaitCallResult,
-} from "../shared/wait.js";
+} from "../shared/flow/wait.js";
 import { LeaseMethods } from "./leases.js";
 import type { ConfigOption, NamesOf, RateLimitName, RateLimits } from "./names.js";
 import { withIp } from "./request-key.js";

@@ -1,19 +1,19 @@
 // Admin functions: the clean-up of idle keys, and listings of limit names and of a limit's keys for
 // admin pages. Thin loops over the `name` index; what is idle and what a key holds are decided in
-// src/shared/idle.ts.
+// src/shared/admin/idle.ts.
 import { paginationOptsValidator, paginationResultValidator, type PaginationResult } from "convex/server";
 import { v } from "convex/values";
-import { cleanupCursor, cleanupFlow, cleanupLimit, cleanupResult, type CleanupResult } from "../shared/cleanup.js";
-import { keyStatus, keyStatusValidator, type KeyStatus } from "../shared/idle.js";
-import { runPlanAsync } from "../shared/rows.js";
-import { invalid, validateConfig, validateNameAndKey } from "../shared/validate.js";
-import { configValidator } from "../shared/validators.js";
+import { cleanupCursor, cleanupFlow, cleanupLimit, cleanupResult, type CleanupResult } from "../shared/admin/cleanup.js";
+import { keyStatus, keyStatusValidator, type KeyStatus } from "../shared/admin/idle.js";
+import { runPlanAsync } from "../shared/shapes/rows.js";
+import { invalid, validateConfig, validateNameAndKey } from "../shared/validation/validate.js";
+import { configValidator } from "../shared/shapes/validators.js";
 import { api } from "./_generated/api.js";
 import { deleteDocs, firstRow, keyRows, knownTerms, nameAfter, namePage, pendingTakes, readCleanup, rowOf } from "./store.js";
 import type { Doc, Id } from "./_generated/dataModel.js";
 import { mutation, query } from "./_generated/server.js";
 
-export { CLEANUP_BATCH, MAX_CLEANUP_BATCH } from "../shared/cleanup.js";
+export { CLEANUP_BATCH, MAX_CLEANUP_BATCH } from "../shared/admin/cleanup.js";
 /** MAX_NAMES_PAGE is the most names one page of `listNames` may ask for (1000). */
 export const MAX_NAMES_PAGE = 1000;
 

@@ -5,9 +5,9 @@
 // applied exactly once, however often the loop restarts.
 import { defineBatchWorkerValidators } from "@convex-dev/batch-worker";
 import { v } from "convex/values";
-import { applyFlow } from "../shared/apply.js";
-import { keyIdOf, runPlanAsync } from "../shared/rows.js";
-import { pendingTakeFields } from "../shared/stored.js";
+import { applyFlow } from "../shared/flow/apply.js";
+import { keyIdOf, runPlanAsync } from "../shared/shapes/rows.js";
+import { pendingTakeFields } from "../shared/shapes/stored.js";
 import type { Id } from "./_generated/dataModel.js";
 import { internalMutation, internalQuery } from "./_generated/server.js";
 import { deleteDocs, readKey, takeExists, takesFrom, writeKey } from "./store.js";

@@ -1,12 +1,12 @@
 // The registered functions of concurrency limits: thin loops over the store. Every decision
 // (validation, what counts as in flight, what to write, whether to throw) is a pure flow in
-// src/shared/concurrency.ts; a handler answers its reads and executes what it returns.
+// src/shared/flow/concurrency.ts; a handler answers its reads and executes what it returns.
 import { ConvexError, v } from "convex/values";
-import { acquireFlow, extendFlow, leaseValueFlow, releaseFlow } from "../shared/concurrency.js";
-import { runPlanAsync } from "../shared/rows.js";
-import { invalid, validateNameAndKey } from "../shared/validate.js";
-import { rateLimitReturns } from "../shared/validators.js";
-import { acquireArgs, acquireCallResult, extendArgs, extendResult, leaseValueArgs, leaseValueResult, type AcquireCallResult } from "../shared/concurrency-validators.js";
+import { acquireFlow, extendFlow, leaseValueFlow, releaseFlow } from "../shared/flow/concurrency.js";
+import { runPlanAsync } from "../shared/shapes/rows.js";
+import { invalid, validateNameAndKey } from "../shared/validation/validate.js";
+import { rateLimitReturns } from "../shared/shapes/validators.js";
+import { acquireArgs, acquireCallResult, extendArgs, extendResult, leaseValueArgs, leaseValueResult, type AcquireCallResult } from "../shared/shapes/concurrency-validators.js";
 import type { Id } from "./_generated/dataModel.js";
 import { mutation, query } from "./_generated/server.js";
 import { recordMetric } from "./metrics.js";

@@ -3,22 +3,22 @@
 // throw, whether a stale decision stands) is a pure flow in src/shared; a handler answers the
 // flow's reads from the database and executes the verdict it returns.
 import { ConvexError, v, type Infer } from "convex/values";
-import { creditFlow } from "../shared/credit.js";
-import { limitAllOutcome, mergeRequests, type LimitAllOutcome } from "../shared/limit-all.js";
-import { MAX_STALENESS_MS, staleVerdict } from "../shared/overload.js";
-import { requestFlow, type Raise, type RequestOutcome } from "../shared/request.js";
+import { creditFlow } from "../shared/flow/credit.js";
+import { limitAllOutcome, mergeRequests, type LimitAllOutcome } from "../shared/flow/limit-all.js";
+import { MAX_STALENESS_MS, staleVerdict } from "../shared/shards/overload.js";
+import { requestFlow, type Raise, type RequestOutcome } from "../shared/flow/request.js";
 
 export { MAX_STALENESS_MS };
-import { runPlanAsync, type RowQuery } from "../shared/rows.js";
-import { keyOverrideOps } from "../shared/override-writes.js";
-import { validateNameAndKey } from "../shared/validate.js";
-import { getValueFlow } from "../shared/value.js";
-import { runAtFlow } from "../shared/wait.js";
-import { configArgValidator, creditArgs, isAsync, rateLimitArgs, rateLimitCallReturns, rateLimitErrorValidator, rateLimitResult, type RateLimitArgs, type RateLimitCallResult, type RateLimitError } from "../shared/validators.js";
-import { getValueArgs, getValueResult } from "../shared/value-validators.js";
-import { limitAllArgs, limitAllCallResult, limitAllResult, type LimitAllArgs, type LimitAllCallResult } from "../shared/limit-all-validators.js";
-import { takeValidator } from "../shared/stored.js";
-import { decisionEvent, type DecisionEvent } from "../shared/metrics.js";
+import { runPlanAsync, type RowQuery } from "../shared/shapes/rows.js";
+import { keyOverrideOps } from "../shared/admin/override-writes.js";
+import { validateNameAndKey } from "../shared/validation/validate.js";
+import { getValueFlow } from "../shared/flow/value.js";
+import { runAtFlow } from "../shared/flow/wait.js";
+import { configArgValidator, creditArgs, isAsync, rateLimitArgs, rateLimitCallReturns, rateLimitErrorValidator, rateLimitResult, type RateLimitArgs, type RateLimitCallResult, type RateLimitError } from "../shared/shapes/validators.js";
+import { getValueArgs, getValueResult } from "../shared/shapes/value-validators.js";
+import { limitAllArgs, limitAllCallResult, limitAllResult, type LimitAllArgs, type LimitAllCallResult } from "../shared/shapes/limit-all-validators.js";
+import { takeValidator } from "../shared/shapes/stored.js";
+import { decisionEvent, type DecisionEvent } from "../shared/metrics/metrics.js";
 import { api, internal } from "./_generated/api.js";
 import type { Id } from "./_generated/dataModel.js";
 import { internalQuery, mutation, query, type DatabaseReader, type DatabaseWriter } from "./_generated/server.js";

@@ -24,7 +24,7 @@ import {
   type MetricOutcome,
   type MetricsResult,
   type MetricTopKey,
-} from "../shared/metrics.js";
+} from "../shared/metrics/metrics.js";
 import {
   DEFAULT_RETAIN_MS,
   FOLD_BATCH,
@@ -33,9 +33,9 @@ import {
   MAX_FOLD_BATCH,
   pruneFlow,
   type FoldQuery,
-} from "../shared/metrics-fold.js";
-import { runPlanAsync } from "../shared/rows.js";
-import { invalid, validateNameAndKey } from "../shared/validate.js";
+} from "../shared/metrics/metrics-fold.js";
+import { runPlanAsync } from "../shared/shapes/rows.js";
+import { invalid, validateNameAndKey } from "../shared/validation/validate.js";
 import { api } from "./_generated/api.js";
 import { mutation, query, type DatabaseWriter } from "./_generated/server.js";
 import { eventsIn, insertMetricEvent, keySummariesIn, readFold, summariesIn, writeFold, type MetricIds } from "./storeMetrics.js";
@@ -72,7 +72,7 @@ export async function recordMetric(
  * {@link MAX_FOLD_BATCH}) and schedules itself until everything is folded and pruned. Cost per
  * transaction: the events read and deleted, plus one index lookup and one write per (name,
  * minute) and per (name, minute, key) with refusals in the batch. What it reads, writes and
- * whether it goes on are planned by `foldFlow` and `pruneFlow` (src/shared/metrics-fold.ts).
+ * whether it goes on are planned by `foldFlow` and `pruneFlow` (src/shared/metrics/metrics-fold.ts).
  */
 export const fold = mutation({
   args: foldArgs,

@@ -1,13 +1,14 @@
 // Overrides as data: set, read, list and remove a limit's override for one key, one network or
 // one tier. Only the app's own server code can call these (a component's functions are never
-// reachable from clients). The checks and the rows' writes are pure (src/shared/override-writes.ts); a request
+// reachable from clients). The checks and the rows' writes are pure (src/shared/admin/override-writes.ts); a request
 // never writes here, so overrides add no conflicts to the hot path.
 import { paginationOptsValidator, paginationResultValidator } from "convex/server";
 import { v } from "convex/values";
-import { canonicalNetwork } from "../shared/address.js";
-import { overrideEntryValidator, overrideRecord, overrideScope, overrideTarget, scopeOf, type Override, type OverrideTarget } from "../shared/overrides.js";
-import { keyOverrideOps, validateOverride, validateTarget } from "../shared/override-writes.js";
-import { configArgValidator } from "../shared/validators.js";
+import { canonicalNetwork } from "../shared/overrides/address.js";
+import { scopeOf } from "../shared/overrides/overrides.js";
+import { overrideEntryValidator, overrideRecord, overrideScope, overrideTarget, type Override, type OverrideTarget } from "../shared/shapes/override-validators.js";
+import { keyOverrideOps, validateOverride, validateTarget } from "../shared/admin/override-writes.js";
+import { configArgValidator } from "../shared/shapes/validators.js";
 import type { Doc } from "./_generated/dataModel.js";
 import { mutation, query } from "./_generated/server.js";
 import { keyRows, overrideOf, overridesPage, putOverride, rebuildNetworks, removeOverride, rowOf, writeKey } from "./store.js";

@@ -1,16 +1,16 @@
 // Waiting until allowed: the component's functions that queue work behind a limit (a reservation
 // taken now, the work scheduled at the first instant it is allowed) and cancel it. The decision is
-// the pure `waitFlow` (src/shared/wait.ts); these handlers answer its reads and execute it.
+// the pure `waitFlow` (src/shared/flow/wait.ts); these handlers answer its reads and execute it.
 import type { FunctionHandle } from "convex/server";
 import { v } from "convex/values";
-import { creditFlow } from "../shared/credit.js";
-import { runPlanAsync } from "../shared/rows.js";
-import { invalid } from "../shared/validate.js";
-import { configArgValidator } from "../shared/validators.js";
-import { cancelResult, checkWait, waitArgs, waitCallResult, waitFlow, type CancelResult, type WaitCallResult } from "../shared/wait.js";
+import { creditFlow } from "../shared/flow/credit.js";
+import { runPlanAsync } from "../shared/shapes/rows.js";
+import { invalid } from "../shared/validation/validate.js";
+import { configArgValidator } from "../shared/shapes/validators.js";
+import { cancelResult, checkWait, waitArgs, waitCallResult, waitFlow, type CancelResult, type WaitCallResult } from "../shared/flow/wait.js";
 import type { Id } from "./_generated/dataModel.js";
 import { mutation, query } from "./_generated/server.js";
-import { recordsMetrics } from "../shared/metrics.js";
+import { recordsMetrics } from "../shared/metrics/metrics.js";
 import { recordMetric } from "./metrics.js";
 import { readKey, writeKey } from "./store.js";
 import { deleteRun, insertRun, normalizeJob, pendingRuns, pruneRuns, queuedUntil, runOfJob, scheduledJob } from "./storeRuns.js";

@@ -1,8 +1,8 @@
 import { defineSchema, defineTable } from "convex/server";
 import { v } from "convex/values";
-import { metricEventFields, metricStoredCountFields } from "../shared/metrics.js";
-import { networkIntervalFields, overrideDocFields, pendingTakeFields, storedRowFields, termsFields } from "../shared/stored.js";
-import { queuedRunFields } from "../shared/wait.js";
+import { metricEventFields, metricStoredCountFields } from "../shared/metrics/metrics.js";
+import { networkIntervalFields, overrideDocFields, pendingTakeFields, storedRowFields, termsFields } from "../shared/shapes/stored.js";
+import { queuedRunFields } from "../shared/flow/wait.js";
 
 export default defineSchema({
   /**

@@ -1,18 +1,19 @@
 // The component's database adapter: the one module that queries and writes its tables (but the
 // metrics tables', in storeMetrics.ts, and the queued runs', in storeRuns.ts; test/one-store.test.ts
 // checks it).
-// It answers the flows' reads (src/shared/rows.ts, cleanup.ts, concurrency.ts) and executes their
+// It answers the flows' reads (src/shared/shapes/rows.ts, cleanup.ts, concurrency.ts) and executes their
 // writes; every query is written once, here. Handlers import it; it imports no handler.
-import type { LeaseInsert, LeaseOp, LeaseQuery, LeaseRecord } from "../shared/concurrency.js";
-import type { KeyRead, KeyRow, RowOp, RowQuery } from "../shared/rows.js";
-import { networkIntervals, type NetworkInterval } from "../shared/address.js";
-import { scopeOf, type OverrideEntry, type OverrideScope, type OverrideTarget } from "../shared/overrides.js";
-import { resetOps } from "../shared/override-writes.js";
-import type { RateLimitConfig } from "../shared/validators.js";
-import type { Take } from "../shared/stored.js";
+import type { LeaseInsert, LeaseOp, LeaseQuery, LeaseRecord } from "../shared/flow/concurrency.js";
+import type { KeyRead, KeyRow, RowOp, RowQuery } from "../shared/shapes/rows.js";
+import { networkIntervals } from "../shared/overrides/address.js";
+import { scopeOf } from "../shared/overrides/overrides.js";
+import type { NetworkInterval, OverrideEntry, OverrideScope, OverrideTarget } from "../shared/shapes/override-validators.js";
+import { resetOps } from "../shared/admin/override-writes.js";
+import type { RateLimitConfig } from "../shared/shapes/validators.js";
+import type { Take } from "../shared/shapes/stored.js";
 import type { Doc, Id, TableNames } from "./_generated/dataModel.js";
 import type { PaginationOptions, PaginationResult, WithoutSystemFields } from "convex/server";
-import { MAX_CLEANUP_TIERS, type CleanupQuery, type CleanupRead } from "../shared/cleanup.js";
+import { MAX_CLEANUP_TIERS, type CleanupQuery, type CleanupRead } from "../shared/admin/cleanup.js";
 import type { DatabaseReader, DatabaseWriter, MutationCtx } from "./_generated/server.js";
 import { wakeApplier } from "./wake.js";
 

@@ -1,8 +1,8 @@
 // The database adapter of the metrics tables (`metricEvents`, `metricBuckets`, `metricKeys`), as
 // store.ts is of the others: the one module that queries and writes them. It answers the fold's
-// reads (src/shared/metrics-fold.ts) and executes its writes, records events and reads a span for
+// reads (src/shared/metrics/metrics-fold.ts) and executes its writes, records events and reads a span for
 // `metrics.get`. Handlers import it; it imports no handler.
-import type { FoldQuery, FoldRead, FoldWrite } from "../shared/metrics-fold.js";
+import type { FoldQuery, FoldRead, FoldWrite } from "../shared/metrics/metrics-fold.js";
 import type { Doc, Id } from "./_generated/dataModel.js";
 import type { DatabaseReader, DatabaseWriter } from "./_generated/server.js";
 import type { WithoutSystemFields } from "convex/server";

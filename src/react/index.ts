@@ -4,13 +4,13 @@
 import { useConvex, useQuery } from "convex/react";
 import { getFunctionName, makeFunctionReference, type FunctionReference } from "convex/server";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import { stateOf } from "../shared/algebra.js";
-import { calculateRateLimit } from "../shared/predict.js";
-import { predictAcquire } from "../shared/concurrency.js";
-import { blockedWait } from "../shared/overrides.js";
-import { invalid } from "../shared/validate.js";
-import type { GetValueResult, HookQueryArgs, RateLimitConfig } from "../shared/validators.js";
-import type { HookLeaseValue, LimitConfig } from "../shared/concurrency-validators.js";
+import { stateOf } from "../shared/kinds/algebra.js";
+import { calculateRateLimit } from "../shared/kinds/predict.js";
+import { predictAcquire } from "../shared/flow/concurrency.js";
+import { blockedWait } from "../shared/overrides/overrides.js";
+import { invalid } from "../shared/validation/validate.js";
+import type { GetValueResult, HookQueryArgs, RateLimitConfig } from "../shared/shapes/validators.js";
+import type { HookLeaseValue, LimitConfig } from "../shared/shapes/concurrency-validators.js";
 
 /**
  * GetRateLimitValueQuery is the type of the public query `rateLimiter.hookAPI(...)` returns as

@@ -1,0 +1,211 @@
+// Deciding one request against a limit's shard rows with the power of two choices. Pure: the
+// caller supplies the rows it read and the random draws; the planner says which shard to read
+// next and, at the end, which tokens to take from which shard.
+import { decideRow, delayUntil, evaluate, leastDelay, valueAt, withValue, type Params, type State } from "../kinds/algebra.js";
+import type { Plan, ShardRead } from "./shard.js";
+import { holds, nearEmptyRule, planNearEmpty } from "./overload.js";
+import { landed, minus, pairAccepts } from "../core/split.js";
+import { math } from "../core/math.js";
+
+/**
+ * COMFORT_FRACTION says, per kind, when a shard is "comfortable": when, after serving the request,
+ * it still holds at least this fraction of its capacity. Only then does a request read a single
+ * shard; otherwise it reads a second and takes from the fuller (or both). Lower means fewer reads
+ * (less contention) but shards drift further apart. A token bucket shard that sits full wastes
+ * the refill it can't hold, so token buckets keep their shards closer (½); a fixed window refills
+ * all at once at its boundary, so drawing a shard low mid-window wastes nothing (¼), and a
+ * sliding window (exact or not), whose shards hold at most their window's share, wastes no more
+ * than it (¼). `npm run
+ * bench` measures the trade-off; see docs/hot-limits.md, "Sharding".
+ */
+export const COMFORT_FRACTION: Readonly<Record<Params["kind"], number>> = {
+  "token bucket": 0.5,
+  "fixed window": 0.25,
+  "sliding window": 0.25,
+  "exact sliding window": 0.25,
+};
+
+export type { Plan, ShardRead, ShardWrite } from "./shard.js";
+
+/** Picks two distinct shards from two uniform draws in [0, 1). */
+export function pickTwo(n: number, r1: number, r2: number): [number, number] {
+  const a = math.min(n - 1, math.floor(r1 * n));
+  if (n === 1) return [a, a];
+  const b = (a + 1 + math.min(n - 2, math.floor(r2 * (n - 1)))) % n;
+  return [a, b];
+}
+
+/**
+ * The decision flow of one request, as a generator so one flow serves both the component (which
+ * reads rows from the database, asynchronously) and in-memory models (tests, the benchmark): it
+ * yields the number of each shard it needs and is sent back that shard's `ShardRead`. A shard may
+ * be asked for again; answer with its current state (the component's view may have switched to a
+ * migrated layout).
+ *
+ * It reads one shard, and a second only when the first can't serve comfortably (power of two
+ * choices): then it takes from the fuller, or from both together, or refuses. On shards that hold
+ * several requests' worth, near empty it is stricter, so that under overload the excess is
+ * refused rather than raced for (see `nearEmptyRule` in overload.ts): it combines no partial
+ * tokens, and on bigger shards still reads a second shard only when the first can't serve, and
+ * takes from it only what it can spare. A peek (`count` 0) reads every shard instead (see
+ * {@link planPeek}). Otherwise it never reads a third: reading on when the pair refuses serves a tight limit slightly better one request at a
+ * time, but under overload it sends every request after the last tokens, where they conflict and
+ * fail instead of being refused (`npm run simulate`; see docs/hot-limits.md). `comfort`
+ * overrides {@link COMFORT_FRACTION} (the benchmark sweeps it). `nearEmpty` false keeps the pair
+ * near empty whatever the shards' size: an asynchronous limit decides first on a stale snapshot,
+ * whose reads race for nothing, and a second shard read there keeps more decisions standing on it.
+ * `notBefore` (ms) is passed to `decideRow`: an exact sliding window's reservation is logged no
+ * earlier (waiting until allowed, behind work queued before).
+ */
+export function* planRequest(
+  n: number,
+  now: number,
+  count: number,
+  reserve: boolean,
+  random: () => number,
+  comfort?: number,
+  nearEmpty = true,
+  notBefore?: number,
+): Generator<number, Plan, ShardRead> {
+  const [first, second] = pickTwo(n, random(), random());
+  if (count === 0 && n > 1) {
+    // A peek answers for the whole limit: no shard may be in debt. It writes nothing, but in a
+    // mutation every shard it reads joins the read set: peeks are for occasional checks.
+    const all: ShardRead[] = [];
+    for (let shard = 0; shard < n; shard++) all.push(yield shard);
+    return planPeek(all, now);
+  }
+  const a = yield first;
+  if (n === 1 || isComfortable(a, now, count, comfort)) return planOne(yield first, now, count, reserve, notBefore);
+  // Near empty, on shards big enough, read no second shard when the first can serve, and never
+  // combine two shards' partial tokens: see nearEmptyRule.
+  if (nearEmpty && nearEmptyRule(a, count, reserve) === "alone" && holds(a, now, count)) return planOne(yield first, now, count, reserve, notBefore);
+  const b = yield second;
+  const again = yield first;
+  const rule = nearEmpty ? nearEmptyRule(a, count, reserve, b) : "pair";
+  return rule === "pair" ? planTwo(again, b, now, count, reserve) : planNearEmpty(rule, again, b, now, count);
+}
+
+/**
+ * planPeek decides a peek (`count` 0) on a sharded limit from every shard: ok when none is in
+ * debt; otherwise refused until the last debt is repaid (`retryAfter`, least whole ms), listing
+ * the shards in debt.
+ */
+export function planPeek(all: readonly ShardRead[], now: number): Plan {
+  // `!(>= 0)`: a corrupt (NaN) value counts as owing, never as ok.
+  const owing = all.filter((r) => !(evaluate(r.state, r.p, now).value >= 0));
+  if (owing.length === 0) return { ok: true, writes: [], shards: all.map((r) => r.shard) };
+  const retryAfter = math.max(...owing.map((r) => delayUntil(r.state, r.p, now, 0)));
+  return { ok: false, retryAfter, writes: [], shards: owing.map((r) => r.shard) };
+}
+
+/** Decides against one row: the whole unsharded limit, or a sharded one's comfortable first pick. */
+export function planOne(read: ShardRead, now: number, count: number, reserve: boolean, notBefore?: number): Plan {
+  const d = decideRow(read.state, read.p, now, count, reserve, notBefore);
+  const shards = [read.shard];
+  if (!d.ok) return { ok: false, retryAfter: d.retryAfter, writes: [], shards };
+  const writes = d.next ? [{ shard: read.shard, state: d.next }] : [];
+  return d.retryAfter === undefined
+    ? { ok: true, writes, shards }
+    : { ok: true, retryAfter: d.retryAfter, writes, shards };
+}
+
+/**
+ * Whether the first shard read can serve the request and keep `comfort` (default
+ * {@link COMFORT_FRACTION} of its kind) of its capacity: then read no more.
+ */
+export function isComfortable(read: ShardRead, now: number, count: number, comfort?: number): boolean {
+  const cur = evaluate(read.state, read.p, now);
+  return minus(cur.value, count) >= (comfort ?? COMFORT_FRACTION[read.p.kind]) * read.p.capacity;
+}
+
+/**
+ * Splits `total` tokens between two shards so they end balanced: in proportion to their rates
+ * (so debts are repaid at the same moment), clamped to each shard's bounds; in whole tokens when
+ * the total is whole (so fixed windows never strand fractions); and for a reservation (`gather`),
+ * `a`'s in whole tokens, so a fraction of the total stays on one shard. Split over both, a
+ * reservation's fractions spread over every shard of the limit, and with each shard a fraction
+ * short of its `maxReserved` no pair can reserve one more token, though the limit may owe it;
+ * kept on one, a pair of shards that both hold fractions leaves one of them whole.
+ */
+function balance(total: number, a: Params, b: Params, gather: boolean): [number, number] {
+  let va = (total * a.rate) / (a.rate + b.rate);
+  if (gather || Number.isInteger(total)) va = math.round(va);
+  va = math.min(a.capacity, math.max(0 - a.maxReserved, va));
+  let vb = total - va;
+  if (vb > b.capacity) {
+    vb = b.capacity;
+    va = total - vb;
+  } else if (vb < -b.maxReserved) {
+    vb = 0 - b.maxReserved; // not -0 when nothing may be reserved
+    va = total - vb;
+  }
+  return [va, vb];
+}
+
+/**
+ * Decides against two shards (power of two choices). Takes from the fuller one when it can serve
+ * the request alone; otherwise from both together, leaving them balanced (also into reserved debt,
+ * with `reserve`). Refused when the pair together can't: `retryAfter` is then when the same
+ * pair, with no other traffic, could serve it; a retry may land on other shards, which can only
+ * be fuller than refused ones in expectation, not for certain.
+ */
+export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, reserve: boolean): Plan {
+  const ca = evaluate(a.state, a.p, now);
+  const cb = evaluate(b.state, b.p, now);
+  const floor = reserve && count > 0 ? -(a.p.maxReserved + b.p.maxReserved) : 0;
+  const shards = [a.shard, b.shard];
+  if (!pairAccepts(ca.value, cb.value, count, floor)) {
+    const rate = (a.p.rate + b.p.rate) / a.p.period;
+    const guess = math.max(ca.ts, cb.ts, now) - now + (count + floor - ca.value - cb.value) / rate;
+    const accepts = (t: number) =>
+      pairAccepts(valueAt(a.state, a.p, t), valueAt(b.state, b.p, t), count, floor);
+    return { ok: false, retryAfter: leastDelay(accepts, now, guess, count), writes: [], shards };
+  }
+  const [fuller, fullerCur] = cb.value > ca.value ? [b, cb] : [a, ca];
+  if (minus(fullerCur.value, count) >= 0) {
+    if (count === 0) return { ok: true, writes: [], shards: [fuller.shard] };
+    return {
+      ok: true,
+      writes: [{ shard: fuller.shard, state: withValue(fullerCur, fuller.p, minus(fullerCur.value, count)) }],
+      shards: [fuller.shard],
+    };
+  }
+  if (count === 0) return { ok: true, writes: [], shards };
+  // Each as the applier's fold lands on it (`landed`): an asynchronous limit records the takes, and
+  // a `retryAfter` computed from a value the fold can't reproduce would be off (by ms, at rates of
+  // a few tokens in 1e15 ms).
+  const [ba, bb] = balance(minus(ca.value + cb.value, count), a.p, b.p, reserve);
+  const va = math.min(a.p.capacity, landed(ca.value, ba));
+  const vb = math.min(b.p.capacity, landed(cb.value, bb));
+  const next: [State, State] = [
+    withValue(ca, a.p, va),
+    withValue(cb, b.p, vb),
+  ];
+  const writes = [
+    { shard: a.shard, state: next[0] },
+    { shard: b.shard, state: next[1] },
+  ];
+  if (va >= 0 && vb >= 0) return { ok: true, writes, shards };
+  const repaid = math.max(
+    va < 0 ? delayUntil(next[0], a.p, now, 0, undefined, count) : 0,
+    vb < 0 ? delayUntil(next[1], b.p, now, 0, undefined, count) : 0,
+  );
+  return { ok: true, retryAfter: repaid, writes, shards };
+}
+
+
+
+/**
+ * sampleDistinct picks `k` distinct shards out of `n` uniformly, with a partial Fisher-Yates
+ * shuffle driven by `random` (k draws in [0, 1)). `k` above `n` picks every shard.
+ */
+export function sampleDistinct(n: number, k: number, random: () => number): number[] {
+  const all = Array.from({ length: n }, (_, i) => i);
+  const picks = math.min(n, k);
+  for (let i = 0; i < picks; i++) {
+    const j = i + math.min(n - i - 1, math.floor(random() * (n - i)));
+    [all[i], all[j]] = [all[j]!, all[i]!];
+  }
+  return all.slice(0, picks);
+}
