@@ -5,7 +5,7 @@ import { applyFlow, fold, getValueFlow, requestFlow, type KeyRead, type KeyRow, 
 import { configHash, configTerms, shardParams, termsConfig, termsHash } from "../src/shared/shards/layout.js";
 import { sampleDistinct } from "../src/shared/shards/plan.js";
 import { answerRead, runPlan } from "../src/shared/shapes/rows.js";
-import { scaledTotal } from "../src/shared/flow/view.js";
+import { scaledTotal } from "../src/shared/flow/details.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 /** The whole limit's terms a row of `config` records (a token bucket's phase is 0). */

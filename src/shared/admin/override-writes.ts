@@ -13,7 +13,7 @@ import { calendarWindow, checkConfig, validateCalendarShape, validateConfigShape
 import type { InvalidRateLimitError, RateLimitConfig } from "../shapes/validators.js";
 import type { CalendarConfig } from "../shapes/calendar-validators.js";
 import { calendarOf } from "../core/calendar.js";
-import { carry, fieldsOf, termsOp } from "../flow/view.js";
+import { carry, fieldsOf, termsOp } from "../flow/writes.js";
 
 /** MAX_NOTE_LENGTH is the longest note an override may carry (1,000 characters). */
 export const MAX_NOTE_LENGTH = 1000;

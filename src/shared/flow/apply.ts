@@ -4,7 +4,8 @@ import type { KeyFlow, KeyRow, RowOp } from "../shapes/rows.js";
 import { settle, takenUnder, type PhaseOf } from "./settle.js";
 import type { RateLimitConfig } from "../shapes/validators.js";
 import type { Take } from "../shapes/stored.js";
-import { carry, checkStored, expanded, fieldsOf, patchOf, termsOp } from "./view.js";
+import { checkStored, expanded } from "./view.js";
+import { carry, fieldsOf, patchOf, termsOp } from "./writes.js";
 
 /**
  * applyFlow folds takes recorded for one key (asynchronous mode) into its rows at `now`, under

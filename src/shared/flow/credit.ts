@@ -10,7 +10,8 @@ import type { Override } from "../shapes/override-validators.js";
 import { invalid, validateNameAndKey, validateTier } from "../validation/validate.js";
 import { checkConfig } from "../validation/validate-config.js";
 import type { CreditArgs } from "../shapes/validators.js";
-import { newView, opsOf, shardOf } from "./view.js";
+import { newView, shardOf } from "./view.js";
+import { opsOf } from "./writes.js";
 import { math } from "../core/math.js";
 
 /**

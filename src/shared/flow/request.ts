@@ -10,7 +10,9 @@ import { validateCount, validateCountValue, validateNameAndKey, validateTier, va
 import { checkConfig } from "../validation/validate-config.js";
 import { outcomeOf, recordsMetrics, type DecisionEvent } from "../metrics/metrics.js";
 import { isAsync, type DecidedBy, type RateLimitArgs, type RateLimitConfig, type RateLimitDetails, type RateLimitError, type RateLimitResult, type RateLimitReturns } from "../shapes/validators.js";
-import { fullAfter, migrated, newView, opsOf, readOf, scaledTotal, shardOf, type View } from "./view.js";
+import { migrated, newView, readOf, shardOf, type View } from "./view.js";
+import { opsOf } from "./writes.js";
+import { fullAfter, scaledTotal } from "./details.js";
 import { math } from "../core/math.js";
 
 /**

@@ -7,7 +7,8 @@ import { inForce, type InForce } from "../overrides/overrides.js";
 import type { Override } from "../shapes/override-validators.js";
 import { validateNameAndKey, validateSampleShards, validateTier } from "../validation/validate.js";
 import { checkConfig } from "../validation/validate-config.js";
-import { newView, scaledTotal, shardOf } from "./view.js";
+import { newView, shardOf } from "./view.js";
+import { scaledTotal } from "./details.js";
 import { isAsync, type GetValueArgs, type GetValueResult, type GetValueReturnsWithDetails, type RateLimitConfig } from "../shapes/validators.js";
 import { DEFAULT_MUTATION_MS, heatOf, validateMutationMs } from "../metrics/heat.js";
 

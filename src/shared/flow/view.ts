@@ -1,41 +1,16 @@
-// A key's shards as of the current layout: what one request knows of its rows (reading as little
-// as possible, carrying rows of another layout over), and the exact writes that apply a plan.
-// Pure: the clock comes in as an argument.
-import { delayUntil, evaluate, stateOf, type Params, type State } from "../kinds/algebra.js";
-import { configHash, configTerms, expandUnder, isShardOf, expandRow, relayout, resolvePhase, sameClock, shardParams, termsConfig, termsHash } from "../shards/layout.js";
-import type { Plan, ShardRead } from "../shards/plan.js";
-import type { KeyFlow, KeyRead, KeyRow, RowOp } from "../shapes/rows.js";
+// A key's shards as of the current layout: what one request knows of its rows, reading as little
+// as possible and carrying rows of another layout over. The writes that apply a plan are in
+// writes.ts, an asynchronous request's takes in takes.ts. Pure: the clock comes in as an argument.
+import { stateOf, type State } from "../kinds/algebra.js";
+import { configHash, expandUnder, isShardOf, expandRow, relayout, resolvePhase, sameClock, shardParams, termsConfig } from "../shards/layout.js";
+import type { ShardRead } from "../shards/plan.js";
+import type { KeyFlow, KeyRead, KeyRow } from "../shapes/rows.js";
 import { fold, settle, takenUnder, type PhaseOf } from "./settle.js";
 import { invalid } from "../validation/validate.js";
-import { isAsync, kindOf, type RateLimitConfig } from "../shapes/validators.js";
-import type { RowFields, StoredRow, Take } from "../shapes/stored.js";
+import { isAsync, type RateLimitConfig } from "../shapes/validators.js";
+import type { StoredRow, Take } from "../shapes/stored.js";
 import type { Override } from "../shapes/override-validators.js";
 import { math } from "../core/math.js";
-import { minus, takeCount } from "../core/split.js";
-
-/**
- * The fields of a row holding `state`, written under `config`: the state (an approximate sliding
- * window's `prev` too, an exact one's `log` when it has takes in its window) and `h`, the
- * fingerprint of the config's terms (`termsHash(configTerms(config))`).
- */
-export function fieldsOf(state: State, config: RateLimitConfig, h: number): RowFields {
-  const fields: RowFields = { value: state.value, ts: state.ts, h };
-  if (config.kind !== "sliding window") return fields;
-  if (kindOf(config) === "sliding window") fields.prev = state.prev ?? 0;
-  // Set even when undefined: a row patched under the same terms whose log emptied (a credit
-  // gave back every take) must lose its old log, which a patch would otherwise keep.
-  else fields.log = state.log;
-  return fields;
-}
-
-/**
- * The write that records the terms a limit's rows are written under for its name (once per name
- * and terms; the store skips it when they are recorded already).
- */
-export function termsOp<Id>(config: RateLimitConfig): RowOp<Id> {
-  const terms = configTerms(config);
-  return { op: "terms", hash: termsHash(terms), terms };
-}
 
 /**
  * expanded returns a row read from the store with its layout filled in (see `expandRow`): from the
@@ -141,18 +116,7 @@ function noteLock<Id>(view: View<Id>, row: StoredRow | null): void {
   if (row?.u !== undefined && row.u > view.lockedUntil) view.lockedUntil = row.u;
 }
 
-/**
- * carry adds to `fields`, written over `row` (null: inserted), what every row of the key carries
- * (see `rowCarriedFields`): the key's own override, and a lockout still in force at `now`; a
- * lockout that has ended is cleared from the row.
- */
-export function carry(fields: RowFields, row: StoredRow | null, own: Override | undefined, lockedUntil: number, now: number): RowFields {
-  if (own !== undefined) fields.o = own;
-  if (lockedUntil > now) fields.u = lockedUntil;
-  else if (row?.u !== undefined) fields.u = undefined;
-  return fields;
-}
-
+/** Shard `shard`'s row and state as the key's migration to the current layout holds them (see `View.migration`). */
 export function migrated<Id>(view: View<Id>, shard: number): { row: KeyRow<Id> | null; read: ShardRead } {
   const { rows, states } = view.migration!;
   return {
@@ -254,95 +218,7 @@ export function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: 
   return found;
 }
 
-/**
- * The writes that apply `plan`, recording the layout they were written under. After a layout
- * change (unless the request is a peek, which never writes) every shard of the new layout is
- * written and rows the new layout doesn't have are deleted; a refused request writes the
- * migration too, since a row whose clock changed is carried over "as it stands, now" and would
- * otherwise restart that clock on every read and never refill. A key's first write creates all its
- * shards (full ones for those not taken from), so later requests never find a missing row.
- */
-export function opsOf<Id>(view: View<Id>, plan: Plan, count: number): RowOp<Id>[] {
-  if (isAsync(view.config)) return takesOf(view, plan);
-  const ops: RowOp<Id>[] = [];
-  const writes = new Map(plan.writes.map((w) => [w.shard, w.state]));
-  if (view.migration && count > 0) {
-    view.migration.states.forEach((state, shard) => {
-      if (!writes.has(shard)) writes.set(shard, state);
-    });
-    for (const row of view.migration.rows) {
-      if (!isShardOf(row.shard, view.n)) ops.push({ op: "delete", id: row.id, shard: row.shard });
-    }
-  }
-  if (writes.size > 0 && view.fresh) {
-    for (let shard = 0; shard < view.n; shard++) {
-      if (!writes.has(shard)) writes.set(shard, evaluate(null, shardParams(view.config, view.phase, shard), view.now));
-    }
-  }
-  for (const [shard, state] of writes) {
-    const row = view.migration ? migrated(view, shard).row : (view.rows.get(shard)?.row ?? null);
-    const fields = carry(fieldsOf(state, view.config, view.hash), row, view.own, view.lockedUntil, view.now);
-    ops.push(row ? patchOf(row, shard, fields, view.hash) : { op: "insert", shard, fields });
-  }
-  // Rows written under terms the name may not have recorded yet (a new key, a new layout, a row
-  // that carried another fingerprint) record them, so a later change can carry the rows over exactly.
-  const recordTerms = writes.size > 0 && (view.fresh || view.migration !== undefined || view.rewrites || ops.some((o) => o.op === "insert"));
-  return recordTerms ? [termsOp<Id>(view.config), ...ops] : ops;
-}
-
-/**
- * The write of `fields` over a stored row: a patch, which replaces the row when it was written
- * under other terms than `hash` or in full (it then loses the fields the fingerprint stands for).
- */
-export function patchOf<Id>(row: KeyRow<Id>, shard: number, fields: RowFields, hash: number): RowOp<Id> {
-  return row.h === hash ? { op: "patch", id: row.id, shard, fields } : { op: "patch", id: row.id, shard, fields, replace: true };
-}
-
 /** The state of a shard the view has read, as of the current layout. */
 export function readOf<Id>(view: View<Id>, shard: number): ShardRead {
   return view.migration ? migrated(view, shard).read : view.rows.get(shard)!.read;
 }
-
-/**
- * Asynchronous mode: the takes to record for `plan`, one per shard it writes, each the tokens
- * the shard held at `now` less what it holds after the plan (negative when a balanced take over
- * two shards gave one of them tokens). Rows are written only by the applier. A shard the plan
- * writes gets a take even when its value is unchanged (a count too small to change it, a balance
- * that left it as it was): a transactional write would have stamped its row at this instant, and
- * a later read must evaluate it from there, as it would the row, to the same float.
- *
- * A take is recorded at `now`, or at a later instant the request saw when `now` is behind it
- * (another server's clock, or a promise stamped ahead): the shard's own clock, where a
- * transactional write would have stamped the row, or the latest take it was decided after
- * (`taken`: on its shard, and after a change of terms any under the other terms). So a shard's
- * takes in order of time are in the order they were decided, which is the order the fold applies
- * them in, and so are a key's across a change of terms. Recorded at `now`, the fold would apply a
- * take before the takes it was decided after, refill in between (a fixed window: a whole window),
- * and, across a change of terms, split it over the wrong layout.
- */
-export function takesOf<Id>(view: View<Id>, plan: Plan): RowOp<Id>[] {
-  return plan.writes.map((w) => {
-    const read = readOf(view, w.shard);
-    const count = takeCount(evaluate(read.state, read.p, view.now).value, w.state.value);
-    const taken = view.migration ? view.migration.taken[w.shard]! : view.rows.get(w.shard)!.taken;
-    const ts = math.max(view.now, taken, read.state?.ts ?? -Infinity);
-    // A take under an override's config names it; one under the named config is stored with the request's.
-    const take: Take = view.overridden ? { shard: w.shard, count, ts, config: view.config } : { shard: w.shard, count, ts };
-    return { op: "record" as const, take };
-  });
-}
-
-
-/**
- * The whole limit's tokens from the shards read: their sum when every shard was read (`exact`),
- * otherwise scaled by capacity to the whole limit (a sample of zero capacity can't be scaled).
- */
-export function scaledTotal(sum: number, readCapacity: number, capacity: number, exact: boolean): number {
-  return exact || readCapacity === 0 ? sum : (sum * capacity) / readCapacity;
-}
-
-/** Whole ms until `state` is full (0 when it is now), with no other traffic. */
-export function fullAfter(state: State, p: Params, now: number): number {
-  return state.value >= p.capacity ? 0 : delayUntil(state, p, now, p.capacity);
-}
-
