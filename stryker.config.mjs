@@ -1,39 +1,109 @@
 // Mutation testing of the pure layer (`npm run test:mutation`): Stryker changes src/shared one
-// small edit at a time and runs the tests that reach each edit (every test file of `npm test` but
-// the few vitest.mutation.config.ts names, with its reason); an edit no test notices (a surviving
-// mutant) is a missing test or dead code. Incremental: a rerun only tests the mutants whose code
-// or covering tests changed since the last run.
+// small edit at a time and runs the tests that reach each edit (a group's own test files, below;
+// without a group, every test file of `npm test` but the few vitest.mutation.config.ts names, with
+// its reason); an edit no test notices (a surviving mutant) is a missing test or dead code, and
+// tools/mutation.mjs compares the survivors with the judged ones in mutation-survivors.json.
+// Incremental: a rerun only tests the mutants whose code or covering tests changed since the last run.
 // @ts-check
 
 /**
  * The files of src/shared in groups that `npm run test:mutation` (tools/mutation.mjs) runs one after
- * another, each with its own incremental file and report: a run cut short keeps the groups it
- * finished, and a rerun only tests what changed in each. Every module of src/shared is in exactly
- * one group (test/mutation-config.test.ts checks it), so none goes unmutated.
+ * another, in this order (the most used rules first, each group's tests cheap before dear), each
+ * with its own incremental file and report: a run cut short keeps the groups it finished, and a
+ * rerun only tests what changed in each. Every module of src/shared is in exactly one group
+ * (test/mutation-config.test.ts checks it), so none goes unmutated.
+ *
+ * `tests` are the test files a group runs (globs, taken from vitest.mutation.config.ts's list, less
+ * its named exclusions): the files that exercise the group's modules, by importing them or a flow
+ * that runs them, and the component tests (convex-test) only where a module's code is reached only
+ * through the component. The whole suite's first run with per-test coverage takes over ten minutes
+ * a group on 2 shared cores; a list narrower than the whole suite can only leave a mutant alive that
+ * another file would have killed, so it can lower a score, never raise it: a score here is a floor.
  */
 export const groups = {
-  verdict: ["flow/request", "shards/overload", "flow/settle", "flow/limit-all", "admin/cleanup", "metrics/metrics-fold", "metrics/metrics"],
-  plan: ["shards/plan"],
-  view: ["flow/view", "shapes/rows", "shapes/stored", "shards/shard", "flow/flow"],
-  layout: ["shards/layout", "shards/terms"],
-  algebra: ["kinds/algebra", "kinds/state", "kinds/windows", "kinds/predict", "core/split", "core/math", "kinds/window-log", "kinds/window-log-bytes"],
-  // Calendar quotas: which period of a zone's calendar holds an instant, and when it ends.
-  calendar: ["core/calendar"],
-  flows: ["flow/apply", "flow/value", "flow/credit", "admin/idle", "flow/jitter"],
-  // Waiting until allowed: runWhenAllowed, waitUntilAllowed and cancelRun's decisions.
-  waiting: ["flow/wait"],
-  // The sizing rule and the "too hot" report.
-  heat: ["metrics/heat"],
+  overload: {
+    modules: ["shards/overload"],
+    tests: ["test/overload.test.ts", "test/overload-edges.test.ts", "test/shards.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/verdict.test.ts"],
+  },
+  plan: {
+    modules: ["shards/plan"],
+    tests: ["test/shards.test.ts", "test/overload.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/fractions.test.ts", "test/reservations.test.ts", "test/stranded-reservations.test.ts"],
+  },
+  request: {
+    modules: ["flow/request", "flow/settle", "flow/limit-all"],
+    tests: ["test/verdict.test.ts", "test/settle.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/flows-table.test.ts", "test/network-resolution.test.ts", "test/overrides.test.ts", "test/override-property.test.ts"],
+  },
+  // The kinds' algebra: a row's state as of an instant, the decisions, and the numbers under them.
+  algebra: {
+    modules: ["kinds/algebra", "kinds/state", "kinds/windows", "kinds/predict", "core/split", "core/math"],
+    tests: ["test/algebra.test.ts", "test/algebra-edges.test.ts", "test/split.test.ts", "test/extreme-rates.test.ts", "test/wait-algebra.test.ts", "test/exact-window.test.ts", "test/react.test.tsx"],
+  },
+  // The exact sliding window's log, in entries and in bytes.
+  "window-log": {
+    modules: ["kinds/window-log", "kinds/window-log-bytes"],
+    tests: ["test/exact-window.test.ts", "test/exact-window-bounded.test.ts", "test/wait-algebra.test.ts", "bench/sliding-model.test.ts"],
+  },
   // Overrides, blocks and lockouts: what is in force for a request, and an override's writes.
-  overrides: ["overrides/overrides", "admin/override-writes"],
+  overrides: {
+    modules: ["overrides/overrides", "admin/override-writes"],
+    tests: ["test/overrides.test.ts", "test/override-property.test.ts", "test/network-resolution.test.ts", "test/react-blocked.test.tsx"],
+  },
   // Keys from the request: IP addresses and networks.
-  networks: ["overrides/address"],
-  // Input checks, in four groups: their tests run on convex-test (validation.test.ts), so each
-  // group takes the better part of an hour on 2 cores, and a run cut short keeps those it finished.
-  validate: ["validation/validate"],
-  shape: ["validation/validate-config"],
-  validators: ["shapes/validators", "shapes/value-validators", "shapes/concurrency-validators", "shapes/limit-all-validators", "shapes/error-validators", "shapes/heat-validators", "shapes/calendar-validators", "shapes/override-validators"],
-  concurrency: ["flow/concurrency"],
+  networks: {
+    modules: ["overrides/address"],
+    tests: ["test/address.test.ts", "test/network-resolution.test.ts", "test/networks-property.test.ts", "test/networks.test.ts"],
+  },
+  layout: {
+    modules: ["shards/layout", "shards/terms"],
+    tests: ["test/layout-table.test.ts", "test/row-of.test.ts", "test/shards.test.ts", "test/flow.test.ts", "test/config-change-property.test.ts", "test/calendar-algebra.test.ts"],
+  },
+  // Calendar quotas: which period of a zone's calendar holds an instant, and when it ends.
+  calendar: {
+    modules: ["core/calendar"],
+    tests: ["test/calendar-algebra.test.ts", "test/react-calendar.test.tsx"],
+  },
+  metrics: {
+    modules: ["metrics/metrics", "metrics/metrics-fold", "admin/cleanup"],
+    tests: ["test/metrics-fold.test.ts", "test/cleanup-flow.test.ts", "test/metrics.test.ts", "test/waiting-metrics.test.ts"],
+  },
+  flows: {
+    modules: ["flow/apply", "flow/value", "flow/credit", "admin/idle", "flow/jitter"],
+    tests: ["test/flows-table.test.ts", "test/idle.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/credit.test.ts", "test/async.test.ts"],
+  },
+  // The sizing rule and the "too hot" report.
+  heat: {
+    modules: ["metrics/heat"],
+    tests: ["test/heat.test.ts", "bench/simulate-plan.test.ts"],
+  },
+  // Concurrency limits (leases).
+  concurrency: {
+    modules: ["flow/concurrency"],
+    tests: ["test/concurrency.test.ts", "test/concurrency-property.test.ts", "test/react-concurrency.test.tsx", "test/concurrency-client.test.ts"],
+  },
+  // Waiting until allowed: runWhenAllowed, waitUntilAllowed and cancelRun's decisions, reached
+  // only through the component.
+  waiting: {
+    modules: ["flow/wait"],
+    tests: ["test/waiting*.test.ts", "test/wait-algebra.test.ts"],
+  },
+  // A key's rows as one view: reads, writes, asynchronous takes and the details' arithmetic.
+  view: {
+    modules: ["flow/view", "shapes/rows", "shapes/stored", "shards/shard", "flow/flow"],
+    tests: ["test/flow.test.ts", "test/whole-flow.test.ts", "test/settle.test.ts", "test/flows-table.test.ts", "test/row-of.test.ts", "test/properties.test.ts"],
+  },
+  // Input checks: their tests run on convex-test (validation.test.ts), the dearest groups.
+  validate: {
+    modules: ["validation/validate"],
+    tests: ["test/validate-messages.test.ts", "test/validation.test.ts", "test/algebra.test.ts"],
+  },
+  shape: {
+    modules: ["validation/validate-config"],
+    tests: ["test/config-shape.test.ts", "test/validate-messages.test.ts", "test/validation.test.ts", "test/calendar-algebra.test.ts"],
+  },
+  validators: {
+    modules: ["shapes/validators", "shapes/value-validators", "shapes/concurrency-validators", "shapes/limit-all-validators", "shapes/error-validators", "shapes/heat-validators", "shapes/calendar-validators", "shapes/override-validators"],
+    tests: ["test/validation.test.ts", "test/validate-messages.test.ts", "test/returns.test.ts"],
+  },
 };
 
 /** The group this run mutates (MUTATION_GROUP, set by tools/mutation.mjs), or all of src/shared. */
@@ -45,21 +115,22 @@ const suffix = group === undefined ? "" : `-${group}`;
 const config = {
   testRunner: "vitest",
   vitest: {
-    // The default project's test files less named exclusions, no type tests: see vitest.mutation.config.ts.
+    // The group's test files (MUTATION_GROUP), or the default project's less named exclusions, no
+    // type tests: see vitest.mutation.config.ts.
     configFile: "vitest.mutation.config.ts",
     // Component tests reach src/shared through convex-test's import.meta.glob, which vitest's
     // import graph doesn't follow: pick tests by per-test coverage instead.
     related: false,
   },
-  mutate: group === undefined ? ["src/shared/**/*.ts"] : groups[group].map((f) => `src/shared/${f}.ts`),
+  mutate: group === undefined ? ["src/shared/**/*.ts"] : groups[group].modules.map((f) => `src/shared/${f}.ts`),
   coverageAnalysis: "perTest",
-  // The first run is every test file of the suite, with coverage per test: far more than Stryker's
-  // 5 minutes on 2 shared cores.
+  // The first run is every test file of the group, with coverage per test: more than Stryker's
+  // 5 minutes for the groups with component tests, on 2 shared cores.
   dryRunTimeoutMinutes: 60,
   incremental: true,
   incrementalFile: `reports/mutation/incremental${suffix}.json`,
-  // Two cores, shared with other work: a worker each.
-  concurrency: 2,
+  // Two cores, shared with other work: one worker, so the run leaves the other core to the rest.
+  concurrency: 1,
   // A mutant that loops forever is stopped after 10 s plus twice the tests' own time: generous on
   // a busy machine, short enough that the few such mutants don't dominate the run.
   timeoutMS: 10_000,
