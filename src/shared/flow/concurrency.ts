@@ -4,9 +4,9 @@
 // tests over memory. In flight means unexpired: a lease stops counting at its `expiresAt`, so no
 // job has to free the slot of a holder that crashed.
 import { validateConcurrencyConfig, validateExtendBy, validateNameAndKey } from "../validation/validate.js";
-import type { RateLimitError } from "../shapes/validators.js";
+import { recordsMetrics, type RateLimitError } from "../shapes/validators.js";
 import type { AcquireArgs, ConcurrencyConfig, ExtendResult, LeaseValue } from "../shapes/concurrency-validators.js";
-import { recordsMetrics, type DecisionEvent } from "../metrics/metrics.js";
+import type { DecisionEvent } from "../metrics/metrics.js";
 import type { Raise } from "./request.js";
 import { math } from "../core/math.js";
 

@@ -212,7 +212,8 @@ export function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: 
     view.migration = { rows, states, taken };
     return migrated(view, shard);
   }
-  const state = fold(row && stateOf(row), takes, p);
+  // Takes pending (asynchronous mode) fold in; a transactional row is its own state.
+  const state = takes.length === 0 ? row && stateOf(row) : fold(row && stateOf(row), takes, p);
   const found = { row, read: { shard, state, p }, taken: latestOf(takes) };
   view.rows.set(shard, found);
   return found;

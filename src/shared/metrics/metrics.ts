@@ -5,7 +5,6 @@ import { heatValidator } from "../shapes/heat-validators.js";
 import { v, type Infer } from "convex/values";
 import { literals } from "convex-helpers/validators";
 import { MINUTE } from "../kinds/algebra.js";
-import type { LimitConfig } from "../shapes/concurrency-validators.js";
 import { math } from "../core/math.js";
 
 /** METRICS_BUCKET_MS is the length of a metrics time bucket: one minute (ms), aligned to UTC minutes. */
@@ -178,11 +177,6 @@ export const foldResult = v.object({
   done: v.boolean(),
 });
 export type FoldResult = Infer<typeof foldResult>;
-
-/** Whether a config records metrics. */
-export function recordsMetrics(config: LimitConfig): boolean {
-  return config.metrics === true;
-}
 
 /** bucketOf returns the start (ms) of the minute holding instant `ts`. */
 export function bucketOf(ts: number): number {

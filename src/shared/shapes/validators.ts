@@ -162,6 +162,14 @@ export function isAsync(config: RateLimitConfig): boolean {
 }
 
 /**
+ * recordsMetrics reports whether a limit's config (any kind, concurrency too) records metrics
+ * (`metrics: true`).
+ */
+export function recordsMetrics(config: { metrics?: boolean | undefined }): boolean {
+  return config.metrics === true;
+}
+
+/**
  * kindOf returns the kind of a config's rows, as the algebra evaluates them: the config's kind,
  * except a sliding window without `exact: false`, whose rows keep a log: `"exact sliding window"`.
  */
