@@ -27,7 +27,7 @@ export const groups = {
   },
   plan: {
     modules: ["shards/plan"],
-    tests: ["test/shards.test.ts", "test/overload.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/fractions.test.ts", "test/reservations.test.ts", "test/stranded-reservations.test.ts"],
+    tests: ["test/shards.test.ts", "test/plan-edges.test.ts", "test/overload.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/fractions.test.ts", "test/reservations.test.ts", "test/stranded-reservations.test.ts"],
   },
   request: {
     modules: ["flow/request", "flow/settle", "flow/limit-all"],
@@ -51,7 +51,7 @@ export const groups = {
   // Keys from the request: IP addresses and networks.
   networks: {
     modules: ["overrides/address"],
-    tests: ["test/address.test.ts", "test/network-resolution.test.ts", "test/networks-property.test.ts", "test/networks.test.ts"],
+    tests: ["test/address.test.ts", "test/address-edges.test.ts", "test/network-resolution.test.ts", "test/networks-property.test.ts", "test/networks.test.ts"],
   },
   layout: {
     modules: ["shards/layout", "shards/terms"],
