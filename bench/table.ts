@@ -27,3 +27,8 @@ export function num(x: number, decimals = 0): string {
 export function pct(x: number, decimals = 1): string {
   return `${(x * 100).toFixed(decimals)}%`;
 }
+
+/** Formats a share of requests: "0" for none, "<0.01%" below a hundredth of a percent, else two decimals. */
+export function share(x: number): string {
+  return x === 0 ? "0" : x < 0.0001 ? "<0.01%" : pct(x, 2);
+}

@@ -1,8 +1,8 @@
-// The independent check of the contention model (bench/simulate-check.ts) on short seeded runs: it replays, transactional mode never admits beyond the bound, a spent limit's refusals never fail (they write nothing), and a contended unsharded row fails requests.
+// The independent check of the contention model (bench/contention/check.ts) on short seeded runs: it replays, transactional mode never admits beyond the bound, a spent limit's refusals never fail (they write nothing), and a contended unsharded row fails requests.
 import { describe, expect, test } from "vitest";
-import { limitOf, worstExcess } from "../tools/bounds.js";
-import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
-import { checkCell, type CheckParams } from "./simulate-check.js";
+import { limitOf, worstExcess } from "../../tools/bounds.js";
+import type { RateLimitConfig } from "../../src/shared/shapes/validators.js";
+import { checkCell, type CheckParams } from "./check.js";
 
 const params: CheckParams = { qps: 200, seconds: 2, serviceMs: 25, maxRetries: 4, backoffMs: 10, stalenessMs: 100, applyEveryMs: 50, seed: 1 };
 

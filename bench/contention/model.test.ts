@@ -1,19 +1,12 @@
-// The core of `npm run simulate` (bench/simulate-model.ts) on hand-made histories with explicit instants: snapshot reads, conflict detection, a retry after a conflict, stale reads outside the read set, inserts against range reads, the asynchronous bound, and metric events and their fold.
+// The contention model of `npm run simulate` (bench/contention: the store, the engine, our limiter under test, its metrics, a cell's bound) on hand-made histories with explicit instants: snapshot reads, conflict detection, a retry after a conflict, stale reads outside the read set, inserts against range reads, the asynchronous bound, and metric events and their fold.
 import { describe, expect, test } from "vitest";
-import {
-  asyncBound,
-  oursAsynchronous,
-  oursFold,
-  oursTransactional,
-  requestArgs,
-  runModel,
-  Store,
-  type ModelParams,
-  type ReadEntry,
-  withMetricEvent,
-} from "./simulate-model.js";
-import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
-import { seededRandom } from "../tools/random.js";
+import { asyncBound } from "./cell.js";
+import { runModel, type ModelParams } from "./engine.js";
+import { oursFold, withMetricEvent } from "./metrics.js";
+import { oursAsynchronous, oursTransactional, requestArgs } from "./ours.js";
+import { Store, type ReadEntry } from "./store.js";
+import type { RateLimitConfig } from "../../src/shared/shapes/validators.js";
+import { seededRandom } from "../../tools/random.js";
 
 const rowFields = { value: 5, ts: 0 };
 const row0: ReadEntry = { table: "rows", lo: 0, hi: 0 };

@@ -3,10 +3,10 @@ import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { planFor } from "../src/shared/metrics/heat.js";
-import { meetsTargets, PLAN_QPS, PLAN_SERVICE_MS, planText, recommendation, ruleTable } from "./simulate-plan.js";
+import { planFor } from "../../src/shared/metrics/heat.js";
+import { meetsTargets, PLAN_QPS, PLAN_SERVICE_MS, planText, recommendation, ruleTable } from "./plan.js";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 /** The rows of the table under docs/hot-limits.md's "The rule's table" line: [QPS, cells…]. */
 function docsRuleTable(): string[][] {
