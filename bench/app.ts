@@ -5,7 +5,7 @@ import upstream from "@convex-dev/rate-limiter/test";
 import type { ComponentApi as UpstreamApi } from "@convex-dev/rate-limiter/_generated/component.js";
 import type { Clock } from "@sinonjs/fake-timers";
 import { convexTest } from "convex-test";
-import type { GenericDataModel, GenericMutationCtx } from "convex/server";
+import type { GenericDataModel, GenericMutationCtx, TransactionMetrics } from "convex/server";
 import { componentsGeneric, defineSchema } from "convex/server";
 import type { ComponentApi } from "../src/component/_generated/component.js";
 import { register } from "../src/test.js";
@@ -87,4 +87,23 @@ export async function timePerCall(
 ): Promise<number[]> {
   const rounds = await timeRounds(clock, t0, contenders, options);
   return rounds.map((r) => r.reduce((sum, x) => sum + x.wall, 0) / r.length);
+}
+
+/** What calls cost within one transaction: documents read and written, and index ranges queried. */
+export type Cost = { read: number; written: number; queries: number };
+
+/**
+ * costOf runs `f` in `ctx`'s transaction and returns its result with what it cost, from
+ * convex-test's `ctx.meta.getTransactionMetrics()` read before and after.
+ */
+export async function costOf<T>(ctx: { meta: { getTransactionMetrics(): Promise<TransactionMetrics> } }, f: () => Promise<T>): Promise<Cost & { result: T }> {
+  const before = await ctx.meta.getTransactionMetrics();
+  const result = await f();
+  const after = await ctx.meta.getTransactionMetrics();
+  return {
+    result,
+    read: after.documentsRead.used - before.documentsRead.used,
+    written: after.documentsWritten.used - before.documentsWritten.used,
+    queries: after.databaseQueries.used - before.databaseQueries.used,
+  };
 }

@@ -16,6 +16,7 @@ import type { RateLimitConfig, RateLimitResult } from "../src/shared/shapes/vali
 import { register } from "../src/test.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { seededRandom, seedMathRandom, streamSeed } from "../tools/random.js";
+import { progress, secondsSince } from "./section.js";
 import { num, pct, table } from "./table.js";
 
 /** The app's per-user limits: bursts of 3 messages (10 a minute), and 200 a day. */
@@ -222,13 +223,13 @@ export async function cleanupSection(opts: CleanupOptions, clock: Clock, start: 
   console.log(`   in ${num(Math.ceil(mean(month.read) / BATCH))} transaction(s) of at most ${BATCH} rows.`);
   console.log(`   Messages admitted: ${num(month.admitted)} of ${num(month.messages)}; decisions that differed`);
   console.log(`   between the two stores: ${num(month.disagreements)}.`);
-  process.stderr.write(`  ... clean-up model: ${num(month.messages)} messages in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  progress(`clean-up model: ${num(month.messages)} messages in ${secondsSince(started)}`);
 
   const checked = performance.now();
   const small = modelMonth(opts.seed, opts.checkUsers, opts.days, start);
   const real = await componentMonth(opts.seed, opts.checkUsers, opts.days, start, clock);
   const agree = JSON.stringify(real.after) === JSON.stringify(small.after) && real.admitted === small.admitted;
-  process.stderr.write(`  ... clean-up check: ${num(small.messages)} messages in ${((performance.now() - checked) / 1000).toFixed(0)} s\n`);
+  progress(`clean-up check: ${num(small.messages)} messages in ${secondsSince(checked)}`);
   console.log(`   Check through the component on convex-test, ${num(opts.checkUsers)} users (${num(small.messages)} messages):`);
   console.log(`   rows after each daily run ${agree ? "equal" : "DIFFER from"} the model's (end: ${num(real.after.at(-1) ?? 0)}`);
   console.log(`   vs ${num(small.after.at(-1) ?? 0)}; mean ${num(mean(real.after))} vs ${num(mean(small.after))}); ${num(real.admitted)} vs ${num(small.admitted)} admitted.`);

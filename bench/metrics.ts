@@ -17,6 +17,7 @@ import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { register } from "../src/test.js";
 import { preload } from "../tools/clock.js";
 import { seededRandom, seedMathRandom, streamSeed } from "../tools/random.js";
+import { costOf, type Cost } from "./app.js";
 import { num, table } from "./table.js";
 
 const components = componentsGeneric() as unknown as { rateLimiter: ComponentApi };
@@ -35,7 +36,6 @@ const NAMES = Object.keys(LIMITS) as Name[];
 
 export type MetricsOptions = { seed: number; calls: number };
 
-type Cost = { read: number; written: number; queries: number };
 type Tally = { calls: number; off: Cost; on: Cost };
 
 /** One convex-test app with the component, and a RateLimiter over `limits`. */
@@ -72,15 +72,8 @@ export async function metricsSection(opts: MetricsOptions, clock: Clock, start: 
   const measure = (which: typeof on, name: Name, seedLabel: string) =>
     which.t.run(async (ctx) => {
       seedMathRandom(opts.seed, seedLabel);
-      const m0 = await ctx.meta.getTransactionMetrics();
-      const result = await which.rl.limit(ctx, name, { key: "k" });
-      const m1 = await ctx.meta.getTransactionMetrics();
-      return {
-        ok: result.ok,
-        read: m1.documentsRead.used - m0.documentsRead.used,
-        written: m1.documentsWritten.used - m0.documentsWritten.used,
-        queries: m1.databaseQueries.used - m0.databaseQueries.used,
-      };
+      const { result, ...cost } = await costOf(ctx, () => which.rl.limit(ctx, name, { key: "k" }));
+      return { ok: result.ok, ...cost };
     });
   // One limit after another on the clock (convex-test's creation times never go backwards).
   let now = start;
