@@ -1,18 +1,25 @@
 // The house rules on src/ that a reader relies on: no import cycle between our modules (value
-// imports; `import type` is erased), and no hand-written file over 450 lines. Generated code
-// (`_generated/`) is left out.
+// imports; `import type` is erased), and no hand-written file over 450 lines, in bench/ and tools/
+// too. Generated code (`_generated/`) is left out.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 
-const SRC = path.resolve(__dirname, "../src");
+const ROOT = path.resolve(__dirname, "..");
+const SRC = path.join(ROOT, "src");
 
-function sources(dir: string): string[] {
+/** The source files under `dir` whose names match `ext`, `_generated/` left out. */
+function sources(dir: string, ext = /\.tsx?$/): string[] {
   return readdirSync(dir).flatMap((entry) => {
     const full = path.join(dir, entry);
-    if (statSync(full).isDirectory()) return entry === "_generated" ? [] : sources(full);
-    return /\.tsx?$/.test(entry) ? [full] : [];
+    if (statSync(full).isDirectory()) return entry === "_generated" ? [] : sources(full, ext);
+    return ext.test(entry) ? [full] : [];
   });
+}
+
+/** The files of `files` over 450 lines, by path from `root`, with their line counts. */
+function overLong(files: readonly string[], root: string): (readonly [string, number])[] {
+  return files.map((f) => [path.relative(root, f), readFileSync(f, "utf8").split("\n").length - 1] as const).filter(([, n]) => n > 450);
 }
 
 /** The modules of src/ that `file` imports values from (its `import type` lines left out). */
@@ -51,8 +58,7 @@ describe("src/", () => {
   });
 
   test("has no hand-written file over 450 lines", () => {
-    const long = files.map((f) => [path.relative(SRC, f), readFileSync(f, "utf8").split("\n").length - 1] as const).filter(([, n]) => n > 450);
-    expect(long).toEqual([]);
+    expect(overLong(files, SRC)).toEqual([]);
   });
 
   test("the cycle check sees a module's value imports and skips its type imports", () => {
@@ -61,5 +67,13 @@ describe("src/", () => {
     expect(imports).not.toContain("shared/shapes/rows.ts");
     // Across lines too.
     expect(valueImports(path.join(SRC, "shared/metrics/metrics-fold.ts")).map((f) => path.relative(SRC, f))).toContain("shared/metrics/metrics.ts");
+  });
+});
+
+describe.each(["bench", "tools"])("%s/", (dir) => {
+  test("has no file over 450 lines", () => {
+    const files = sources(path.join(ROOT, dir), /\.(tsx?|mts|mjs)$/);
+    expect(files.length).toBeGreaterThan(5);
+    expect(overLong(files, ROOT)).toEqual([]);
   });
 });
