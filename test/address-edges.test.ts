@@ -35,6 +35,32 @@ describe("bad input: the whole error a caller sees", () => {
     expect(errorData(call)).toStrictEqual({ kind: "InvalidRateLimit", field, value, message: `${field} = ${value}: ${problem}` });
   });
 
+  const v6Problem = "is not an IPv6 address (eight groups of up to 4 hex digits, at most one ::, an optional IPv4 tail)";
+  test.each([
+    // [spelling, why]
+    ["::1.2.3.4:5", "an IPv4 part only ends an address"],
+    ["::ffff:1.2.3.256", "an IPv4 tail is a valid dotted quad"],
+    ["1::zz", "a group after :: is hex"],
+    ["1:2:3:4::5:6:7:8", ":: stands for at least one group, so at most seven are written with it"],
+  ])("%j is refused: %s", (text) => {
+    expect(errorData(() => parseAddress(text, "request.ip"))).toStrictEqual({
+      kind: "InvalidRateLimit",
+      field: "request.ip",
+      value: JSON.stringify(text),
+      message: `request.ip = ${JSON.stringify(text)}: ${v6Problem}`,
+    });
+  });
+
+  test("a network with nothing before its slash is no CIDR network, whatever follows (no zone id)", () => {
+    const text = "/24%eth0";
+    expect(errorData(() => parseNetwork(text, "target.network"))).toStrictEqual({
+      kind: "InvalidRateLimit",
+      field: "target.network",
+      value: JSON.stringify(text),
+      message: `target.network = ${JSON.stringify(text)}: is not a CIDR network (an IPv4 or IPv6 address, then / and a prefix length), e.g. 203.0.113.0/24 or 2001:db8::/32`,
+    });
+  });
+
   test("the smallest IPv6 grouping prefix, 1 bit, is accepted", () => {
     expect(validateIpv6Prefix(1, "ipv6Prefix")).toBeUndefined();
   });
