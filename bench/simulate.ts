@@ -16,6 +16,7 @@
 //   ours.ts       our limiter under test: the pure flows over the store; metrics.ts, its metrics
 //   upstream.ts   upstream's limiter under test, over a fake database
 //   unmodelled.ts what the code under test reads and writes that the model's one limit never has
+//   drivers.ts    each limiter under test in each mode, as the engine drives it
 //   cell.ts       one implementation × mode × scenario run, and what it measured
 //   sections.ts   the workload: what each section runs (grid, headline, stress, metrics, check)
 //   check.ts      the independent model the check section compares against

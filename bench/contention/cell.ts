@@ -5,23 +5,14 @@
 import { SECOND } from "../../src/shared/kinds/algebra.js";
 import { ASYNC_MARGIN } from "../../src/shared/flow/flow.js";
 import { shardParams } from "../../src/shared/shards/layout.js";
-import { MAX_STALENESS_MS } from "../../src/shared/shards/overload.js";
 import { validateConfig } from "../../src/shared/validation/validate.js";
 import type { RateLimitConfig } from "../../src/shared/shapes/validators.js";
-import { APPLY_BATCH } from "../../src/component/applier.js";
-import { FOLD_BATCH, FOLD_SETTLE_MS } from "../../src/component/metrics.js";
 import { limitOf, worstExcess } from "../../tools/bounds.js";
 import { seededRandom, streamSeed } from "../../tools/random.js";
-import { applierLoop } from "./applier.js";
-import { runModel, type CommittedTake, type Driver, type ModelParams, type RunStats } from "./engine.js";
-import { oursFold, withMetricEvent } from "./metrics.js";
-import { oursApplyBatch, oursAsynchronous, oursTransactional, requestArgs } from "./ours.js";
+import { driverOf, withMetrics } from "./drivers.js";
+import { runModel, type CommittedTake, type ModelParams, type RunStats } from "./engine.js";
 import { Store } from "./store.js";
-import { upstreamApplyBatch, upstreamAsynchronous, upstreamConfig, upstreamTransactional } from "./upstream.js";
 
-/** upstream's `worker.BATCH_SIZE`: the most pending updates its worker applies per batch. */
-export const UPSTREAM_BATCH = 1024;
-const NAME = "global";
 export const IMPLS = ["ours", "upstream"] as const;
 export const MODES = ["transactional", "asynchronous"] as const;
 export type Impl = (typeof IMPLS)[number];
@@ -154,36 +145,11 @@ export async function runCell(impl: Impl, mode: Mode, scenario: Scenario, opts: 
     foldEveryMs: metrics ? FOLD_EVERY_MS : null,
   };
   const store = new Store();
-  let driver: Driver;
-  if (impl === "ours") {
-    const args = requestArgs(NAME, config);
-    driver =
-      mode === "transactional"
-        ? { request: (now) => oursTransactional(store, args, now, decide) }
-        : {
-            request: (now, lag) => oursAsynchronous(store, args, now, lag, MAX_STALENESS_MS, decide),
-            applier: applierLoop(store, APPLY_BATCH, oursApplyBatch(store, { name: NAME, config })),
-          };
-  } else {
-    const up = upstreamConfig(config);
-    const args = { name: NAME, config: up, count: 1 };
-    driver =
-      mode === "transactional"
-        ? { request: (now) => upstreamTransactional(store, args, now, decide) }
-        : {
-            request: (now, lag) => upstreamAsynchronous(store, args, now, lag, decide),
-            applier: applierLoop(store, UPSTREAM_BATCH, upstreamApplyBatch(store, up)),
-          };
-  }
   const folded = { events: 0 };
+  let driver = driverOf(impl, store, config, decide);
   if (metrics) {
     if (impl !== "ours") throw new Error("metrics are ours only");
-    const request = driver.request;
-    driver = {
-      ...driver,
-      request: async (now, lag) => withMetricEvent(await request(now, lag)),
-      fold: (now) => oursFold(store, now, FOLD_BATCH, FOLD_SETTLE_MS, folded),
-    };
+    driver = withMetrics(driver, store, folded);
   }
   const stats = await runModel(store, driver, params, streams);
   const cell = cellOf(impl, mode, qps, config, stats, opts);

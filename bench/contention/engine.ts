@@ -20,8 +20,8 @@ export type DecidedOn = "current" | "stale";
 
 /**
  * One attempt of a transaction: its snapshot and decision instant (`now`, its start), what it read
- * (its read set), what it will write at commit, and what it decided. `takes` are the tokens it
- * takes per shard (for the asynchronous bound); `onCommit` runs when it commits, with the commit's instant.
+ * (its read set), what it will write at commit (the takes among them count toward the
+ * asynchronous bound), and what it decided; `onCommit` runs when it commits, with the commit's instant.
  */
 export type Attempt = {
   snapshot: number;

@@ -69,7 +69,9 @@ export function printReport({ grid, headline, stress, metrics, check }: Results,
   if (ran("check")) printCheck(check);
 }
 
-const both = (a: string | undefined, b: string | undefined) => `${a ?? "—"} / ${b ?? "—"}`;
+/** Two measures of one cell side by side: "a / b"; with `both`, "—" for a cell not run. */
+const pair = (a: string, b: string) => `${a} / ${b}`;
+const both = (a: string | undefined, b: string | undefined) => pair(a ?? "—", b ?? "—");
 
 function gridTable(cells: readonly Cell[], mode: Mode, opts: Options): string {
   const rows: string[][] = [];
@@ -161,7 +163,6 @@ function worstLine(label: string, cells: readonly Cell[]): string {
 }
 
 function metricsTable(rows: readonly MetricsRow[]): string {
-  const pair = (a: string, b: string) => `${a} / ${b}`;
   return table(
     [
       { title: "refusals" },
@@ -193,7 +194,6 @@ function metricsTable(rows: readonly MetricsRow[]): string {
 }
 
 function checkTable(rows: readonly CheckRow[]): string {
-  const pair = (a: string, b: string) => `${a} / ${b}`;
   return table(
     [
       { title: "mode" },

@@ -7,7 +7,7 @@ import { ASYNC_MARGIN } from "../../src/shared/flow/flow.js";
 import { planFor } from "../../src/shared/metrics/heat.js";
 import { MAX_STALENESS_MS } from "../../src/shared/shards/overload.js";
 import { APPLY_BATCH } from "../../src/component/applier.js";
-import { UPSTREAM_BATCH } from "./cell.js";
+import { UPSTREAM_BATCH } from "./drivers.js";
 import { chart } from "./chart.js";
 import type { Options } from "./options.js";
 import { rateText, type Results, type Smallest } from "./report.js";
