@@ -1,0 +1,56 @@
+// requestFlow's verdict at its edges (src/shared/flow/request.ts), pure with explicit instants: the take of a key's last whole token writes a lockout's end (`u`) with the take, while a take leaving a whole token, a limit without lockout and a peek write none; an empty tier is bad input; a dry run that admits says nothing would be refused; a refusal that records no metric event is thrown by the component.
+import { describe, expect, test } from "vitest";
+import { requestFlow, type RequestOutcome } from "../src/shared/flow/request.js";
+import { answerRead, runPlan, type KeyRow, type RowOp } from "../src/shared/shapes/rows.js";
+import type { RateLimitArgs, RateLimitConfig } from "../src/shared/shapes/validators.js";
+import { errorData } from "./error-data.js";
+
+const T0 = 1_000_000;
+const LOCKOUT = 60_000;
+const plain: RateLimitConfig = { kind: "token bucket", rate: 2, period: 2000 };
+const locking: RateLimitConfig = { ...plain, lockout: LOCKOUT };
+
+/** Decides `args` at T0 over a key whose one row holds `value` tokens at T0. */
+function decide(args: RateLimitArgs, value: number): RequestOutcome<string> {
+  const rows: KeyRow<string>[] = [{ id: "r", shard: 0, value, ts: T0, shards: 1, kind: "token bucket" }];
+  return runPlan(requestFlow<string>(args, T0, () => 0), (q) => answerRead({ rows, pending: [] }, q));
+}
+const opsOf = (args: RateLimitArgs, value: number): RowOp<string>[] => decide(args, value).ops;
+/** The row patch's fields among `ops`, if any. */
+const patched = (ops: RowOp<string>[]) => ops.flatMap((o) => (o.op === "patch" ? [o.fields] : []));
+
+describe("lockout", () => {
+  test.each([
+    // [why, config, count, tokens held, the fields patched]
+    ["the last whole token taken (1 → 0): locked for LOCKOUT from now, written with the take", locking, 1, 1, [{ u: T0 + LOCKOUT, value: 0 }]],
+    ["a take leaving a whole token (2 → 1): no lock", locking, 1, 2, [{ value: 1 }]],
+    ["no lockout configured: the last token taken writes no lock", plain, 1, 1, [{ value: 0 }]],
+    ["a peek holding under a token: writes nothing, locks nothing", locking, 0, 0.5, []],
+  ] as [string, RateLimitConfig, number, number, Record<string, unknown>[]][])("%s", (_why, config, count, value, fields) => {
+    const got = patched(opsOf({ name: "n", config, count }, value));
+    expect(got.map((f) => ({ value: f.value, ...("u" in f ? { u: f.u } : {}) }))).toStrictEqual(fields);
+  });
+});
+
+describe("requestFlow's verdict", () => {
+  test("an empty tier is bad input, naming it", () => {
+    expect(errorData(() => decide({ name: "n", tier: "", config: plain }, 2))).toMatchObject({ kind: "InvalidRateLimit", field: "tier", value: '""' });
+  });
+
+  test("a dry run that admits: ok, and nothing it would have refused", () => {
+    const outcome = decide({ name: "n", config: { ...plain, dryRun: true } }, 2);
+    expect(outcome.result).toStrictEqual({ ok: true });
+    expect("wouldRefuse" in outcome).toBe(false);
+  });
+
+  test("a dry run that would refuse: ok now, and the wait it would have given (1000 ms to a token at 1 per 1000 ms)", () => {
+    const outcome = decide({ name: "n", config: { ...plain, dryRun: true } }, 0);
+    expect(outcome.result).toStrictEqual({ ok: true });
+    expect(outcome.wouldRefuse).toStrictEqual({ retryAfter: 1000 });
+  });
+
+  test("refused with throws, the caller offering to throw, but no metric event to keep: the component throws", () => {
+    const outcome = decide({ name: "n", config: plain, throws: true, raiseInCaller: true }, 0);
+    expect(outcome.raise).toStrictEqual({ error: { kind: "RateLimited", name: "n", retryAfter: 1000 }, inCaller: false });
+  });
+});
