@@ -1,8 +1,9 @@
-// requestFlow's verdict at its edges (src/shared/flow/request.ts), pure with explicit instants: the take of a key's last whole token writes a lockout's end (`u`) with the take, while a take leaving a whole token, a limit without lockout and a peek write none; an empty tier is bad input; a dry run that admits says nothing would be refused; a refusal that records no metric event is thrown by the component.
+// requestFlow's verdict at its edges (src/shared/flow/request.ts), pure with explicit instants: the take of a key's last whole token writes a lockout's end (`u`) with the take, while a take leaving a whole token, a limit without lockout and a peek write none; an empty tier is bad input; a dry run that admits says nothing would be refused; a refusal that records no metric event is thrown by the component; a calendar quota's result says when its period ends (resetsAt), admitted or refused, and no other kind's does.
 import { describe, expect, test } from "vitest";
 import { requestFlow, type RequestOutcome } from "../src/shared/flow/request.js";
 import { answerRead, runPlan, type KeyRow, type RowOp } from "../src/shared/shapes/rows.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/shapes/validators.js";
+import { calendarWindow } from "../src/shared/validation/validate-config.js";
 import { errorData } from "./error-data.js";
 
 const T0 = 1_000_000;
@@ -52,5 +53,30 @@ describe("requestFlow's verdict", () => {
   test("refused with throws, the caller offering to throw, but no metric event to keep: the component throws", () => {
     const outcome = decide({ name: "n", config: plain, throws: true, raiseInCaller: true }, 0);
     expect(outcome.raise).toStrictEqual({ error: { kind: "RateLimited", name: "n", retryAfter: 1000 }, inCaller: false });
+  });
+});
+
+describe("resetsAt: when a calendar quota's period ends", () => {
+  // 10:00 UTC on 15 January 2026: the day ends at midnight, 14 hours on.
+  const at = Date.UTC(2026, 0, 15, 10);
+  const midnight = Date.UTC(2026, 0, 16);
+  const daily = calendarWindow({ kind: "calendar", rate: 3, period: "day" });
+  const run = (config: RateLimitConfig, rows: KeyRow<string>[]) =>
+    runPlan(requestFlow<string>({ name: "n", config }, at, () => 0), (q) => answerRead({ rows, pending: [] }, q)).result;
+
+  test.each([
+    // [why, rows, result]
+    ["a key never used: admitted, the period ends at midnight", [], { ok: true, resetsAt: midnight }],
+    [
+      "a key whose day's 3 are taken: refused until midnight, when the period ends",
+      [{ id: "r", shard: 0, value: 0, ts: at - 1000, shards: 1, kind: "fixed window" }],
+      { ok: false, retryAfter: midnight - at, resetsAt: midnight },
+    ],
+  ] as [string, KeyRow<string>[], unknown][])("%s", (_why, rows, result) => {
+    expect(run(daily, rows)).toStrictEqual(result);
+  });
+
+  test("a fixed window of a day that is no calendar quota says no resetsAt", () => {
+    expect(run({ kind: "fixed window", rate: 3, period: 86_400_000 }, [])).toStrictEqual({ ok: true });
   });
 });
