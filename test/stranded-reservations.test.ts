@@ -190,6 +190,14 @@ describe("planReserved: a reservation short on its pair reads on only when fract
     expect(plan.shards).toEqual([2, 1, 4]);
   });
 
+  test("a pair holding exactly its share of the request (2/5 of a token) reads on: five shards 0.2 above their floors hold a token together, and reserve it all", () => {
+    const { plan, asked } = reserveOn([-1.8, -1.8, -1.8, -1.8, -1.8], 0, 1);
+    expect(asked.slice(-5)).toEqual([0, 1, 2, 3, 4]);
+    expect(written(plan)).toEqual({ 0: -2, 1: -2, 2: -2, 3: -2, 4: -2 });
+    // A quarter each: the pair holds half a token, the first three shards three quarters.
+    expect(written(reserveOn([-1.75, -1.75, -1.75, -1.75, -2], 0, 1).plan)).toEqual({ 0: -2, 1: -2, 2: -2, 3: -2 });
+  });
+
   test.each([
     ["a pair with one shard at its floor: no pair of strands needs it (the two fullest are above their floors)", STRANDED, 0, 3],
     ["a pair holding less than its share of the request (2/5 of a token): the limit is near its floor throughout", [-1.9, -1.85, -1.5, -1.5, -1.5], 0, 1],
@@ -241,6 +249,10 @@ describe("planReserved: a reservation short on its pair reads on only when fract
     expect(written(plan)).toEqual({ 2: -2, 0: -2, 1: -1.52 });
     // Shard 0 refills 3 an hour: its 2 owed take 40 minutes; shard 2 (2 an hour) an hour.
     expect(plan.retryAfter).toBe(HOUR);
+    // Less than a token owed is a debt too: 0.8 at 2 an hour, 24 minutes.
+    const owing = planGathered([read(tb, 3, 0.2), read(tb, 0, -1.9)], 0, 1)!;
+    expect(written(owing)).toEqual({ 3: -0.8 });
+    expect(owing.retryAfter).toBe(24 * MINUTE);
   });
 });
 

@@ -221,7 +221,7 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
  */
 export function* planReserved(n: number, a: ShardRead, b: ShardRead, now: number, count: number): Generator<number, Plan, ShardRead> {
   const pair = planTwo(a, b, now, count, true);
-  if (pair.ok || n <= 2) return pair;
+  if (pair.ok) return pair;
   const sa = spare(a, a.state?.ts ?? now);
   const sb = spare(b, b.state?.ts ?? now);
   // The share test allows a ppb of float noise: it only decides whether to read on.
