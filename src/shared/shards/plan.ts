@@ -2,7 +2,7 @@
 // caller supplies the rows it read and the random draws; the planner says which shard to read
 // next and, at the end, which tokens to take from which shard.
 import { decideRow, delayUntil, evaluate, leastDelay, valueAt, withValue, type Params, type State } from "../kinds/algebra.js";
-import type { Plan, ShardRead } from "./shard.js";
+import type { Plan, ShardRead, ShardWrite } from "./shard.js";
 import { holds, nearEmptyRule, planNearEmpty } from "./overload.js";
 import { landed, minus, pairAccepts } from "../core/split.js";
 import { math } from "../core/math.js";
@@ -50,7 +50,8 @@ export function pickTwo(n: number, r1: number, r2: number): [number, number] {
  * takes from it only what it can spare. A peek (`count` 0) reads every shard instead (see
  * {@link planPeek}). Otherwise it never reads a third: reading on when the pair refuses serves a tight limit slightly better one request at a
  * time, but under overload it sends every request after the last tokens, where they conflict and
- * fail instead of being refused (`npm run simulate`; see docs/hot-limits.md). `comfort`
+ * fail instead of being refused (`npm run simulate`; see docs/hot-limits.md). The one exception
+ * is a reservation whose pair holds fractions that fall short together (see {@link planReserved}). `comfort`
  * overrides {@link COMFORT_FRACTION} (the benchmark sweeps it). `nearEmpty` false keeps the pair
  * near empty whatever the shards' size: an asynchronous limit decides first on a stale snapshot,
  * whose reads race for nothing, and a second shard read there keeps more decisions standing on it.
@@ -82,6 +83,7 @@ export function* planRequest(
   if (nearEmpty && nearEmptyRule(a, count, reserve) === "alone" && holds(a, now, count)) return planOne(yield first, now, count, reserve, notBefore);
   const b = yield second;
   const again = yield first;
+  if (reserve) return yield* planReserved(n, again, b, now, count);
   const rule = nearEmpty ? nearEmptyRule(a, count, reserve, b) : "pair";
   return rule === "pair" ? planTwo(again, b, now, count, reserve) : planNearEmpty(rule, again, b, now, count);
 }
@@ -195,6 +197,83 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
 }
 
 
+
+/**
+ * planReserved decides a reservation of `count` > 0 tokens on the pair `a` (drawn first) and `b`
+ * as {@link planTwo} does, and when the pair refuses although the requests before left both
+ * holding tokens above their floors (`-maxReserved`), together at least their share of the request
+ * (2/`n` of `count`), reads the limit's other shards one at a time (from `b` on, in shard order)
+ * until those read hold it: then it takes from them (see {@link planGathered}). Fractions left by
+ * separate requests can spread over more shards than a pair: three shards a little under half a
+ * token above their floors hold a token no pair can reserve, and one reservation at a time would
+ * stop a token short of what the limit holds. When the shards' rows hold `count` above their
+ * floors across `k` shards, the two fullest hold at least 2/`k` of it, so a caller that tries
+ * every pair finds one that reads on. Otherwise a pair reads nothing more:
+ * - whole tokens never strand (a shard above its floor holds a whole token and serves with any
+ *   partner);
+ * - the tests look at the rows as the requests left them, refill aside: a token bucket refills
+ *   every shard all the time, so at the floor every pair holds fractions, and reading on for
+ *   them would read most shards on half the calls, to admit a token a pair's refill admits soon
+ *   anyway (reservations at twice the rate over 10 shards read 5.1 rows a call, not 1.9: see
+ *   test/stranded-reservations.test.ts, "what reading on costs").
+ * Still refused after every shard, it refuses as the pair does: `retryAfter` is when the pair alone
+ * serves it, and `shards` lists every shard read.
+ */
+export function* planReserved(n: number, a: ShardRead, b: ShardRead, now: number, count: number): Generator<number, Plan, ShardRead> {
+  const pair = planTwo(a, b, now, count, true);
+  if (pair.ok) return pair;
+  const sa = spare(a, a.state?.ts ?? now);
+  const sb = spare(b, b.state?.ts ?? now);
+  // The share test allows a ppb of float noise: it only decides whether to read on.
+  if (!(sa > 0 && sb > 0) || !((sa + sb) * n >= 2 * count * (1 - 1e-9))) return pair;
+  const order = [a.shard, b.shard];
+  for (let i = 1; i < n; i++) {
+    const shard = (b.shard + i) % n;
+    if (shard === a.shard) continue;
+    order.push(shard);
+    // Every shard asked for again: a read may have switched the view to a migrated layout.
+    const group: ShardRead[] = [];
+    for (const s of order) group.push(yield s);
+    const plan = planGathered(group, now, count);
+    if (plan) return plan;
+  }
+  return { ...pair, shards: order };
+}
+
+/** What `read` holds above its floor (`-maxReserved`) at `at`: what a reservation may take from it. */
+function spare(read: ShardRead, at: number): number {
+  return minus(evaluate(read.state, read.p, at).value, 0 - read.p.maxReserved);
+}
+
+/**
+ * planGathered reserves `count` tokens from several shards when together they hold them above
+ * their floors (the pair test, {@link pairAccepts}, over the group), else undefined. It takes from
+ * the fullest first, each down to its floor, and the last only what is still needed: what is left
+ * above the floors stays on one shard, so fractions gather instead of spreading. `retryAfter` is
+ * when the last debt is repaid, as {@link planTwo} says it.
+ */
+export function planGathered(group: readonly ShardRead[], now: number, count: number): Plan | undefined {
+  const cur = group.map((r) => evaluate(r.state, r.p, now));
+  const total = cur.reduce((sum, c) => sum + c.value, 0);
+  const floor = 0 - group.reduce((sum, r) => sum + r.p.maxReserved, 0);
+  if (!(minus(total, count) >= floor)) return undefined;
+  const spares = group.map((r, i) => ({ r, cur: cur[i]!, spare: minus(cur[i]!.value, 0 - r.p.maxReserved) }));
+  spares.sort((x, y) => y.spare - x.spare);
+  let need = count;
+  const writes: ShardWrite[] = [];
+  let repaid = 0;
+  for (const { r, cur: c, spare: s } of spares) {
+    if (!(need > 0 && s > 0)) break;
+    const all = minus(s, need) <= 0;
+    const value = landed(c.value, all ? 0 - r.p.maxReserved : minus(c.value, need));
+    need = all ? minus(need, s) : 0;
+    const state = withValue(c, r.p, value);
+    writes.push({ shard: r.shard, state });
+    if (value < 0) repaid = math.max(repaid, delayUntil(state, r.p, now, 0, undefined, count));
+  }
+  const shards = writes.map((w) => w.shard);
+  return repaid > 0 ? { ok: true, retryAfter: repaid, writes, shards } : { ok: true, writes, shards };
+}
 
 /**
  * sampleDistinct picks `k` distinct shards out of `n` uniformly, with a partial Fisher-Yates
