@@ -86,9 +86,10 @@ export const groups = {
     modules: ["flow/wait"],
     tests: ["test/waiting*.test.ts", "test/wait-algebra.test.ts"],
   },
-  // A key's rows as one view: reads, writes, asynchronous takes and the details' arithmetic.
+  // A key's rows as the flows see them: the reads (view), the writes, asynchronous takes and the
+  // details' arithmetic, one file each.
   view: {
-    modules: ["flow/view", "shapes/rows", "shapes/stored", "shards/shard", "flow/flow"],
+    modules: ["flow/view", "flow/writes", "flow/takes", "flow/details", "shapes/rows", "shapes/stored", "shards/shard", "flow/flow"],
     tests: ["test/flow.test.ts", "test/whole-flow.test.ts", "test/settle.test.ts", "test/flows-table.test.ts", "test/row-of.test.ts", "test/properties.test.ts"],
   },
   // Input checks: their tests run on convex-test (validation.test.ts), the dearest groups.
