@@ -31,7 +31,7 @@ export const groups = {
   },
   request: {
     modules: ["flow/request", "flow/settle", "flow/limit-all"],
-    tests: ["test/verdict.test.ts", "test/limit-all-merge.test.ts", "test/request-edges.test.ts", "test/settle.test.ts", "test/settle-exact.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/flows-table.test.ts", "test/network-resolution.test.ts", "test/overrides.test.ts", "test/override-property.test.ts"],
+    tests: ["test/verdict.test.ts", "test/limit-all-merge.test.ts", "test/request-edges.test.ts", "test/settle.test.ts", "test/settle-exact.test.ts", "test/settle-calendar.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/flows-table.test.ts", "test/network-resolution.test.ts", "test/overrides.test.ts", "test/override-property.test.ts"],
   },
   // The kinds' algebra: a row's state as of an instant, the decisions, and the numbers under them.
   algebra: {
