@@ -1,4 +1,4 @@
-// requestFlow's verdict at its edges (src/shared/flow/request.ts), pure with explicit instants: the take of a key's last whole token writes a lockout's end (`u`) with the take, while a take leaving a whole token, a limit without lockout and a peek write none; an empty tier is bad input; a dry run that admits says nothing would be refused; a refusal that records no metric event is thrown by the component; a calendar quota's result says when its period ends (resetsAt), admitted or refused, and no other kind's does.
+// requestFlow's verdict at its edges (src/shared/flow/request.ts), pure with explicit instants: the take of a key's last whole token writes a lockout's end (`u`) with the take, while a take leaving a whole token, a limit without lockout and a peek write none; an empty tier is bad input; a dry run that admits says nothing would be refused; a refusal that records no metric event is thrown by the component; a calendar quota's result says when its period ends (resetsAt), admitted or refused, and no other kind's does; a stale asynchronous decision inside the margin, while others take, sheds a refusal with its own event and error.
 import { describe, expect, test } from "vitest";
 import { requestFlow, type RequestOutcome } from "../src/shared/flow/request.js";
 import { answerRead, runPlan, type KeyRow, type RowOp } from "../src/shared/shapes/rows.js";
@@ -78,5 +78,33 @@ describe("resetsAt: when a calendar quota's period ends", () => {
 
   test("a fixed window of a day that is no calendar quota says no resetsAt", () => {
     expect(run({ kind: "fixed window", rate: 3, period: 86_400_000 }, [])).toStrictEqual({ ok: true });
+  });
+});
+
+describe("shed: an asynchronous decision inside the margin while others take", () => {
+  // 8 tokens, 1 back per 1000 ms; the margin is a quarter, 2 tokens. The row held 3 at T0 - 10
+  // (3.01 at T0); another request's take of 1 at T0 - 5 is still pending (so the key is busy): 2.01
+  // left. Taking 1 would leave 1.01, inside the margin: refused until 1 + 2 are back, 990 ms.
+  const config: RateLimitConfig = { kind: "token bucket", rate: 8, period: 8000, applyUpdates: "asynchronously" };
+  const shed = (config: RateLimitConfig, args: Partial<RateLimitArgs>) => {
+    const rows: KeyRow<string>[] = [{ id: "r", shard: 0, value: 3, ts: T0 - 10, shards: 1, kind: "token bucket" }];
+    const pending = [{ shard: 0, count: 1, ts: T0 - 5, config }];
+    return runPlan(requestFlow<string>({ name: "n", config, ...args }, T0, () => 0), (q) => answerRead({ rows, pending }, q)).shed;
+  };
+  const error = { kind: "RateLimited", name: "n", retryAfter: 990 };
+
+  test.each([
+    // [why, config, args, shed]
+    ["no metrics, no throws: the refusal alone", config, {}, { result: { ok: false, retryAfter: 990 } }],
+    ["with metrics: its refused event", { ...config, metrics: true }, {}, { result: { ok: false, retryAfter: 990 }, event: { outcome: "refused", count: 1 } }],
+    [
+      "with metrics and throws, the caller offering: thrown by the caller, keeping the event",
+      { ...config, metrics: true },
+      { throws: true, raiseInCaller: true },
+      { result: { ok: false, retryAfter: 990 }, event: { outcome: "refused", count: 1 }, raise: { error, inCaller: true } },
+    ],
+    ["throws without metrics: thrown by the component", config, { throws: true, raiseInCaller: true }, { result: { ok: false, retryAfter: 990 }, raise: { error, inCaller: false } }],
+  ] as [string, RateLimitConfig, Partial<RateLimitArgs>, unknown][])("%s", (_why, config, args, expected) => {
+    expect(shed(config, args)).toStrictEqual(expected);
   });
 });
