@@ -1,4 +1,4 @@
-// requestFlow's verdict at its edges (src/shared/flow/request.ts), pure with explicit instants: the take of a key's last whole token writes a lockout's end (`u`) with the take, while a take leaving a whole token, a limit without lockout and a peek write none; an empty tier is bad input; a dry run that admits says nothing would be refused; a refusal that records no metric event is thrown by the component; a calendar quota's result says when its period ends (resetsAt), admitted or refused, and no other kind's does; a stale asynchronous decision inside the margin, while others take, sheds a refusal with its own event and error.
+// requestFlow's verdict at its edges (src/shared/flow/request.ts), pure with explicit instants: the take of a key's last whole token writes a lockout's end (`u`) with the take, while a take leaving a whole token, a limit without lockout and a peek write none; an empty tier is bad input; a dry run that admits says nothing would be refused; a refusal that records no metric event is thrown by the component; a calendar quota's result says when its period ends (resetsAt), admitted or refused, and no other kind's does; a stale asynchronous decision inside the margin, while others take, sheds a refusal with its own event and error; under a key's override the details name the config in force, and a malformed stored override is bad input.
 import { describe, expect, test } from "vitest";
 import { requestFlow, type RequestOutcome } from "../src/shared/flow/request.js";
 import { answerRead, runPlan, type KeyRow, type RowOp } from "../src/shared/shapes/rows.js";
@@ -106,5 +106,29 @@ describe("shed: an asynchronous decision inside the margin while others take", (
     ["throws without metrics: thrown by the component", config, { throws: true, raiseInCaller: true }, { result: { ok: false, retryAfter: 990 }, raise: { error, inCaller: false } }],
   ] as [string, RateLimitConfig, Partial<RateLimitArgs>, unknown][])("%s", (_why, config, args, expected) => {
     expect(shed(config, args)).toStrictEqual(expected);
+  });
+});
+
+describe("under a key's own override (carried on its rows)", () => {
+  const run = (o: KeyRow<string>["o"], args: Partial<RateLimitArgs> = {}) => {
+    const rows: KeyRow<string>[] = [{ id: "r", shard: 0, value: 2, ts: T0, shards: 1, kind: "token bucket", o }];
+    return runPlan(requestFlow<string>({ name: "n", config: plain, ...args }, T0, () => 0), (q) => answerRead({ rows, pending: [] }, q));
+  };
+
+  test("the details name the config in force: 1 of 4 left after the take, full in 1500 ms at 4 per 2000 ms", () => {
+    const override: RateLimitConfig = { kind: "token bucket", rate: 4, period: 2000 };
+    expect(run({ config: override }, { details: true }).result).toStrictEqual({
+      ok: true,
+      details: { shards: [0], remaining: 1, capacity: 4, resetAfter: 1500, exact: true, config: override },
+    });
+  });
+
+  test("a stored override whose config is malformed is bad input naming its field, never decided on", () => {
+    expect(errorData(() => run({ config: { kind: "token bucket", rate: -1, period: 2000 } }))).toStrictEqual({
+      kind: "InvalidRateLimit",
+      field: "config.rate",
+      value: "-1",
+      message: "config.rate = -1: must be a finite number > 0",
+    });
   });
 });
