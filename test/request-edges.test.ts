@@ -1,4 +1,4 @@
-// requestFlow's verdict at its edges (src/shared/flow/request.ts), pure with explicit instants: the take of a key's last whole token writes a lockout's end (`u`) with the take, while a take leaving a whole token, a limit without lockout and a peek write none; an empty tier is bad input; a dry run that admits says nothing would be refused; a refusal that records no metric event is thrown by the component; a calendar quota's result says when its period ends (resetsAt), admitted or refused, and no other kind's does; a stale asynchronous decision inside the margin, while others take, sheds a refusal with its own event and error; under a key's override the details name the config in force, and a malformed stored override is bad input.
+// requestFlow's verdict at its edges (src/shared/flow/request.ts), pure with explicit instants: the take of a key's last whole token writes a lockout's end (`u`) with the take, while a take leaving a whole token, a limit without lockout and a peek write none; an empty tier is bad input; a dry run that admits says nothing would be refused; a refusal that records no metric event is thrown by the component; a calendar quota's result says when its period ends (resetsAt), admitted or refused, and no other kind's does; a stale asynchronous decision inside the margin, while others take, sheds a refusal with its own event and error; under a key's override the details name the config in force, and a malformed stored override is bad input; a sharded limit's details count each shard read as it stands after the take, also across a change of shard count.
 import { describe, expect, test } from "vitest";
 import { requestFlow, type RequestOutcome } from "../src/shared/flow/request.js";
 import { answerRead, runPlan, type KeyRow, type RowOp } from "../src/shared/shapes/rows.js";
@@ -130,5 +130,25 @@ describe("under a key's own override (carried on its rows)", () => {
       value: "-1",
       message: "config.rate = -1: must be a finite number > 0",
     });
+  });
+});
+
+describe("details of a sharded limit", () => {
+  // 8 tokens over 2 shards of 4, each refilling 1 per 2000 ms; draws of 0 read shard 0, then shard 1.
+  const sharded: RateLimitConfig = { kind: "token bucket", rate: 8, period: 8000, shards: 2 };
+  const run = (rows: KeyRow<string>[]) =>
+    runPlan(requestFlow<string>({ name: "n", config: sharded, details: true }, T0, () => 0), (q) => answerRead({ rows, pending: [] }, q)).result;
+
+  test("shard 0 holds 1 (near empty), shard 1 holds 3 and serves: 1 + 2 left, shard 0 full again in 6000 ms", () => {
+    const rows: KeyRow<string>[] = [
+      { id: "a", shard: 0, value: 1, ts: T0, shards: 2, kind: "token bucket" },
+      { id: "b", shard: 1, value: 3, ts: T0, shards: 2, kind: "token bucket" },
+    ];
+    expect(run(rows)).toStrictEqual({ ok: true, details: { shards: [1], remaining: 3, capacity: 8, resetAfter: 6000, exact: true } });
+  });
+
+  test("a row of one shard holding 5 of 8, now 2 shards: carried over, 1 taken, 4 left, full in 4000 ms", () => {
+    const rows: KeyRow<string>[] = [{ id: "a", shard: 0, value: 5, ts: T0, shards: 1, kind: "token bucket" }];
+    expect(run(rows)).toStrictEqual({ ok: true, details: { shards: [0], remaining: 4, capacity: 8, resetAfter: 4000, exact: true } });
   });
 });
