@@ -355,7 +355,10 @@ function heldAt(rows: readonly KeyRow<number>[], config: RateLimitConfig, writer
  */
 function owing(row: KeyRow<number>, config: RateLimitConfig, phase: number, rate: number, capacity: number): { value: number; ends: number } | undefined {
   if (!(row.value < 0) || row.kind !== config.kind || !(row.rate! > 0 && rate > 0)) return undefined;
-  if (row.kind === TB) return { value: 0, ends: row.ts + (-row.value * row.period!) / row.rate! };
+  // Nothing held from `ts + (-value) × period / rate` on is, in the new rate's tokens, the debt
+  // (-value) × period / rate × rate' / period' held from `ts`: the same bound, computed from `ts`
+  // (a fractional instant near T0 has float spacing of 2.4e-4 ms, enough to miss by 3.5e-5 tokens).
+  if (row.kind === TB) return { value: (row.value * rate * row.period!) / (row.rate! * config.period), ends: row.ts };
   if (row.kind !== FW) return undefined;
   let n = 1;
   while (!(row.value + n * row.rate! >= 0)) n++;
