@@ -318,7 +318,7 @@ type Held =
   | { fresh: false; sharded: boolean; parts: { value: number; ends: number; rate: number }[] };
 
 /** The bound's starting point for a key whose rows are `rows` when the config becomes `config`. */
-function heldAt(rows: readonly KeyRow<number>[], config: RateLimitConfig, writer: RateLimitConfig): Held {
+function heldAt(rows: readonly KeyRow<number>[], config: RateLimitConfig, writer: RateLimitConfig, phase: number): Held {
   if (rows.length === 0) return { fresh: true, capacity: config.capacity ?? config.rate };
   const n = rows.find((r) => r.shards !== undefined)?.shards ?? 1;
   const ends = (row: KeyRow<number>) => (row.kind === FW ? row.ts + row.period! : row.ts);
@@ -334,9 +334,39 @@ function heldAt(rows: readonly KeyRow<number>[], config: RateLimitConfig, writer
     // rate: its takes leave a period after they were taken, the most it can hold then is the new
     // rate, and G already counts a whole window from the start; so it holds at least nothing.
     const exact = config.kind === SW && config.exact !== false;
+    // Carried over only when its terms changed (a change of shard count alone splits it as it is).
+    const carried = row.terms !== shardParams({ ...config, shards: n }, phase, i).terms;
+    const owed = carried ? owing(row, config, phase, rate, splitTotal(config.capacity ?? config.rate, n, i)) : undefined;
+    if (owed) return { ...owed, rate };
     return { value: exact ? Math.max(0, row.value) : row.value + (row.prev ?? 0), ends: ends(row), rate };
   });
   return { fresh: false, sharded: n > 1, parts };
+}
+
+/**
+ * A row that owes (work reserved ahead), carried into a config of its own kind: its promise ends
+ * where its own terms repay the debt, and holds what they leave there; the new config grants from
+ * then (README, "Changing the config: the rule"). A token bucket's own rate repays it at
+ * `ts + (-value) × period / rate`, holding nothing. A fixed window's, at the start of the first of
+ * its own windows whose rates repay it: with the same period and that instant a window start of
+ * the new phase, that window holds what is left there, at most the new capacity (so the part is
+ * that less the new rate, which the window opening there adds back); otherwise nothing is held
+ * until the end of that window. Undefined for any other row (either rate 0, another kind).
+ */
+function owing(row: KeyRow<number>, config: RateLimitConfig, phase: number, rate: number, capacity: number): { value: number; ends: number } | undefined {
+  if (!(row.value < 0) || row.kind !== config.kind || !(row.rate! > 0 && rate > 0)) return undefined;
+  // Nothing held from `ts + (-value) × period / rate` on is, in the new rate's tokens, the debt
+  // (-value) × period / rate × rate' / period' held from `ts`: the same bound, computed from `ts`
+  // (a fractional instant near T0 has float spacing of 2.4e-4 ms, enough to miss by 3.5e-5 tokens).
+  if (row.kind === TB) return { value: (row.value * rate * row.period!) / (row.rate! * config.period), ends: row.ts };
+  if (row.kind !== FW) return undefined;
+  let n = 1;
+  while (!(row.value + n * row.rate! >= 0)) n++;
+  const repaid = row.ts + n * row.period!;
+  if (config.period === row.period && phase + Math.floor((repaid - phase) / config.period) * config.period === repaid) {
+    return { value: Math.min(row.value + n * row.rate!, row.capacity!, capacity) - rate, ends: repaid };
+  }
+  return { value: 0, ends: repaid + row.period! };
 }
 
 /**
@@ -466,7 +496,7 @@ function run(h: History): void {
     const rows = store.read(at).rows.map((r) => expandRow(r, writer, resolvePhase(writer, at.name, at.key)));
     return {
       config: next,
-      held: heldAt(rows, next, writer),
+      held: heldAt(rows, next, writer, resolvePhase(next, at.name, at.key)),
       // Live: reservations made during the interval count too (see boundAt).
       reserved,
       reservedBefore: reserved.length,
@@ -685,10 +715,13 @@ describe("counterexamples (fixed rows and instants)", () => {
       ...{ value, ts: T, shards: 2, kind: TB, rate: share, period: MINUTE, capacity: share, terms: shardParams(three, 0, shard).terms! },
     });
     store.plant(at, [row(0, 0.5, 2), row(1, -3, 1)]);
-    // Draws of 0 read shard 0 first, then shard 1, which carries the key over: it holds -2.5, and
-    // gains 4 a minute, so a pair of shards can serve 1 in 52.5 s.
+    // Draws of 0 read shard 0 first, then shard 1, which carries the key over. Shard 1's debt of 3
+    // is work its own 1 a minute repays in 3 minutes; its new share, 2 a minute, repays it then
+    // too: a debt of 6. So the key holds 0.5 - 6 = -5.5, and gains 4 a minute: a pair of shards
+    // can serve 1 in 97.5 s (the old rule, repaying the debt of 3 at the new share, said 52.5 s,
+    // bringing the reserved work's tokens back before it ran).
     const request = { ...at, config: four };
-    expect(store.check(request, T, () => 0)).toEqual({ ok: false, retryAfter: 52_500 });
+    expect(store.check(request, T, () => 0)).toEqual({ ok: false, retryAfter: 97_500 });
     // At 45 s shard 0 alone (read as it is: its terms didn't change) has 2 and serves the request
     // without reading shard 1.
     expect(store.check(request, T + 45_000, () => 0).ok).toBe(false);

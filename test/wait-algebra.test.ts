@@ -1,8 +1,8 @@
 // The algebra of waiting until allowed, table-driven with explicit instants (no database, no
 // clock): decideRow's reservations that wait (a token bucket into debt; a fixed window in the
 // window that can hold the work, taking the tokens a boundary loses; an exact sliding window
-// logging the take at its instant, no earlier than notBefore), and withWithdrawn, which gives a
-// cancelled run's logged take back.
+// logging the take at its instant, no earlier than notBefore; a fixed window's line bounded by
+// maxReserved), and withWithdrawn, which gives a cancelled run's logged take back.
 import { describe, expect, test } from "vitest";
 import { decideRow, evaluate, paramsOf, type State } from "../src/shared/kinds/algebra.js";
 import { decodeLog, encodeLog, withWithdrawn } from "../src/shared/kinds/window-log.js";
@@ -62,6 +62,24 @@ describe("decideRow, waiting (notBefore given)", () => {
   test("a fixed window with room now, but work queued in a later window: it runs there", () => {
     const d = decideRow(null, p(fw), T + 10, 1, true, T + 1000);
     expect(d).toMatchObject({ ok: true, retryAfter: 990 });
+  });
+
+  test("a fixed window's maxReserved bounds the line: refused until the same request fits, to the ms", () => {
+    // 3 a window, at most 3 reserved ahead: 3 now and 3 in the next window owe 3; a 7th would owe 4.
+    const bounded: RateLimitConfig = { ...fw, maxReserved: 3 };
+    const { at, state } = line(bounded, [1, 1, 1, 1, 1, 1]);
+    expect(at).toEqual([0, 0, 0, 1000, 1000, 1000]);
+    expect(decideRow(state, p(bounded), T + 10, 1, true, T + 1000)).toEqual({ ok: false, retryAfter: 990 });
+    // At the next window the row owes 0, and the same request goes into the window after (+2000).
+    expect(decideRow(state, p(bounded), T + 999, 1, true, T + 1000)).toMatchObject({ ok: false, retryAfter: 1 });
+    expect(decideRow(state, p(bounded), T + 1000, 1, true, T + 1000)).toMatchObject({ ok: true, retryAfter: 1000 });
+    // A window's leftover lost at its boundary counts toward the bound, as the row owes it: 2 now
+    // (1 left, lost) and 3 in the next window owe 3 (1 - 3 - 1); with maxReserved 2, refused until
+    // the next window, where all 3 run at once.
+    const two: RateLimitConfig = { ...fw, maxReserved: 2 };
+    const { state: s2 } = line(two, [2]);
+    expect(decideRow(s2, p(two), T, 3, true, T)).toEqual({ ok: false, retryAfter: 1000 });
+    expect(decideRow(s2, p(two), T + 1000, 3, true, T)).toMatchObject({ ok: true, next: { value: 0 } });
   });
 });
 

@@ -163,6 +163,19 @@ describe("runWhenAllowed", () => {
     expect(results[4]).toEqual({ ok: false, retryAfter: MINUTE });
   });
 
+  test("maxReserved bounds a fixed window's queue too", async () => {
+    const t = makeTest(schema);
+    // 3 an hour, at most 3 reserved ahead (before, a fixed window's queue grew without bound).
+    const config = { kind: "fixed window", rate: 3, period: HOUR, start: 0, maxReserved: 3 } as const;
+    const results = await t.run(async (ctx) => {
+      const out = [];
+      for (let i = 0; i < 8; i++) out.push(await rateLimiter.runWhenAllowed(ctx, "windowBounded", { config }, sendRef, { to: `to${i}` }));
+      return out;
+    });
+    // 3 now, 3 in the next hour; then refused until that hour starts, when the line owes nothing.
+    expect(results.map((r) => (r.ok ? r.runAt - T0 : r))).toEqual([0, 0, 0, HOUR, HOUR, HOUR, { ok: false, retryAfter: HOUR }, { ok: false, retryAfter: HOUR }]);
+  });
+
   test("a block refuses, and nothing is scheduled inside it", async () => {
     const t = makeTest(schema);
     await t.run((ctx) => rateLimiter.setOverride(ctx, "emails", { key: "bad" }, { blockedUntil: T0 + 10 * MINUTE }));

@@ -89,6 +89,7 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           keysRead: number;
           rowsDeleted: number;
           rowsRead: number;
+          runsDeleted?: number;
         },
         Name
       >;

@@ -206,9 +206,25 @@ export function decideRow(
  * `capacity - rate` are lost at the boundary, where the value is clamped to the capacity): the lost
  * tokens are taken with the work's, so no later window counts them. The row keeps the rest as a
  * debt that each window's `rate` repays, so no window runs more than it grants. `retryAfter` is
- * the wait until the work's window (whole ms); unset when it runs now.
+ * the wait until the work's window (whole ms); unset when it runs now. Refused when the row would
+ * then owe more than `maxReserved` (lost tokens counted, as the row keeps them as a debt): its
+ * `retryAfter` is the least whole ms after which the same request fits.
  */
 function reserveWindowed(cur: State, p: Params, now: number, count: number, notBefore: number): RowDecision {
+  const decided = windowed(cur, p, now, count, notBefore);
+  if (withinReserved(decided.next, p)) return decided;
+  // Refused until a later instant's decision fits: the row gains a rate at each boundary.
+  const fits = (t: number) => withinReserved(windowed(evaluate(cur, p, t), p, t, count, notBefore).next, p);
+  return { ok: false, retryAfter: leastDelay(fits, now, guessDelay(cur, p, now, count - p.maxReserved), count) };
+}
+
+/** Whether a reservation's row owes no more than `maxReserved` (as `decideRow`'s floor counts it). */
+function withinReserved(next: State, p: Params): boolean {
+  return !(p.maxReserved < Infinity) || next.value >= 0 || minus(next.value, 0 - p.maxReserved) >= 0;
+}
+
+/** {@link reserveWindowed}'s decision at `now`, before `maxReserved` is checked. */
+function windowed(cur: State, p: Params, now: number, count: number, notBefore: number): { ok: true; next: State; retryAfter?: number } {
   const at = notBefore > now ? notBefore : now;
   const there = valueAt(cur, p, at);
   if (minus(there, count) >= 0) {

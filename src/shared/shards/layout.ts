@@ -192,9 +192,51 @@ function carriedOver(row: StoredRow, p: Params): State {
     const kept = keptLog(row.log, row.ts, own, p);
     if (kept !== undefined) return kept;
   }
+  const owed = own === undefined ? undefined : owedUntil(row, own, p);
+  if (owed !== undefined) return owed;
   const value = math.min(row.value, p.capacity);
   if ((row.kind ?? p.kind) === "fixed window") return heldUntil(value, ownWindowEnd(row, own, p), p);
   return heldUntil(value, row.ts, p);
+}
+
+/**
+ * A row that owes (work reserved ahead: queued by `runWhenAllowed`, or `reserve`), carried into
+ * terms `p` of its own kind: its debt is a promise too. The work it was taken for runs when the
+ * row's own terms (`own`) repay it, so until then the old schedule stands, and the new terms
+ * refill only from there, as they refill any row from the end of its promise. So a raised rate
+ * never repays the queued work's tokens faster (the next run never comes sooner than the old
+ * schedule allows), and a lowered one never makes the queue's debt last longer than it would have.
+ * - Token bucket: repaid at `T = ts + (-value) × period / rate` of its own terms. Carried as the
+ *   debt the new rate repays at that same instant: the value scaled by the ratio of the rates per
+ *   ms, stamped at the row's `ts`, so every reader before `T` still sees a debt.
+ * - Fixed window (same period, windows starting where the old ones did): its own rate repays it at
+ *   the start of some later window, which then holds what the old terms leave it; carried so that
+ *   every window before that one holds nothing, and that window what the old terms left (at most
+ *   the new capacity and the new rate: one state refilled a rate per window can't hold more there
+ *   and nothing in the window before). With other windows (period or phase changed), nothing is
+ *   granted before the end of the window the old terms repay it in, and the first new window
+ *   starting then or later holds the new rate (capped by the capacity).
+ * Undefined (carried as before) for a row that doesn't owe, of another kind, a calendar quota's,
+ * or when either rate is 0 (a debt the old terms never repay, or new terms that grant nothing).
+ */
+function owedUntil(row: StoredRow, own: Params, p: Params): State | undefined {
+  if (!(row.value < 0) || own.kind !== p.kind || !(own.rate > 0 && p.rate > 0)) return undefined;
+  if (p.kind === "token bucket") return { value: (row.value * p.rate * own.period) / (own.rate * p.period), ts: row.ts };
+  if (p.kind !== "fixed window" || own.cal !== undefined || p.cal !== undefined) return undefined;
+  // The least number of own windows whose rates repay the debt (as `evaluate` adds them).
+  const k = windowIndex(row.ts, own);
+  let n = math.max(1, math.ceil(-row.value / own.rate));
+  while (n > 1 && evaluate(stateOf(row), own, startOf(k + n - 1, own)).value >= 0) n--;
+  while (!(evaluate(stateOf(row), own, startOf(k + n, own)).value >= 0)) n++;
+  const repaid = startOf(k + n, own);
+  const w0 = windowIndex(row.ts, p);
+  if (p.period === own.period && windowStart(repaid, p) === repaid) {
+    const left = math.min(evaluate(stateOf(row), own, repaid).value, p.capacity, p.rate);
+    return { value: minus(left, (windowIndex(repaid, p) - w0) * p.rate), ts: startOf(w0, p) };
+  }
+  const end = repaid + own.period;
+  const first = windowStart(end, p) === end ? windowIndex(end, p) : windowIndex(end, p) + 1;
+  return { value: minus(math.min(p.rate, p.capacity), (first - w0) * p.rate), ts: startOf(w0, p) };
 }
 
 /**
