@@ -46,7 +46,7 @@ export const groups = {
   // Overrides, blocks and lockouts: what is in force for a request, and an override's writes.
   overrides: {
     modules: ["overrides/overrides", "admin/override-writes"],
-    tests: ["test/overrides.test.ts", "test/override-property.test.ts", "test/network-resolution.test.ts", "test/react-blocked.test.tsx"],
+    tests: ["test/overrides.test.ts", "test/overrides-edges.test.ts", "test/override-property.test.ts", "test/network-resolution.test.ts", "test/react-blocked.test.tsx"],
   },
   // Keys from the request: IP addresses and networks.
   networks: {
