@@ -3,7 +3,7 @@
 // next and, at the end, which tokens to take from which shard.
 import { decideRow, delayUntil, evaluate, leastDelay, valueAt, withValue, type Params, type State } from "../kinds/algebra.js";
 import type { Plan, ShardRead } from "./shard.js";
-import { holds, nearEmptyRule, planNearEmpty } from "./overload.js";
+import { holds, nearEmptyRule, planNearEmpty, readOn } from "./overload.js";
 import { landed, minus, pairAccepts } from "../core/split.js";
 import { math } from "../core/math.js";
 
@@ -83,7 +83,52 @@ export function* planRequest(
   const b = yield second;
   const again = yield first;
   const rule = nearEmpty ? nearEmptyRule(a, count, reserve, b) : "pair";
-  return rule === "pair" ? planTwo(again, b, now, count, reserve) : planNearEmpty(rule, again, b, now, count);
+  const plan = rule === "pair" ? planTwo(again, b, now, count, reserve) : planNearEmpty(rule, again, b, now, count);
+  // On quiet shards a refused pair reads on: see readOn.
+  const more = plan.ok ? 0 : readOn(a, count, reserve, n);
+  if (plan.ok || more === 0) return plan;
+  return yield* planReadOn(plan, pickOthers(n, first, second, more, random), now, count, notBefore);
+}
+
+/**
+ * pickOthers picks `k` distinct shards out of `n`, other than `first` and `second`, uniformly,
+ * from `k` draws in [0, 1) (a partial Fisher-Yates shuffle of the others).
+ */
+export function pickOthers(n: number, first: number, second: number, k: number, random: () => number): number[] {
+  const others = Array.from({ length: n }, (_, i) => i).filter((i) => i !== first && i !== second);
+  const picks = math.min(others.length, k);
+  for (let i = 0; i < picks; i++) {
+    const j = i + math.min(others.length - i - 1, math.floor(random() * (others.length - i)));
+    [others[i], others[j]] = [others[j]!, others[i]!];
+  }
+  return others.slice(0, picks);
+}
+
+/**
+ * planReadOn goes on from a pair's refusal `refused`: it reads `shards` one at a time and decides
+ * the request on the first that can serve it alone (as {@link planOne}); when none can, it is
+ * refused until the pair or one of the shards read could serve it (one alone, if its capacity
+ * holds the request), with no other traffic, and the refusal lists every shard read.
+ */
+export function* planReadOn(
+  refused: Plan & { ok: false },
+  shards: readonly number[],
+  now: number,
+  count: number,
+  notBefore?: number,
+): Generator<number, Plan, ShardRead> {
+  let retryAfter = refused.retryAfter;
+  const read = [...refused.shards];
+  for (const shard of shards) {
+    const r = yield shard;
+    read.push(shard);
+    // A shard smaller than the request never serves it alone (a pair may, together).
+    if (!(r.p.capacity >= count)) continue;
+    const plan = planOne(r, now, count, false, notBefore);
+    if (plan.ok) return plan;
+    retryAfter = math.min(retryAfter, plan.retryAfter);
+  }
+  return { ok: false, retryAfter, writes: [], shards: read };
 }
 
 /**
