@@ -48,9 +48,12 @@ export function pickTwo(n: number, r1: number, r2: number): [number, number] {
  * refused rather than raced for (see `nearEmptyRule` in overload.ts): it combines no partial
  * tokens, and on bigger shards still reads a second shard only when the first can't serve, and
  * takes from it only what it can spare. A peek (`count` 0) reads every shard instead (see
- * {@link planPeek}). Otherwise it never reads a third: reading on when the pair refuses serves a tight limit slightly better one request at a
- * time, but under overload it sends every request after the last tokens, where they conflict and
- * fail instead of being refused (`npm run simulate`; see docs/hot-limits.md). `comfort`
+ * {@link planPeek}). Otherwise it reads a third only on quiet shards, which refill a request too
+ * slowly to be raced for (see `readOn` in overload.ts): then a refused pair reads up to two more,
+ * and the request takes from the first that serves it alone ({@link planReadOn}). On shards
+ * written faster, reading on when the pair refuses serves a tight limit slightly better one
+ * request at a time, but under overload it sends every request after the last tokens, where they
+ * conflict and fail instead of being refused (`npm run simulate`; see docs/hot-limits.md). `comfort`
  * overrides {@link COMFORT_FRACTION} (the benchmark sweeps it). `nearEmpty` false keeps the pair
  * near empty whatever the shards' size: an asynchronous limit decides first on a stale snapshot,
  * whose reads race for nothing, and a second shard read there keeps more decisions standing on it.
