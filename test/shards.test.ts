@@ -396,8 +396,8 @@ describe("the model store, deciding as lib.ts does", () => {
 });
 
 describe("planRequest reads no third shard on shards written often (quiet ones: test/shards-read-on.test.ts)", () => {
-  // 10/s over 5 shards: 2 tokens a shard, one every 500 ms (not quiet); the pair refills one in 250 ms.
-  const config: RateLimitConfig = { kind: TB, rate: 10, period: SECOND, shards: 5 };
+  // 5/s over 5 shards: each refills a token every second, too often to be quiet.
+  const config: RateLimitConfig = { kind: TB, rate: 5, period: SECOND, shards: 5 };
   test("an empty pair is refused, though a third shard is full: reading on converges overloaded requests", () => {
     const asked = new Set<number>();
     const draws = [0.1, 0];
@@ -408,7 +408,7 @@ describe("planRequest reads no third shard on shards written often (quiet ones: 
       return read(config, shard, states[shard] ?? null);
     });
     expect([...asked]).toEqual([0, 1]);
-    expect(plan).toEqual({ ok: false, retryAfter: 250, writes: [], shards: [0, 1] });
+    expect(plan).toEqual({ ok: false, retryAfter: 500, writes: [], shards: [0, 1] });
   });
 });
 
