@@ -87,9 +87,10 @@ export function refusalsSection(opts: RefusalsOptions, t0: number): void {
   console.log(`   after serving; then take from the fuller or both (ours: not both on shards of 4 requests'`);
   console.log(`   worth or more, see nearEmptyRule), or refuse. "ours" rows run the`);
   console.log(`   component's own flow with c overridden; * = COMFORT_FRACTION in src/shared/shards/plan.ts:`);
-  console.log(`   token bucket ${COMFORT_FRACTION["token bucket"]}, fixed window ${COMFORT_FRACTION["fixed window"]}. Reading a third shard`);
-  console.log(`   when the pair refuses would refuse less here but fails more requests under overload`);
-  console.log(`   in the contention model (npm run simulate), so the component doesn't.`);
+  console.log(`   token bucket ${COMFORT_FRACTION["token bucket"]}, fixed window ${COMFORT_FRACTION["fixed window"]}. On quiet shards (a request's`);
+  console.log(`   worth refilled no faster than once every 2 s, as here) ours reads up to 2 more when the pair`);
+  console.log(`   refuses; on shards written faster, reading on fails more requests under overload in`);
+  console.log(`   npm run simulate, so the component doesn't there.`);
   console.log(`   what-if rows read up to 2 more shards when the pair refuses: they match or beat`);
   console.log(`   upstream's refusals at 100% load, with reads at 50% load still near 1 (the frontier),`);
   console.log(`   but cost more failed requests under overload in npm run simulate.`);

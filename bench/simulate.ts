@@ -23,6 +23,8 @@
 //   plan.ts       the sizing rule's recommendation and `--plan`
 //   report.ts     the printed tables; write.ts, chart.ts and svg.ts the JSON and the chart
 //   options.ts    the command line and --help
+//   quiet-shards.ts  a script of its own (node tools/run.mjs bench/contention/quiet-shards.ts): what
+//                 reading on past a refused pair costs on quiet shards, in check.ts's model
 import { num } from "./table.js";
 import { parseOptions } from "./contention/options.js";
 import { printPlan, recommendation } from "./contention/plan.js";

@@ -6,8 +6,11 @@ import {
   ALONE_COUNTS,
   MAX_STALENESS_MS,
   NO_COMBINE_COUNTS,
+  QUIET_SHARD_MS,
+  READ_ON_SHARDS,
   nearEmptyRule,
   planNearEmpty,
+  readOn,
   shedPlan,
   staleVerdict,
   type StaleDecision,
@@ -22,6 +25,30 @@ const read = (shard: number, capacity: number, value: number | null): ShardRead 
   shard,
   state: value === null ? null : { value, ts: 0 },
   p: params(capacity),
+});
+
+describe("readOn: how many more shards a refused pair reads, by how often its shards refill a request", () => {
+  /** A shard of 10 tokens refilling `rate` per `period` ms. */
+  const shard = (rate: number, period: number): ShardRead => ({
+    shard: 0,
+    state: { value: 0, ts: 0 },
+    p: { kind: TB, rate, period, capacity: 10, maxReserved: Infinity, phase: 0 },
+  });
+  test.each([
+    // [why, rate, period, count, reserve, n, more]
+    [`a token every ${QUIET_SHARD_MS} ms: quiet, reads ${READ_ON_SHARDS} more`, 1, QUIET_SHARD_MS, 1, false, 10, READ_ON_SHARDS],
+    ["a token every 6 s (10 a minute): quiet", 10, 60_000, 1, false, 10, READ_ON_SHARDS],
+    [`a token every ${QUIET_SHARD_MS - 1} ms: written too often, reads no more`, 1, QUIET_SHARD_MS - 1, 1, false, 10, 0],
+    ["counted in requests: 2 tokens a period refill a request of 2 once a period", 2, QUIET_SHARD_MS, 2, false, 10, READ_ON_SHARDS],
+    ["a request of half a token refills twice a period: written too often", 1, QUIET_SHARD_MS, 0.5, false, 10, 0],
+    ["a zero rate never refills: quiet", 0, 1000, 1, false, 10, READ_ON_SHARDS],
+    ["over 3 shards only one is left to read", 1, 60_000, 1, false, 3, 1],
+    ["over 2 shards none is", 1, 60_000, 1, false, 2, 0],
+    ["a reservation reads no more: its pair may take into debt", 1, 60_000, 1, true, 10, 0],
+    ["a peek reads every shard, never here", 1, 60_000, 0, false, 10, 0],
+  ] as const)("%s", (_why, rate, period, count, reserve, n, more) => {
+    expect(readOn(shard(rate, period), count, reserve, n)).toBe(more);
+  });
 });
 
 describe("nearEmptyRule: by how many requests the first shard holds", () => {

@@ -11,6 +11,7 @@ import { DAY, HOUR, MINUTE, SECOND, evaluate, phaseOf, stateOf, windowIndex, win
 import { requestFlow, type KeyRead, type RequestOutcome, type RowQuery } from "../src/shared/flow/flow.js";
 import { configTerms, resolvePhase, shardParams, termsHash } from "../src/shared/shards/layout.js";
 import type { Plan } from "../src/shared/shards/plan.js";
+import { READ_ON_SHARDS } from "../src/shared/shards/overload.js";
 import { answerRead, runPlan, type KeyInMemory } from "../src/shared/shapes/rows.js";
 import { smallestPair, splitTotal } from "../src/shared/core/split.js";
 import { validateConfig, validateCount } from "../src/shared/validation/validate.js";
@@ -239,7 +240,7 @@ function replay(draws: number[]): () => number {
   let i = 0;
   return () => {
     const r = draws[i++];
-    if (r === undefined) throw new Error("the planner drew more than two random numbers");
+    if (r === undefined) throw new Error(`the planner drew more than ${draws.length} random numbers`);
     return r;
   };
 }
@@ -453,7 +454,8 @@ function runScenario(s: Scenario) {
     const reserve = s.reserve && op.reserve && config.kind !== SW;
     const count = countOf(op.count, config, reserve);
     const req: Request = { ...base, count, reserve };
-    const draws = [random(), random()];
+    // Two draws pick the pair; on quiet shards a refused pair draws up to READ_ON_SHARDS more.
+    const draws = [random(), random(), ...Array.from({ length: READ_ON_SHARDS }, () => random())];
     const before = stored(store, req);
 
     // (7, validation side) a count is refused by validation exactly when it can never succeed,

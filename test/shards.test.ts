@@ -395,7 +395,8 @@ describe("the model store, deciding as lib.ts does", () => {
   });
 });
 
-describe("planRequest never reads more than two shards", () => {
+describe("planRequest reads no third shard on shards written often (quiet ones: test/shards-read-on.test.ts)", () => {
+  // 5/s over 5 shards: each refills a token every second, too often to be quiet.
   const config: RateLimitConfig = { kind: TB, rate: 5, period: SECOND, shards: 5 };
   test("an empty pair is refused, though a third shard is full: reading on converges overloaded requests", () => {
     const asked = new Set<number>();

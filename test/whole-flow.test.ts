@@ -25,8 +25,11 @@ function draws(...values: number[]): () => number {
   };
 }
 
-/** Draws whose first pick (of two) is shard `shard` of `n`; the second is the next shard. */
-const pick = (shard: number, n: number) => draws((shard + 0.5) / n, 0);
+/**
+ * Draws whose first pick (of two) is shard `shard` of `n`; the second is the next shard; and on
+ * quiet shards, a refused pair reads on the lowest-numbered others (`pickOthers`, two draws of 0).
+ */
+const pick = (shard: number, n: number) => draws((shard + 0.5) / n, 0, 0, 0);
 
 /** The whole limit's tokens at `now` as a peek with details reports them (every shard read). */
 function remaining(store: MemoryStore, config: RateLimitConfig, now: number): number {

@@ -3,7 +3,7 @@
 // next and, at the end, which tokens to take from which shard.
 import { decideRow, delayUntil, evaluate, leastDelay, valueAt, withValue, type Params, type State } from "../kinds/algebra.js";
 import type { Plan, ShardRead, ShardWrite } from "./shard.js";
-import { holds, nearEmptyRule, planNearEmpty } from "./overload.js";
+import { holds, nearEmptyRule, planNearEmpty, readOn } from "./overload.js";
 import { landed, minus, pairAccepts } from "../core/split.js";
 import { math } from "../core/math.js";
 
@@ -48,10 +48,13 @@ export function pickTwo(n: number, r1: number, r2: number): [number, number] {
  * refused rather than raced for (see `nearEmptyRule` in overload.ts): it combines no partial
  * tokens, and on bigger shards still reads a second shard only when the first can't serve, and
  * takes from it only what it can spare. A peek (`count` 0) reads every shard instead (see
- * {@link planPeek}). Otherwise it never reads a third: reading on when the pair refuses serves a tight limit slightly better one request at a
- * time, but under overload it sends every request after the last tokens, where they conflict and
- * fail instead of being refused (`npm run simulate`; see docs/hot-limits.md). The one exception
- * is a reservation whose pair holds fractions that fall short together (see {@link planReserved}). `comfort`
+ * {@link planPeek}). Otherwise it reads a third only on quiet shards, which refill a request too
+ * slowly to be raced for (see `readOn` in overload.ts): then a refused pair reads up to two more,
+ * and the request takes from the first that serves it alone ({@link planReadOn}). On shards
+ * written faster, reading on when the pair refuses serves a tight limit slightly better one
+ * request at a time, but under overload it sends every request after the last tokens, where they
+ * conflict and fail instead of being refused (`npm run simulate`; see docs/hot-limits.md). A reservation
+ * whose pair holds fractions that fall short together reads on too (see {@link planReserved}). `comfort`
  * overrides {@link COMFORT_FRACTION} (the benchmark sweeps it). `nearEmpty` false keeps the pair
  * near empty whatever the shards' size: an asynchronous limit decides first on a stale snapshot,
  * whose reads race for nothing, and a second shard read there keeps more decisions standing on it.
@@ -85,7 +88,52 @@ export function* planRequest(
   const again = yield first;
   if (reserve) return yield* planReserved(n, again, b, now, count);
   const rule = nearEmpty ? nearEmptyRule(a, count, reserve, b) : "pair";
-  return rule === "pair" ? planTwo(again, b, now, count, reserve) : planNearEmpty(rule, again, b, now, count);
+  const plan = rule === "pair" ? planTwo(again, b, now, count, reserve) : planNearEmpty(rule, again, b, now, count);
+  // On quiet shards a refused pair reads on: see readOn.
+  const more = plan.ok ? 0 : readOn(a, count, reserve, n);
+  if (plan.ok || more === 0) return plan;
+  return yield* planReadOn(plan, pickOthers(n, first, second, more, random), now, count, notBefore);
+}
+
+/**
+ * pickOthers picks `k` distinct shards out of `n`, other than `first` and `second`, uniformly,
+ * from `k` draws in [0, 1) (a partial Fisher-Yates shuffle of the others).
+ */
+export function pickOthers(n: number, first: number, second: number, k: number, random: () => number): number[] {
+  const others = Array.from({ length: n }, (_, i) => i).filter((i) => i !== first && i !== second);
+  const picks = math.min(others.length, k);
+  for (let i = 0; i < picks; i++) {
+    const j = i + math.min(others.length - i - 1, math.floor(random() * (others.length - i)));
+    [others[i], others[j]] = [others[j]!, others[i]!];
+  }
+  return others.slice(0, picks);
+}
+
+/**
+ * planReadOn goes on from a pair's refusal `refused`: it reads `shards` one at a time and decides
+ * the request on the first that can serve it alone (as {@link planOne}); when none can, it is
+ * refused until the pair or one of the shards read could serve it (one alone, if its capacity
+ * holds the request), with no other traffic, and the refusal lists every shard read.
+ */
+export function* planReadOn(
+  refused: Plan & { ok: false },
+  shards: readonly number[],
+  now: number,
+  count: number,
+  notBefore?: number,
+): Generator<number, Plan, ShardRead> {
+  let retryAfter = refused.retryAfter;
+  const read = [...refused.shards];
+  for (const shard of shards) {
+    const r = yield shard;
+    read.push(shard);
+    // A shard smaller than the request never serves it alone (a pair may, together).
+    if (!(r.p.capacity >= count)) continue;
+    const plan = planOne(r, now, count, false, notBefore);
+    if (plan.ok) return plan;
+    retryAfter = math.min(retryAfter, plan.retryAfter);
+  }
+  return { ok: false, retryAfter, writes: [], shards: read };
 }
 
 /**
