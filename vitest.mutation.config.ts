@@ -34,7 +34,7 @@ export default defineConfig({
     environment: "edge-runtime",
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    include: mutationGroup === undefined ? mutationInclude : groups[mutationGroup].tests,
+    include: mutationGroup === undefined ? mutationInclude : groups[mutationGroup]!.tests,
     exclude: ["**/node_modules/**", ...Object.keys(mutationExclusions)],
     server: { deps: { inline: ["convex-test"] } },
   },

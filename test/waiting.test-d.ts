@@ -92,4 +92,9 @@ describe("waitUntilAllowed", () => {
     // @ts-expect-error a concurrency limit can't wait here
     rateLimiter.waitUntilAllowed(actionCtx, "jobs");
   });
+
+  test("from an action only: a mutation can't sleep", () => {
+    // @ts-expect-error a mutation's ctx has no runAction
+    rateLimiter.waitUntilAllowed(mutationCtx, "emails");
+  });
 });

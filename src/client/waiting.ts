@@ -22,7 +22,7 @@ import { LeaseMethods } from "./leases.js";
 import type { ConfigOption, NamesOf, RateLimitName, RateLimits } from "./names.js";
 import { withIp } from "./request-key.js";
 import { configFor, generated } from "./resolve.js";
-import type { RunMutationCtx, RunQueryCtx } from "./types.js";
+import type { ActionCtx, RunMutationCtx, RunQueryCtx } from "./types.js";
 
 /** A function `runWhenAllowed` can schedule: a mutation or an action, public or internal. */
 export type SchedulableFunction = FunctionReference<"mutation" | "action", "public" | "internal">;
@@ -137,14 +137,16 @@ export class WaitMethods<Limits extends Record<string, LimitConfig>> extends Lea
    * that sleeps holds its slot of the deployment's action concurrency for the whole wait.
    *
    * Options as `runWhenAllowed`'s, but `maxWait` defaults to one minute and is at most 9 minutes.
-   * The tokens stay taken if the action then fails: the work was attempted.
+   * The tokens stay taken if the action then fails: the work was attempted. It takes an action's
+   * `ctx` only (one with `runAction`): a mutation can't sleep, so passing a mutation's `ctx` is a
+   * compile error; from a mutation, use `runWhenAllowed`.
    *
    * @returns `{ ok: true, waited }` (the ms it slept, 0 when its turn had come) once the work may run, or `{ ok: false,
    * retryAfter }` at once when the wait would pass `maxWait` (nothing taken); with `throws`, a
    * `RateLimited` `ConvexError` instead.
    */
   async waitUntilAllowed<Name extends string = NamesOf<RateLimits<Limits>>, C extends RateLimitConfig = never>(
-    ctx: RunMutationCtx,
+    ctx: ActionCtx,
     name: RateLimitName<Limits, Name, C>,
     options?: WaitOptions & ConfigOption<RateLimits<Limits>, Name, C>,
   ): Promise<{ ok: true; waited: number } | { ok: false; retryAfter: number }> {
