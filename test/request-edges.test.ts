@@ -76,6 +76,11 @@ describe("resetsAt: when a calendar quota's period ends", () => {
     expect(run(daily, rows)).toStrictEqual(result);
   });
 
+  test("a row stamped in the next period (another server's clock ran ahead): its period's end, the next day's midnight", () => {
+    const rows: KeyRow<string>[] = [{ id: "r", shard: 0, value: 2, ts: midnight + 1000, shards: 1, kind: "fixed window" }];
+    expect(run(daily, rows)).toStrictEqual({ ok: true, resetsAt: midnight + 86_400_000 });
+  });
+
   test("a fixed window of a day that is no calendar quota says no resetsAt", () => {
     expect(run({ kind: "fixed window", rate: 3, period: 86_400_000 }, [])).toStrictEqual({ ok: true });
   });
