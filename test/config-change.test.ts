@@ -113,6 +113,39 @@ describe("relayout, pure", () => {
   });
   const phase = resolvePhase(config(1), NAME, undefined);
 
+  describe("a fixed window's debt repaid past 2^53 ms (reserved ahead with no maxReserved)", () => {
+    // Windows of a minute from 0, 2 a window: a debt of 1e17 tokens is repaid 5e16 windows on,
+    // past Number.MAX_SAFE_INTEGER ms, where a window count minus 1 is the same number.
+    const owing = (value: number, rate: number) => [{ shard: 0, value, ts: 0, shards: 1, kind: "fixed window" as const, rate, period: MINUTE, capacity: rate }];
+    const windows = (rate: number): RateLimitConfig => ({ kind: "fixed window", rate, period: MINUTE, start: 0 });
+
+    test("raised from 2 to 3 a window: carried in a few steps, still owing for ages", () => {
+      const [state] = relayout(owing(-1e17, 2), windows(3), 0, 0);
+      // Scaled by the rates (3 a window where 2 were): repaid when the old terms would repay it.
+      expect(state).toStrictEqual({ value: -1.5e17, ts: 0 });
+    });
+
+    test("a debt of one token at a rate of 1e-17 a window, raised to 3: owes until the old rate repays it", () => {
+      const [state] = relayout(owing(-1, 1e-17), windows(3), 0, 0);
+      // 3e17 tokens of the new rate: 1e17 windows, as the old rate takes (to the float's rounding).
+      expect(state!.value).toBeLessThan(-2.9999999e17);
+      expect(state!.value).toBeGreaterThanOrEqual(-3e17);
+      expect(state!.ts).toBe(0);
+    });
+
+    test("a debt the scaling would carry past the most negative number is held there (finite, never a grant)", () => {
+      const [state] = relayout(owing(-1e300, 1e-300), windows(1e300), 0, 0);
+      expect(state).toStrictEqual({ value: -Number.MAX_VALUE, ts: 0 });
+    });
+
+    test("a debt repaid within 2^53 ms is carried window by window as before", () => {
+      // 5 owed at 2 a window: repaid at the start of window 3, which then holds 1; raised to 3 a
+      // window, windows 1 and 2 hold nothing and window 3 holds 1: 1 - 3 × 3 at window 0.
+      const [state] = relayout(owing(-5, 2), windows(3), 0, 0);
+      expect(state).toStrictEqual({ value: -8, ts: 0 });
+    });
+  });
+
   test("upstream rows (no layout recorded) are taken as the smallest layout that has them", () => {
     // Ten drained rows of an old 10-shard limit, now configured with 20: nothing was available.
     const legacy = Array.from({ length: 10 }, (_, shard) => ({ shard, value: 0, ts: 0 }));

@@ -223,13 +223,20 @@ function owedUntil(row: StoredRow, own: Params, p: Params): State | undefined {
   if (!(row.value < 0) || own.kind !== p.kind || !(own.rate > 0 && p.rate > 0)) return undefined;
   if (p.kind === "token bucket") return { value: (row.value * p.rate * own.period) / (own.rate * p.period), ts: row.ts };
   if (p.kind !== "fixed window" || own.cal !== undefined || p.cal !== undefined) return undefined;
-  // The least number of own windows whose rates repay the debt (as `evaluate` adds them).
+  const w0 = windowIndex(row.ts, p);
+  // The least number of own windows whose rates repay the debt (as `evaluate` adds them): the
+  // quotient, then a step or two either way for its rounding.
   const k = windowIndex(row.ts, own);
   let n = math.max(1, math.ceil(-row.value / own.rate));
-  while (n > 1 && evaluate(stateOf(row), own, startOf(k + n - 1, own)).value >= 0) n--;
+  if (!(startOf(k + n + 1, own) <= Number.MAX_SAFE_INTEGER)) {
+    // Repaid past 2^53 ms, where instants and window counts are no longer exact (`n - 1` may be
+    // `n`): carried as a token bucket's debt is, scaled by the rates per ms (repaid about when
+    // the old terms would repay it, ages away), and never below the most negative finite number.
+    return { value: math.max(-Number.MAX_VALUE, (row.value * p.rate * own.period) / (own.rate * p.period)), ts: startOf(w0, p) };
+  }
+  for (let step = 0; step < 4 && n > 1 && evaluate(stateOf(row), own, startOf(k + n - 1, own)).value >= 0; step++) n--;
   while (!(evaluate(stateOf(row), own, startOf(k + n, own)).value >= 0)) n++;
   const repaid = startOf(k + n, own);
-  const w0 = windowIndex(row.ts, p);
   if (p.period === own.period && windowStart(repaid, p) === repaid) {
     const left = math.min(evaluate(stateOf(row), own, repaid).value, p.capacity, p.rate);
     return { value: minus(left, (windowIndex(repaid, p) - w0) * p.rate), ts: startOf(w0, p) };
