@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, vi } from "vitest";
 import { HOUR, MINUTE, type State } from "../src/shared/kinds/algebra.js";
 import { requestFlow } from "../src/shared/flow/request.js";
 import { shardParams } from "../src/shared/shards/layout.js";
-import { planGathered, planReserved, planTwo, type Plan, type ShardRead } from "../src/shared/shards/plan.js";
+import { GATHER_SHARDS, planGathered, planReserved, planTwo, type Plan, type ShardRead } from "../src/shared/shards/plan.js";
 import { answerRead, runPlan } from "../src/shared/shapes/rows.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/shapes/validators.js";
 import type { ComponentApi } from "../src/component/_generated/component.js";
@@ -232,6 +232,27 @@ describe("planReserved: a reservation short on its pair reads on only when fract
     const pair = planTwo(read(FW5, 0, -1.7), read(FW5, 1, -1.7), 0, 1, true);
     expect(pair.ok).toBe(false);
     expect(plan).toEqual({ ...pair, shards: [0, 1, 2, 3, 4] });
+  });
+
+  describe("on a limit of many shards, a stranded reservation reads at most GATHER_SHARDS (10)", () => {
+    // 100 an hour over 50 shards, 50 reservable: each shard holds 2 and may owe 1 (floor -1).
+    const many: RateLimitConfig = { kind: "fixed window", rate: 100, period: HOUR, maxReserved: 50, shards: 50, start: 0 };
+
+    test("fractions of 0.1 above every floor: a token gathered from the first 10 shards read", () => {
+      const { plan, asked } = reserveOn(Array.from({ length: 50 }, () => -0.9), 0, 1, 1, many);
+      expect(GATHER_SHARDS).toBe(10);
+      expect(new Set(asked)).toEqual(new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]));
+      expect(plan.ok).toBe(true);
+      expect(Object.values(written(plan)).every((v) => v === -1)).toBe(true);
+    });
+
+    test("short within 10 shards: refused as the pair is after 10 reads, not 50", () => {
+      const values = Array.from({ length: 50 }, (_, shard) => (shard < 2 ? -0.9 : -0.95));
+      const { plan, asked } = reserveOn(values, 0, 1, 1, many);
+      expect(new Set(asked).size).toBe(10);
+      const pair = planTwo(read(many, 0, -0.9), read(many, 1, -0.9), 0, 1, true);
+      expect(plan).toEqual({ ...pair, shards: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] });
+    });
   });
 
   test("two shards are the whole limit: nothing more to read", () => {

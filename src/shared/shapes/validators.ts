@@ -26,7 +26,11 @@ export const commonConfigFields = {
   period: v.number(),
   /** The most tokens that can accumulate. Defaults to `rate`. 0 means "reserve only". */
   capacity: v.optional(v.number()),
-  /** The most tokens that may be reserved ahead (the deepest debt). Defaults to unlimited. */
+  /**
+   * The most tokens that may be reserved ahead (the deepest debt). Defaults to unlimited. After a
+   * config change a debt carried over counts in the new config's tokens (the work behind it keeps
+   * its schedule): lowering the rate shrinks it, so more may be reserved behind that work.
+   */
   maxReserved: v.optional(v.number()),
   /** How many rows the limit is spread over, to avoid write contention. Defaults to 1. */
   shards: v.optional(v.number()),

@@ -98,8 +98,9 @@ export const READ_ON_SHARDS = 2;
 /**
  * readOn returns how many more shards a request of `count` tokens reads when the pair it drew
  * (`first`, one of `n` shards) refuses it: {@link READ_ON_SHARDS} (as many as there are) on quiet
- * shards, otherwise none. A reservation reads no more: its pair may take into debt, and refuses
- * only a debt the limit can't take.
+ * shards, otherwise none. A reservation reads no more here: its pair may take into debt, and
+ * refuses only a debt the limit can't take (fractions that strand it are gathered by
+ * `planReserved`, plan.ts, from at most `GATHER_SHARDS` shards).
  */
 export function readOn(first: ShardRead, count: number, reserve: boolean, n: number): number {
   if (reserve || !(count > 0)) return 0;

@@ -247,11 +247,20 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
 
 
 /**
+ * GATHER_SHARDS: the most shards a reservation stranded on fractions reads, its pair included
+ * (see {@link planReserved}). Every shard read joins the mutation's read set, so on a limit of
+ * many shards a refused reservation doesn't read them all: fractions spread over more shards
+ * than this can leave less than a token unreserved, as a pair alone would.
+ */
+export const GATHER_SHARDS = 10;
+
+/**
  * planReserved decides a reservation of `count` > 0 tokens on the pair `a` (drawn first) and `b`
  * as {@link planTwo} does, and when the pair refuses although the requests before left both
  * holding tokens above their floors (`-maxReserved`), together at least their share of the request
- * (2/`n` of `count`), reads the limit's other shards one at a time (from `b` on, in shard order)
- * until those read hold it: then it takes from them (see {@link planGathered}). Fractions left by
+ * (2/`k` of `count`, `k` the limit's shards, at most {@link GATHER_SHARDS}), reads the limit's
+ * other shards one at a time (from `b` on, in shard order), at most `k` in all, until those read
+ * hold it: then it takes from them (see {@link planGathered}). Fractions left by
  * separate requests can spread over more shards than a pair: three shards a little under half a
  * token above their floors hold a token no pair can reserve, and one reservation at a time would
  * stop a token short of what the limit holds. When the shards' rows hold `count` above their
@@ -264,7 +273,7 @@ export function planTwo(a: ShardRead, b: ShardRead, now: number, count: number, 
  *   them would read most shards on half the calls, to admit a token a pair's refill admits soon
  *   anyway (reservations at twice the rate over 10 shards read 5.1 rows a call, not 1.9: see
  *   test/stranded-reservations.test.ts, "what reading on costs").
- * Still refused after every shard, it refuses as the pair does: `retryAfter` is when the pair alone
+ * Still refused after `k` shards, it refuses as the pair does: `retryAfter` is when the pair alone
  * serves it, and `shards` lists every shard read.
  */
 export function* planReserved(n: number, a: ShardRead, b: ShardRead, now: number, count: number): Generator<number, Plan, ShardRead> {
@@ -272,10 +281,12 @@ export function* planReserved(n: number, a: ShardRead, b: ShardRead, now: number
   if (pair.ok) return pair;
   const sa = spare(a, a.state?.ts ?? now);
   const sb = spare(b, b.state?.ts ?? now);
-  // The share test allows a ppb of float noise: it only decides whether to read on.
-  if (!(sa > 0 && sb > 0) || !((sa + sb) * n >= 2 * count * (1 - 1e-9))) return pair;
+  // It gathers from at most GATHER_SHARDS shards, so the pair's share is of that many. The share
+  // test allows a ppb of float noise: it only decides whether to read on.
+  const most = math.min(n, GATHER_SHARDS);
+  if (!(sa > 0 && sb > 0) || !((sa + sb) * most >= 2 * count * (1 - 1e-9))) return pair;
   const order = [a.shard, b.shard];
-  for (let i = 1; i < n; i++) {
+  for (let i = 1; i < n && order.length < most; i++) {
     const shard = (b.shard + i) % n;
     if (shard === a.shard) continue;
     order.push(shard);
