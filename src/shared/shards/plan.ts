@@ -100,13 +100,7 @@ export function* planRequest(
  * from `k` draws in [0, 1) (a partial Fisher-Yates shuffle of the others).
  */
 export function pickOthers(n: number, first: number, second: number, k: number, random: () => number): number[] {
-  const others = Array.from({ length: n }, (_, i) => i).filter((i) => i !== first && i !== second);
-  const picks = math.min(others.length, k);
-  for (let i = 0; i < picks; i++) {
-    const j = i + math.min(others.length - i - 1, math.floor(random() * (others.length - i)));
-    [others[i], others[j]] = [others[j]!, others[i]!];
-  }
-  return others.slice(0, picks);
+  return shuffledPrefix(Array.from({ length: n }, (_, i) => i).filter((i) => i !== first && i !== second), k, random);
 }
 
 /**
@@ -339,11 +333,18 @@ export function planGathered(group: readonly ShardRead[], now: number, count: nu
  * shuffle driven by `random` (k draws in [0, 1)). `k` above `n` picks every shard.
  */
 export function sampleDistinct(n: number, k: number, random: () => number): number[] {
-  const all = Array.from({ length: n }, (_, i) => i);
-  const picks = math.min(n, k);
+  return shuffledPrefix(Array.from({ length: n }, (_, i) => i), k, random);
+}
+
+/**
+ * The first `k` of `items` (all of them when fewer) after a partial Fisher-Yates shuffle driven
+ * by `random`, one draw in [0, 1) each: a uniform sample without repeats. Shuffles `items` in place.
+ */
+function shuffledPrefix(items: number[], k: number, random: () => number): number[] {
+  const picks = math.min(items.length, k);
   for (let i = 0; i < picks; i++) {
-    const j = i + math.min(n - i - 1, math.floor(random() * (n - i)));
-    [all[i], all[j]] = [all[j]!, all[i]!];
+    const j = i + math.min(items.length - i - 1, math.floor(random() * (items.length - i)));
+    [items[i], items[j]] = [items[j]!, items[i]!];
   }
-  return all.slice(0, picks);
+  return items.slice(0, picks);
 }
