@@ -34,11 +34,15 @@ export class OperatingMethods<Limits extends Record<string, LimitConfig>> extend
    * keys last written under another config (shard count, kind or terms) until their next request
    * rewrites them. It reads `batchSize` rows per transaction (default 500, at most 4000): the
    * first batch in the caller's transaction, the rest in mutations it schedules one after another
-   * until every limit is scanned. For each key it reads, it also deletes up to 8 records of runs
-   * that `runWhenAllowed` or `waitUntilAllowed` queued there and that are over (due, their job
-   * started, finished or was cancelled; `runsDeleted` counts them), so a key that stopped queuing
-   * work doesn't keep them. Cost: one document read per row and two index queries per key (plus a
-   * read per queued run and job looked at), and one write per row or run deleted.
+   * until every limit is scanned. Cost: one document read per row and one index query per key,
+   * and one write per row deleted.
+   *
+   * It also schedules one pass over the records of runs that `runWhenAllowed` or
+   * `waitUntilAllowed` queued and that are over (due, and a place in line or a job that started,
+   * finished or was cancelled), of any limit and key, so keys that stopped queuing work don't keep
+   * them. The pass runs in its own transactions, `batchSize` records each (at most 2000: a record
+   * with a job costs a read of the job), never in the caller's; a run whose job is still pending,
+   * or that is not due yet, stays for `cancelRun`.
    *
    * @returns what the first batch did; `done: false` when the rest was scheduled.
    */

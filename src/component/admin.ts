@@ -3,27 +3,20 @@
 // src/shared/admin/idle.ts.
 import { paginationOptsValidator, paginationResultValidator, type PaginationResult } from "convex/server";
 import { v } from "convex/values";
-import { cleanupCursor, cleanupFlow, cleanupLimit, cleanupResult, type CleanupResult } from "../shared/admin/cleanup.js";
+import { CLEANUP_BATCH, cleanupCursor, cleanupFlow, cleanupLimit, cleanupResult, type CleanupResult } from "../shared/admin/cleanup.js";
 import { keyStatus, keyStatusValidator, type KeyStatus } from "../shared/admin/idle.js";
 import { runPlanAsync } from "../shared/shapes/rows.js";
 import { invalid, validateConfig, validateNameAndKey } from "../shared/validation/validate.js";
 import { configValidator } from "../shared/shapes/validators.js";
 import { api } from "./_generated/api.js";
-import { deleteDocs, firstRow, keyRows, knownTerms, nameAfter, namePage, pendingTakes, readCleanup, rowOf, type KeyAddress } from "./store.js";
-import { pruneRuns } from "./storeRuns.js";
+import { deleteDocs, firstRow, keyRows, knownTerms, nameAfter, namePage, pendingTakes, readCleanup, rowOf } from "./store.js";
+import { MAX_OVER_BATCH } from "./runs.js";
 import type { Doc, Id } from "./_generated/dataModel.js";
 import { mutation, query } from "./_generated/server.js";
 
 export { CLEANUP_BATCH, MAX_CLEANUP_BATCH } from "../shared/admin/cleanup.js";
 /** MAX_NAMES_PAGE is the most names one page of `listNames` may ask for (1000). */
 export const MAX_NAMES_PAGE = 1000;
-/**
- * CLEANUP_RUNS_PER_KEY is how many of a key's queued runs that are over the clean-up deletes per
- * key it judges (8): a key that stopped queuing work sheds the records of its runs by then, which
- * otherwise only its next `runWhenAllowed` would delete.
- */
-export const CLEANUP_RUNS_PER_KEY = 8;
-
 /** Splits rows read in index order (one name) into their keys, in order. */
 function byKey(docs: readonly Doc<"rateLimits">[]): { key: string | undefined; docs: Doc<"rateLimits">[] }[] {
   const groups: { key: string | undefined; docs: Doc<"rateLimits">[] }[] = [];
@@ -40,9 +33,9 @@ function byKey(docs: readonly Doc<"rateLimits">[]): { key: string | undefined; d
  * nothing, have no takes waiting for the applier and were written under the limit's current
  * layout. Deleting them changes no decision, since a missing row is a full one; it only keeps
  * storage to the keys in use. Keys of another layout, and names not in `limits`, are left alone.
- * For every key it judges, idle or not, it also deletes up to {@link CLEANUP_RUNS_PER_KEY} of the
- * key's queued runs that are over (`pruneRuns`: due, and only a place in line or with a job that
- * started, finished or was cancelled); a run whose job is still pending stays for `cancelRun`.
+ * Its first transaction (no `cursor`) also schedules `runs.deleteOver`, the pass over queued runs
+ * that are over, with the same `batchSize` (at most its own {@link MAX_OVER_BATCH}): it reads no
+ * queued run itself, so its reads stay one index query per key however many runs a key queued.
  *
  * `limits` are the names to scan, each with its current config (the decision needs the config:
  * rows don't record every term of it; `RateLimiter.cleanup` passes the limits it was given). It
@@ -51,8 +44,7 @@ function byKey(docs: readonly Doc<"rateLimits">[]): { key: string | undefined; d
  * index order, and schedules itself to go on from `cursor` until every limit is scanned.
  *
  * Cost: each row scanned is one document read; each key one more index query on the takes waiting
- * (at most one document read) and one on its queued runs (a read per run and per job looked at,
- * at most {@link CLEANUP_RUNS_PER_KEY} each); each row of an idle key and each run deleted one write. A key is judged and
+ * (at most one document read); each row of an idle key deleted one write. A key is judged and
  * deleted whole in one transaction. Running it while another run is under way is harmless: the
  * second finds less to delete, and overlapping deletes conflict and are retried.
  */
@@ -64,19 +56,16 @@ export const cleanup = mutation({
   },
   returns: cleanupResult,
   handler: async (ctx, args): Promise<CleanupResult> => {
-    const now = Date.now();
-    const flow = cleanupFlow<Id<"rateLimits">>(args.limits, args.batchSize, args.cursor, now);
-    // The keys the flow judges (it reads each once, whole or not): their queued runs are pruned too.
-    const judged: KeyAddress[] = [];
-    const { deletes, result, next } = await runPlanAsync(flow, (q) => {
-      if (q.read === "key") judged.push({ name: q.name, key: q.key });
-      return readCleanup(ctx.db, q);
-    });
+    const flow = cleanupFlow<Id<"rateLimits">>(args.limits, args.batchSize, args.cursor, Date.now());
+    const { deletes, result, next } = await runPlanAsync(flow, (q) => readCleanup(ctx.db, q));
     await deleteDocs(ctx.db, deletes);
-    let runsDeleted = 0;
-    for (const at of judged) runsDeleted += await pruneRuns(ctx.db, at, now, CLEANUP_RUNS_PER_KEY);
     if (next) await ctx.scheduler.runAfter(0, api.admin.cleanup, { ...args, cursor: next });
-    return runsDeleted > 0 ? { ...result, runsDeleted } : result;
+    // Once per clean-up, after the flow checked batchSize: its own transactions, so the runs it
+    // reads never count against this one (the caller's, for the first batch).
+    if (args.cursor === undefined) {
+      await ctx.scheduler.runAfter(0, api.runs.deleteOver, { batchSize: Math.min(args.batchSize ?? CLEANUP_BATCH, MAX_OVER_BATCH) });
+    }
+    return result;
   },
 });
 

@@ -12,16 +12,27 @@ import type { Id } from "./_generated/dataModel.js";
 import { mutation, query } from "./_generated/server.js";
 import { recordMetric } from "./metrics.js";
 import { readKey, writeKey } from "./store.js";
-import { deleteRun, insertRun, normalizeJob, pendingRuns, pruneRuns, queuedUntil, runOfJob, scheduledJob } from "./storeRuns.js";
+import { api } from "./_generated/api.js";
+import { deleteRun, dueRuns, insertRun, isOver, normalizeJob, pendingRuns, pruneRuns, queuedUntil, runOfJob, scheduledJob } from "./storeRuns.js";
 
 /**
  * The component's own jobs (it schedules nothing else but runs' work): `cancelRun` never cancels
  * one, as it would an app's job whose run a reset or `clearAll` forgot.
  */
-const OWN_JOBS = new Set(["lib:clearAll", "admin:cleanup", "metrics:fold"]);
+const OWN_JOBS = new Set(["lib:clearAll", "admin:cleanup", "metrics:fold", "runs:deleteOver"]);
 
 /** How many of a key's finished runs each new run deletes: more than one, so they never pile up. */
 const PRUNE_PER_RUN = 2;
+
+/** OVER_BATCH is how many due runs `deleteOver` reads per transaction by default (500). */
+export const OVER_BATCH = 500;
+/**
+ * MAX_OVER_BATCH is the most due runs `deleteOver` may be asked to read per transaction (2000).
+ * Each run with a job costs a read of the job, which counts as an index range: 2000 runs are at
+ * most 2,002 ranges and 4,000 documents read, about half of Convex's 4,096 ranges a transaction,
+ * leaving the other half to a caller that runs it inside its own transaction.
+ */
+export const MAX_OVER_BATCH = 2000;
 
 /**
  * Decides a request that waits until allowed and, when it is accepted, reserves its tokens and
@@ -117,5 +128,40 @@ export const cancelRun = mutation({
     if (recordsMetrics(config)) await recordMetric(ctx.db, at, { outcome: "cancelled", count }, now);
     await deleteRun(ctx.db, run._id);
     return { cancelled: true, credited };
+  },
+});
+
+/**
+ * Deletes the runs that are over, of any name and key: due (`runAt` before now) and only a place
+ * in line (`waitUntilAllowed`'s) or with a job that started, finished or was cancelled. A run
+ * whose job is still pending, or that is not due yet, stays: `cancelRun` needs it. It reads up to
+ * `batchSize` due runs per transaction (default {@link OVER_BATCH}, at most
+ * {@link MAX_OVER_BATCH}) in `runAt` order, after `after` when given, and when it read a full
+ * batch schedules itself to go on after the last one read, so runs it keeps (pending jobs) never
+ * hold the pass up. `admin.cleanup` schedules it; each key's `runWhenAllowed` prunes its own too.
+ *
+ * Cost per transaction: one index range (two when going on from `after`) and one document read
+ * per run read, one more of each per run with a job (its job's state), one write per run deleted.
+ * `deleted` counts this transaction's deletes; `done` is false when the rest was scheduled.
+ */
+export const deleteOver = mutation({
+  args: { batchSize: v.optional(v.number()), after: v.optional(v.object({ runAt: v.number(), created: v.number() })) },
+  returns: v.object({ deleted: v.number(), done: v.boolean() }),
+  handler: async (ctx, args) => {
+    const batch = args.batchSize ?? OVER_BATCH;
+    if (!(Number.isInteger(batch) && batch >= 1 && batch <= MAX_OVER_BATCH)) {
+      throw invalid("batchSize", batch, `must be a whole number from 1 to ${MAX_OVER_BATCH}`);
+    }
+    const due = await dueRuns(ctx.db, Date.now(), batch, args.after);
+    let deleted = 0;
+    for (const run of due) {
+      if (!(await isOver(ctx.db, run))) continue;
+      await deleteRun(ctx.db, run._id);
+      deleted++;
+    }
+    const last = due[due.length - 1];
+    if (due.length < batch || last === undefined) return { deleted, done: true };
+    await ctx.scheduler.runAfter(0, api.runs.deleteOver, { batchSize: batch, after: { runAt: last.runAt, created: last._creationTime } });
+    return { deleted, done: false };
   },
 });

@@ -128,8 +128,11 @@ export default defineSchema({
    * component's `_scheduled_functions`). Inserted by `runs.runWhenAllowed`, which also reads a key's
    * latest `runAt` (so work runs in the order it was accepted) and deletes up to two of the key's
    * runs that are over; deleted by `runs.cancelRun` (its tokens credited back), `lib.clearAll`, and
-   * `admin.cleanup` (up to eight runs that are over of each key it reads).
-   * Never read on the path of `limit`.
+   * `runs.deleteOver` (runs that are over, of any key, in `runAt` order: the `runAt` index), which
+   * `admin.cleanup` schedules. Never read on the path of `limit`.
    */
-  queuedRuns: defineTable(queuedRunFields).index("key", ["name", "key", "runAt"]).index("job", ["job"]),
+  queuedRuns: defineTable(queuedRunFields)
+    .index("key", ["name", "key", "runAt"])
+    .index("job", ["job"])
+    .index("runAt", ["runAt"]),
 });

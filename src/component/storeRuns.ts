@@ -53,11 +53,42 @@ export async function pruneRuns(db: DatabaseWriter, at: KeyAddress, now: number,
   let deleted = 0;
   for (const run of due) {
     if (!(run.runAt < now)) break;
-    if (run.job !== undefined && (await jobState(db, run.job)) === "pending") continue;
+    if (!(await isOver(db, run))) continue;
     await db.delete("queuedRuns", run._id);
     deleted++;
   }
   return deleted;
+}
+
+/** Where a pass over the runs that are due goes on: after the run with this `runAt` and `_creationTime`. */
+export type RunCursor = { runAt: number; created: number };
+
+/**
+ * dueRuns returns up to `most` runs that are due at `now` (`runAt` before it), in `runAt` order
+ * (then creation order), after `after` when given: one index range, two when going on from a
+ * cursor (the rest of the cursor's instant, then the later ones).
+ */
+export async function dueRuns(db: DatabaseReader, now: number, most: number, after?: RunCursor): Promise<Doc<"queuedRuns">[]> {
+  if (after === undefined) return await db.query("queuedRuns").withIndex("runAt", (i) => i.lt("runAt", now)).take(most);
+  const same = await db
+    .query("queuedRuns")
+    .withIndex("runAt", (i) => i.eq("runAt", after.runAt).gt("_creationTime", after.created))
+    .take(most);
+  if (same.length >= most || !(after.runAt < now)) return same.filter((r) => r.runAt < now);
+  const later = await db
+    .query("queuedRuns")
+    .withIndex("runAt", (i) => i.gt("runAt", after.runAt).lt("runAt", now))
+    .take(most - same.length);
+  return [...same, ...later];
+}
+
+/**
+ * isOver tells whether a due run may be deleted: it is only a place in line (no job), or its job
+ * started, finished or was cancelled. A run whose job is still pending stays: `cancelRun` needs
+ * it. One read of the job when there is one.
+ */
+export async function isOver(db: DatabaseReader, run: Doc<"queuedRuns">): Promise<boolean> {
+  return run.job === undefined || (await jobState(db, run.job)) !== "pending";
 }
 
 /** runOfJob returns the queued run a job runs, or null. */

@@ -89,7 +89,6 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
           keysRead: number;
           rowsDeleted: number;
           rowsRead: number;
-          runsDeleted?: number;
         },
         Name
       >;
@@ -1685,6 +1684,13 @@ export type ComponentApi<Name extends string | undefined = string | undefined> =
         },
         | { id?: string; ok: true; runAt: number }
         | { ok: false; retryAfter: number },
+        Name
+      >;
+      deleteOver: FunctionReference<
+        "mutation",
+        "internal",
+        { after?: { created: number; runAt: number }; batchSize?: number },
+        { deleted: number; done: boolean },
         Name
       >;
       runWhenAllowed: FunctionReference<

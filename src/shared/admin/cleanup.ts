@@ -35,12 +35,6 @@ export const cleanupResult = v.object({
   keysDeleted: v.number(),
   /** Rows deleted. */
   rowsDeleted: v.number(),
-  /**
-   * Queued runs deleted: records of work `runWhenAllowed` or `waitUntilAllowed` queued on the keys
-   * judged, whose `runAt` has passed and whose job started, finished or was cancelled (at most
-   * `CLEANUP_RUNS_PER_KEY` a key). Absent when none.
-   */
-  runsDeleted: v.optional(v.number()),
   /** Whether every limit has been scanned; otherwise the next batch is scheduled. */
   done: v.boolean(),
 });
