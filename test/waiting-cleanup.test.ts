@@ -20,13 +20,23 @@ const T0 = Date.UTC(2030, 0, 1);
 
 /** Lists the component's queued runs (test-only). */
 const listRuns = query({ args: {}, handler: async (ctx) => ctx.db.query("queuedRuns").collect() });
+/** Lists the component's scheduled jobs: name, args and state (test-only). */
+const listJobs = query({
+  args: {},
+  handler: async (ctx) => (await ctx.db.system.query("_scheduled_functions").collect()).map((j) => ({ name: j.name, args: j.args, state: j.state.kind })),
+});
 const component = componentsGeneric() as unknown as {
-  rateLimiter: ComponentApi & { inspectRuns: { listRuns: FunctionReference<"query", "internal", Record<string, never>, Doc<"queuedRuns">[]> } };
+  rateLimiter: ComponentApi & {
+    inspectRuns: {
+      listRuns: FunctionReference<"query", "internal", Record<string, never>, Doc<"queuedRuns">[]>;
+      listJobs: FunctionReference<"query", "internal", Record<string, never>, { name: string; args: unknown[]; state: string }[]>;
+    };
+  };
 };
 
 function makeTest() {
   const t = convexTest(schema, appModules);
-  t.registerComponent("rateLimiter", componentSchema, { ...modules, "./component/inspectRuns.ts": async () => ({ listRuns }) });
+  t.registerComponent("rateLimiter", componentSchema, { ...modules, "./component/inspectRuns.ts": async () => ({ listRuns, listJobs }) });
   batchWorker.register(t, "rateLimiter/batchWorker");
   return t;
 }
@@ -130,6 +140,13 @@ test("more than a batch of a key's runs that are over all go once its rows are d
   expect(await t.run((ctx) => ctx.runQuery(component.rateLimiter.inspectRuns.listRuns, {}))).toHaveLength(12);
   await runDue(t);
   expect(await recorded(t)).toEqual([]);
+  // Three transactions: 5, 5 (each a full batch, so it went on after its last run), then 2.
+  const passes = (await t.run((ctx) => ctx.runQuery(component.rateLimiter.inspectRuns.listJobs, {}))).filter((j) => /^runs(\.js)?:deleteOver$/.test(j.name));
+  expect(passes.map((j) => [j.args[0], j.state])).toEqual([
+    [{ batchSize: 5 }, "success"],
+    [{ batchSize: 5, after: { runAt: T0, created: expect.any(Number) } }, "success"],
+    [{ batchSize: 5, after: { runAt: T0, created: expect.any(Number) } }, "success"],
+  ]);
 });
 
 test("each call of the pass deletes at most its batch and says whether it read them all", async () => {
@@ -177,6 +194,8 @@ test("the pass's batchSize is a whole number from 1 to 2000; the clean-up passes
   // A clean-up batch past the pass's bound is valid: the pass reads 2000.
   expect(await t.run((ctx) => limiter.cleanup(ctx, { batchSize: 4000 }))).toMatchObject({ done: true });
   await runDue(t);
+  const jobs = await t.run((ctx) => ctx.runQuery(component.rateLimiter.inspectRuns.listJobs, {}));
+  expect(jobs.filter((j) => j.name.startsWith("runs"))).toEqual([{ name: expect.stringMatching(/^runs(\.js)?:deleteOver$/), args: [{ batchSize: 2000 }], state: "success" }]);
 });
 
 test("the clean-up's transaction reads no queued run: with runs or without, its reads are the same", async () => {
