@@ -23,11 +23,11 @@
 export const groups = {
   overload: {
     modules: ["shards/overload"],
-    tests: ["test/overload.test.ts", "test/overload-edges.test.ts", "test/shards.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/verdict.test.ts"],
+    tests: ["test/overload.test.ts", "test/overload-edges.test.ts", "test/shards-read-on.test.ts", "test/shards.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/verdict.test.ts"],
   },
   plan: {
     modules: ["shards/plan"],
-    tests: ["test/shards.test.ts", "test/plan-edges.test.ts", "test/overload.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/fractions.test.ts", "test/reservations.test.ts", "test/stranded-reservations.test.ts"],
+    tests: ["test/shards.test.ts", "test/plan-edges.test.ts", "test/shards-read-on.test.ts", "test/overload.test.ts", "test/overload-edges.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/fractions.test.ts", "test/reservations.test.ts", "test/stranded-reservations.test.ts"],
   },
   request: {
     modules: ["flow/request", "flow/settle", "flow/limit-all"],
