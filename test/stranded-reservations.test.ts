@@ -5,7 +5,7 @@ import { componentsGeneric, defineSchema, type FunctionReference } from "convex/
 import { v } from "convex/values";
 import batchWorker from "@convex-dev/batch-worker/test";
 import { afterEach, beforeEach, describe, expect, vi } from "vitest";
-import { HOUR, MINUTE, type State } from "../src/shared/kinds/algebra.js";
+import { HOUR, MINUTE, SECOND, type State } from "../src/shared/kinds/algebra.js";
 import { requestFlow } from "../src/shared/flow/request.js";
 import { shardParams } from "../src/shared/shards/layout.js";
 import { GATHER_SHARDS, planGathered, planReserved, planTwo, type Plan, type ShardRead } from "../src/shared/shards/plan.js";
@@ -253,6 +253,22 @@ describe("planReserved: a reservation short on its pair reads on only when fract
       const pair = planTwo(read(many, 0, -0.9), read(many, 1, -0.9), 0, 1, true);
       expect(plan).toEqual({ ...pair, shards: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] });
     });
+  });
+
+  test("refused after reading on: retryAfter is when the shards read hold it together, if before the pair alone (a retry reads on too)", () => {
+    // A token bucket with STRANDED's shares: the five hold 0.3, 0.3, 0.2, 0.1 and 0 above their
+    // floors, 0.9 in all. The pair refills 6 an hour and needs 0.4 more (4 minutes); the five
+    // refill 12 an hour and need 0.1 more: 30 s.
+    const tb: RateLimitConfig = { kind: "token bucket", rate: 12, period: HOUR, maxReserved: 10, shards: 5 };
+    const rows = [-1.7, -1.7, -1.8, -1.9, -2].map((value, shard) => read(tb, shard, value));
+    const decide = (now: number) => runPlan(planReserved(5, rows[0]!, rows[1]!, now, 1), (shard) => rows[shard]!);
+    const pair = planTwo(rows[0]!, rows[1]!, 0, 1, true);
+    expect(pair).toMatchObject({ ok: false, retryAfter: 4 * MINUTE });
+    const plan = decide(0);
+    expect(plan).toMatchObject({ ok: false, shards: [0, 1, 2, 3, 4] });
+    expect(plan.ok ? 0 : plan.retryAfter).toBe(30 * SECOND);
+    expect(decide(30 * SECOND - 1).ok).toBe(false);
+    expect(decide(30 * SECOND).ok).toBe(true);
   });
 
   test("two shards are the whole limit: nothing more to read", () => {

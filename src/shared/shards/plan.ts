@@ -280,17 +280,23 @@ export function* planReserved(n: number, a: ShardRead, b: ShardRead, now: number
   const most = math.min(n, GATHER_SHARDS);
   if (!(sa > 0 && sb > 0) || !((sa + sb) * most >= 2 * count * (1 - 1e-9))) return pair;
   const order = [a.shard, b.shard];
+  let group: ShardRead[] = [a, b];
   for (let i = 1; i < n && order.length < most; i++) {
     const shard = (b.shard + i) % n;
     if (shard === a.shard) continue;
     order.push(shard);
     // Every shard asked for again: a read may have switched the view to a migrated layout.
-    const group: ShardRead[] = [];
+    group = [];
     for (const s of order) group.push(yield s);
     const plan = planGathered(group, now, count);
     if (plan) return plan;
   }
-  return { ...pair, shards: order };
+  // A retry reads on as this request did (the gate looks at the rows as written, not refilled),
+  // so it is served when the pair alone serves or, sooner, when the shards read hold the request
+  // together. The pair's retryAfter is when the pair serves, so the search only looks below it.
+  const read = group;
+  const retryAfter = leastDelay((t) => planGathered(read, t, count) !== undefined, now, pair.retryAfter, count);
+  return { ...pair, retryAfter: math.min(pair.retryAfter, retryAfter), shards: order };
 }
 
 /** What `read` holds above its floor (`-maxReserved`) at `at`: what a reservation may take from it. */
