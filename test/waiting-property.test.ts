@@ -371,6 +371,17 @@ describe("config changes while work is queued", () => {
     // It ran 4 in one window of 3.
     await check({ kind: "fixed window", rate: 2, extra: 0, period: 1000, ops: [q(2), q(2), q(2), { op: "change", rate: 3, dt: 0 }, q(2)] });
   });
+  test("seed -1356529738: a fixed window of 4 lowered to 2 a window, then a run queued for the next window cancelled: it gives back no token to this one", async () => {
+    // It gave its 2 tokens back to the current window, where it had taken 1: key b ran 5 in it.
+    const qk = (key: string, count: number): Op => ({ op: "queue", key, count, dt: 0, maxWait: undefined });
+    await check({
+      kind: "fixed window",
+      rate: 4,
+      extra: 0,
+      period: 1000,
+      ops: [qk("a", 1), qk("b", 1), qk("b", 2), qk("a", 1), qk("b", 2), { op: "change", rate: 2, dt: 0 }, { op: "cancel", pick: 0, dt: 0 }, { op: "cancel", pick: 1581157009, dt: 0 }, qk("b", 2)],
+    });
+  });
   test("lowered while work is queued: a token bucket of 3/s to 2/s, a fixed window of 3 to 2 a window", async () => {
     await check({ kind: "token bucket", rate: 3, extra: 0, period: 1000, ops: [q(2), q(2), q(2), { op: "change", rate: 2, dt: 0 }, q(2), q(1, 400)] });
     await check({ kind: "fixed window", rate: 3, extra: 1, period: 1000, ops: [q(2), q(2), q(2), q(2), { op: "change", rate: 2, dt: 0 }, q(1), q(2)] });

@@ -113,7 +113,10 @@ export class WaitMethods<Limits extends Record<string, LimitConfig>> extends Lea
    * own instants (a sharded limit gives nothing back while other runs are queued): a second call,
    * or a call for a run that started or finished, changes nothing.
    * Work queued after it keeps its `runAt`. The limit's config is the one named in this
-   * RateLimiter, or the one the run was queued under for a name given inline.
+   * RateLimiter, or the one the run was queued under for a name given inline. When that config's
+   * terms changed since the run was queued, it gives back at most the key's debt (never tokens to
+   * spend at once): the change carried the debt over in the new terms' tokens, where the run's own
+   * tokens can't be told apart.
    *
    * @param id The `id` `runWhenAllowed` returned.
    * @returns `{ cancelled: true, credited }`, or `{ cancelled: false, state }` saying why not:

@@ -4,6 +4,7 @@
 import type { FunctionHandle } from "convex/server";
 import { v } from "convex/values";
 import { creditFlow } from "../shared/flow/credit.js";
+import { configHash } from "../shared/shards/terms.js";
 import { runPlanAsync } from "../shared/shapes/rows.js";
 import { invalid } from "../shared/validation/validate.js";
 import { configArgValidator, recordsMetrics } from "../shared/shapes/validators.js";
@@ -122,7 +123,9 @@ export const cancelRun = mutation({
     // window's tokens come off the take logged at the run's runAt.
     const now = Date.now();
     const pending = (await pendingRuns(ctx.db, at, now)).filter((r) => r._id !== run._id).map((r) => ({ runAt: r.runAt, count: r.count }));
-    const { credited, ops } = await runPlanAsync(creditFlow<Id<"rateLimits">>(credit, now, { runAt: run.runAt, pending }), (q) => readKey(ctx.db, at, q));
+    // Terms changed since the run was queued: its debt was carried over as a promise (see cancelRoom).
+    const changed = configHash(config) !== configHash(run.config);
+    const { credited, ops } = await runPlanAsync(creditFlow<Id<"rateLimits">>(credit, now, { runAt: run.runAt, pending, changed }), (q) => readKey(ctx.db, at, q));
     if (ops.length > 0) await writeKey(ctx, at, ops);
     // Under the config the credit was made under: a limit that records metrics counts the cancel.
     if (recordsMetrics(config)) await recordMetric(ctx.db, at, { outcome: "cancelled", count }, now);

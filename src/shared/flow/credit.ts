@@ -79,10 +79,11 @@ function* creditUnder<Id>(args: CreditArgs, resolved: InForce, own: Override | u
 
 
 /**
- * A cancelled run whose tokens a credit gives back: its `runAt` (ms), and the key's other runs
- * still queued (`runAt` after now, each with its tokens), which will take theirs at their `runAt`.
+ * A cancelled run whose tokens a credit gives back: its `runAt` (ms), the key's other runs still
+ * queued (`runAt` after now, each with its tokens), which will take theirs at their `runAt`, and
+ * `changed`: whether the limit's terms changed since the run was queued.
  */
-export type CancelledRun = { runAt: number; pending: readonly { runAt: number; count: number }[] };
+export type CancelledRun = { runAt: number; pending: readonly { runAt: number; count: number }[]; changed?: boolean };
 
 /**
  * The most tokens a cancelled run may give back to a shard at `now`, so that the key's other
@@ -94,9 +95,18 @@ export type CancelledRun = { runAt: number; pending: readonly { runAt: number; c
  * the tokens the bucket could never have held. An exact sliding window withdraws the run's own
  * logged take, which is exact: no bound. A sharded limit can't tell which shards the queued runs
  * took from: while any is queued, it gives nothing back (the run is still cancelled).
+ *
+ * After a change of terms (`changed`), a token bucket's or a fixed window's debt was carried over
+ * as a promise in the new terms' tokens (see `owedUntil` in shards/layout.ts): scaled, or, for a
+ * window, what the windows before the one that repays it hold. The run's tokens can no longer be
+ * told apart in that state, so the cancel gives back at most the debt (the value back to 0), never
+ * tokens to spend now: giving the run's whole count back to the current window could hand it more
+ * than the run took from it (a window of 4 lowered to 2 with a run of 2 queued for the next
+ * window: 2 back in this one, where the run took 1).
  */
 function cancelRoom(read: ShardRead, cur: State, now: number, cancel: CancelledRun, shards: number): number {
   if (read.p.kind === "exact sliding window") return Infinity;
+  if (cancel.changed === true) return math.max(0, 0 - cur.value);
   const later = cancel.pending.filter((r) => r.runAt > now);
   if (later.length === 0) return Infinity;
   if (shards > 1) return 0;
