@@ -373,7 +373,7 @@ describe("config changes while work is queued", () => {
   });
   test("seed -1356529738: a fixed window of 4 lowered to 2 a window, then a run queued for the next window cancelled: it gives back no token to this one", async () => {
     // It gave its 2 tokens back to the current window, where it had taken 1: key b ran 5 in it.
-    const qk = (key: string, count: number): Op => ({ op: "queue", key, count, dt: 0, maxWait: undefined });
+    const qk = (key: "a" | "b", count: number): Op => ({ op: "queue", key, count, dt: 0, maxWait: undefined });
     await check({
       kind: "fixed window",
       rate: 4,
