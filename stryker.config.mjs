@@ -38,7 +38,18 @@ export const groups = {
   // windows in time; the decisions and waits on them; the numbers under them.
   state: {
     modules: ["kinds/state", "kinds/windows"],
-    tests: ["test/algebra.test.ts", "test/algebra-edges.test.ts", "test/exact-window.test.ts", "test/wait-algebra.test.ts"],
+    // The first run on the first four alone scored 62.7 %: the sliding window's slide and debt
+    // (leftAfter) and the exact window's log paths are tested in the files after them.
+    tests: [
+      "test/algebra.test.ts",
+      "test/algebra-edges.test.ts",
+      "test/exact-window.test.ts",
+      "test/wait-algebra.test.ts",
+      "test/exact-window-bounded.test.ts",
+      "test/whole-flow.test.ts",
+      "test/react-sliding.test.tsx",
+      "test/sliding.test.ts",
+    ],
   },
   algebra: {
     modules: ["kinds/algebra", "kinds/predict"],
