@@ -105,7 +105,7 @@ export const groups = {
   // The sizing rule and the "too hot" report.
   heat: {
     modules: ["metrics/heat"],
-    tests: ["test/heat.test.ts", "bench/contention/plan.test.ts"],
+    tests: ["test/heat.test.ts", "test/heat-edges.test.ts", "bench/contention/plan.test.ts"],
   },
   // Concurrency limits (leases).
   concurrency: {
