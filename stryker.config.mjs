@@ -57,7 +57,7 @@ export const groups = {
   },
   numbers: {
     modules: ["core/split", "core/math"],
-    tests: ["test/split.test.ts", "test/algebra.test.ts", "test/fractions.test.ts"],
+    tests: ["test/split.test.ts", "test/split-edges.test.ts", "test/algebra.test.ts", "test/fractions.test.ts"],
   },
   // The exact sliding window's log, in entries and in bytes.
   "window-log": {
