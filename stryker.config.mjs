@@ -92,7 +92,7 @@ export const groups = {
   // Calendar quotas: which period of a zone's calendar holds an instant, and when it ends.
   calendar: {
     modules: ["core/calendar"],
-    tests: ["test/calendar-algebra.test.ts", "test/react-calendar.test.tsx"],
+    tests: ["test/calendar-algebra.test.ts", "test/calendar-edges.test.ts", "test/react-calendar.test.tsx"],
   },
   metrics: {
     modules: ["metrics/metrics", "metrics/metrics-fold", "admin/cleanup"],
