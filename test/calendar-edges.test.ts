@@ -1,6 +1,6 @@
-// Calendar edges that calendar-algebra.test.ts leaves open (src/shared/core/calendar.ts, pure, explicit values): each period's nominal length, which zone names are known, and wallClock's seconds in a zone with an offset.
+// Calendar edges that calendar-algebra.test.ts leaves open (src/shared/core/calendar.ts, pure, explicit values): each period's nominal length, which zone names are known, wallClock's seconds in a zone with an offset, and ±Infinity (no instant).
 import { describe, expect, test } from "vitest";
-import { isTimeZone, nominalLength, wallClock } from "../src/shared/core/calendar.js";
+import { isTimeZone, nominalLength, periodIndex, periodStart, wallClock, type Calendar } from "../src/shared/core/calendar.js";
 
 const iso = (s: string) => Date.parse(s);
 
@@ -32,5 +32,13 @@ describe("wallClock keeps the seconds and the ms of the local time", () => {
     ["New York (EDT, −4)", "America/New_York", "2026-07-04T16:59:59.999Z", "2026-07-04T12:59:59.999Z"],
   ])("%s", (_why, zone, t, wall) => {
     expect(wallClock(iso(t), zone)).toBe(iso(wall));
+  });
+});
+
+describe("no instant: ±Infinity index and start as themselves, as windowIndex does", () => {
+  const london: Calendar = { period: "day", timeZone: "Europe/London", anchor: 0 };
+  test.each([Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])("%d", (t) => {
+    expect(periodIndex(t, london)).toBe(t);
+    expect(periodStart(t, london)).toBe(t);
   });
 });
