@@ -1,4 +1,4 @@
-// Calendar edges that calendar-algebra.test.ts leaves open (src/shared/core/calendar.ts, pure, explicit values): each period's nominal length, which zone names are known, wallClock's seconds in a zone with an offset, and ±Infinity (no instant).
+// Calendar edges that calendar-algebra.test.ts leaves open (src/shared/core/calendar.ts, pure, explicit values): each period's nominal length, which zone names are known, wallClock's seconds in a zone with an offset, ±Infinity (no instant), and a day whose anchor hour a clock change repeats (Chatham).
 import { describe, expect, test } from "vitest";
 import { isTimeZone, nominalLength, periodIndex, periodStart, wallClock, type Calendar } from "../src/shared/core/calendar.js";
 
@@ -40,5 +40,20 @@ describe("no instant: ±Infinity index and start as themselves, as windowIndex d
   test.each([Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])("%d", (t) => {
     expect(periodIndex(t, london)).toBe(t);
     expect(periodStart(t, london)).toBe(t);
+  });
+});
+
+describe("a day whose anchor hour is repeated by a half-hour-aligned change: the wall clock's first guess is a day early", () => {
+  // Pacific/Chatham goes from +13:45 to +12:45 at 03:45 local on 5 April 2026: 02:45–03:45 happens
+  // twice. A day anchored at 03:00 starts at the first 03:00 (13:15Z); at 14:00Z the clock reads
+  // 02:45 again, before 03:00, yet the day has begun.
+  const chatham: Calendar = { period: "day", timeZone: "Pacific/Chatham", anchor: 3 };
+  test("14:00Z is in the day that began at 13:15Z, to the next 03:00 (+12:45)", () => {
+    // An instant years away first, so the index isn't answered from the last one found.
+    periodIndex(iso("2020-01-01T00:00:00Z"), chatham);
+    const k = periodIndex(iso("2026-04-04T14:00:00Z"), chatham);
+    expect(new Date(periodStart(k, chatham)).toISOString()).toBe("2026-04-04T13:15:00.000Z");
+    expect(new Date(periodStart(k + 1, chatham)).toISOString()).toBe("2026-04-05T14:15:00.000Z");
+    expect(periodIndex(iso("2026-04-04T13:14:59.999Z"), chatham)).toBe(k - 1);
   });
 });
