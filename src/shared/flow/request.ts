@@ -163,8 +163,8 @@ export function eventOf(
   config: RateLimitConfig,
   count: number,
   decided: Pick<Plan, "ok" | "retryAfter">,
-  by: DecidedBy = "config",
-  blocked = false,
+  by: DecidedBy,
+  blocked: boolean,
 ): DecisionEvent | undefined {
   if (!(recordsMetrics(config) && count > 0)) return undefined;
   const event: DecisionEvent = { outcome: outcomeOf(decided), count };

@@ -59,20 +59,24 @@ export function takenUnder(take: Take, config: RateLimitConfig, phaseOf: PhaseOf
 /** A layout: a config's shards, their params, and what each holds (null: never used, full). */
 type Layout = { config: RateLimitConfig; phase: number; params: Params[]; states: (State | null)[] };
 
-/** storedRowOf returns the row a shard's state is stored as under `p`, one of `shards`: what a write of it records. */
+/**
+ * storedRowOf returns the row a shard's state would be stored as under `p`, one of `shards`: the
+ * next run of takes reads it as a stored row. Never written (its absent fields are `undefined`
+ * here, which only the readers of this fold see, by value).
+ */
 function storedRowOf(shard: number, state: State, p: Params, shards: number): StoredRow {
   return {
     shard,
     value: state.value,
     ts: state.ts,
-    ...(state.prev === undefined ? {} : { prev: state.prev }),
-    ...(state.log === undefined ? {} : { log: state.log }),
+    prev: state.prev,
+    log: state.log,
     shards,
     kind: p.kind,
     rate: p.rate,
     period: p.period,
     capacity: p.capacity,
-    ...(p.terms === undefined ? {} : { terms: p.terms }),
+    terms: p.terms,
   };
 }
 
