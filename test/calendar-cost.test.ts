@@ -20,10 +20,21 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** A fresh copy of the module: no formatter, no memoized start, no last period (they are module state). */
-async function fresh(): Promise<CalendarModule> {
+// Fresh copies of the module (no formatter, no memoized start, no last period: they are module
+// state), one per test that counts from a cold start. They are loaded with the file, not inside a
+// test: Stryker counts the code a test runs as that test's, and the module's constant tables would
+// then be mutated for these tests instead of left to the validators' tests.
+const copies: CalendarModule[] = [];
+for (let i = 0; i < 19; i++) {
   vi.resetModules();
-  return import("../src/shared/core/calendar.js");
+  copies.push(await import("../src/shared/core/calendar.js"));
+}
+
+/** A fresh copy of the module, not used by any other test. */
+function fresh(): CalendarModule {
+  const copy = copies.pop();
+  if (copy === undefined) throw new Error("calendar-cost: more tests than fresh copies, load more");
+  return copy;
 }
 
 /** The zone clock reads (formatToParts calls) `f` makes. */
@@ -53,8 +64,8 @@ const utcDay = (anchor: number): Calendar => ({ period: "day", timeZone: "UTC", 
 const START_READS = 5;
 
 describe("formatters: one per zone, none for UTC or an empty name", () => {
-  test("a zone's formatter is built once, however many instants of it are read", async () => {
-    const cal = await fresh();
+  test("a zone's formatter is built once, however many instants of it are read", () => {
+    const cal = fresh();
     cal.wallClock(iso("2026-06-10T00:00:00Z"), TOKYO);
     cal.wallClock(iso("2026-06-11T07:30:00Z"), TOKYO);
     expect(cal.isTimeZone(TOKYO)).toBe(true);
@@ -63,14 +74,14 @@ describe("formatters: one per zone, none for UTC or an empty name", () => {
     expect(built.mock.calls.map((c) => (c[1] as Intl.DateTimeFormatOptions).timeZone)).toEqual([TOKYO, "Europe/London"]);
   });
 
-  test("an empty zone name is refused without building a formatter", async () => {
-    const cal = await fresh();
+  test("an empty zone name is refused without building a formatter", () => {
+    const cal = fresh();
     expect(cal.isTimeZone("")).toBe(false);
     expect(built).not.toHaveBeenCalled();
   });
 
-  test("UTC's wall clock is the instant itself, with no formatter and no read", async () => {
-    const cal = await fresh();
+  test("UTC's wall clock is the instant itself, with no formatter and no read", () => {
+    const cal = fresh();
     const t = iso("2026-06-10T12:34:56.789Z");
     expect(cal.wallClock(t, "UTC")).toBe(t);
     expect(cal.instantOf(t, "UTC")).toBe(t);
@@ -82,8 +93,8 @@ describe("formatters: one per zone, none for UTC or an empty name", () => {
 });
 
 describe("instantOf's reads", () => {
-  test(`${START_READS} reads in a zone with one offset around w`, async () => {
-    const cal = await fresh();
+  test(`${START_READS} reads in a zone with one offset around w`, () => {
+    const cal = fresh();
     let start = 0;
     expect(readsOf(() => (start = cal.instantOf(iso("2026-06-15T00:00:00Z"), TOKYO)))).toBe(START_READS);
     expect(start).toBe(iso("2026-06-14T15:00:00Z"));
@@ -91,16 +102,16 @@ describe("instantOf's reads", () => {
 });
 
 describe("periodStart: each start is computed once (a memo of 4096 starts)", () => {
-  test("asking again for a start, or for the one before, reads no clock", async () => {
-    const cal = await fresh();
+  test("asking again for a start, or for the one before, reads no clock", () => {
+    const cal = fresh();
     expect(readsOf(() => cal.periodStart(20_600, tokyoDay))).toBe(START_READS);
     expect(readsOf(() => cal.periodStart(20_601, tokyoDay))).toBe(START_READS);
     expect(readsOf(() => cal.periodStart(20_600, tokyoDay))).toBe(0);
     expect(readsOf(() => cal.periodStart(20_601, tokyoDay))).toBe(0);
   });
 
-  test("the memo keeps 4096 starts, and the 4097th starts it afresh", async () => {
-    const cal = await fresh();
+  test("the memo keeps 4096 starts, and the 4097th starts it afresh", () => {
+    const cal = fresh();
     const start = cal.periodStart(20_600, tokyoDay);
     // 4095 more starts, in UTC (no reads of their own): 4096 held.
     for (let k = 0; k < 4095; k++) cal.periodStart(k, utcDay(0));
@@ -124,8 +135,8 @@ describe("periodIndex: one read of t's wall clock, whose guess lands on the peri
     ["a month from the 15th, on the 3rd (the month before's period)", { period: "month", timeZone: TOKYO, anchor: 15 }, "2026-06-03T12:00:00+09:00", "2026-05-15T00:00:00+09:00"],
     ["a month from the 15th, on the 20th", { period: "month", timeZone: TOKYO, anchor: 15 }, "2026-06-20T12:00:00+09:00", "2026-06-15T00:00:00+09:00"],
     ["a month from the 15th, at the 15th 00:00", { period: "month", timeZone: TOKYO, anchor: 15 }, "2026-06-15T00:00:00+09:00", "2026-06-15T00:00:00+09:00"],
-  ] as const)("%s", async (_why, c: Calendar, at, startsAt) => {
-    const cal = await fresh();
+  ] as const)("%s", (_why, c: Calendar, at, startsAt) => {
+    const cal = fresh();
     const t = iso(at);
     let k = 0;
     expect(readsOf(() => (k = cal.periodIndex(t, c)))).toBe(1 + 2 * START_READS);
@@ -135,8 +146,8 @@ describe("periodIndex: one read of t's wall clock, whose guess lands on the peri
 });
 
 describe("periodIndex: the last period found, and its neighbours, are answered without reading the clock", () => {
-  test("the period again, the next, the one before, and the period's first instant", async () => {
-    const cal = await fresh();
+  test("the period again, the next, the one before, and the period's first instant", () => {
+    const cal = fresh();
     const day = (k: number) => cal.periodStart(k, tokyoDay);
     const k = 20_600;
     for (let j = k - 2; j <= k + 3; j++) day(j);
@@ -149,8 +160,8 @@ describe("periodIndex: the last period found, and its neighbours, are answered w
     expect(readsOf(() => expect(cal.periodIndex(day(k + 2), tokyoDay)).toBe(k + 2))).toBe(1);
   });
 
-  test("each calendar keeps its own last period", async () => {
-    const cal = await fresh();
+  test("each calendar keeps its own last period", () => {
+    const cal = fresh();
     const week: Calendar = { period: "week", timeZone: TOKYO, anchor: 1 };
     const t = iso("2026-06-10T12:00:00+09:00");
     const d = cal.periodIndex(t, tokyoDay);
@@ -159,8 +170,8 @@ describe("periodIndex: the last period found, and its neighbours, are answered w
     expect(readsOf(() => expect(cal.periodIndex(t + 1, week)).toBe(w))).toBe(0);
   });
 
-  test("the memo keeps 4096 calendars' last periods, and the 4097th starts it afresh", async () => {
-    const cal = await fresh();
+  test("the memo keeps 4096 calendars' last periods, and the 4097th starts it afresh", () => {
+    const cal = fresh();
     const t = iso("2026-06-10T12:00:00+09:00");
     const k = cal.periodIndex(t, tokyoDay);
     // 4095 more calendars (UTC days from distinct hours, no reads of their own): 4096 held. Their
