@@ -78,6 +78,8 @@ export const groups = {
       "test/overrides-client.test.ts",
       "test/networks.test.ts",
       "test/networks-clear.test.ts",
+      // setOverride's checks of bad overrides and targets, and calendar quotas' overrides (windowOverride).
+      "test/override-writes-edges.test.ts",
     ],
   },
   // Keys from the request: IP addresses and networks.
@@ -92,7 +94,7 @@ export const groups = {
   // Calendar quotas: which period of a zone's calendar holds an instant, and when it ends.
   calendar: {
     modules: ["core/calendar"],
-    tests: ["test/calendar-algebra.test.ts", "test/calendar-edges.test.ts", "test/react-calendar.test.tsx"],
+    tests: ["test/calendar-algebra.test.ts", "test/calendar-edges.test.ts", "test/calendar-cost.test.ts", "test/react-calendar.test.tsx"],
   },
   metrics: {
     modules: ["metrics/metrics", "metrics/metrics-fold", "admin/cleanup"],
@@ -175,6 +177,9 @@ const config = {
   htmlReporter: { fileName: `reports/mutation/mutation${suffix}.html` },
   jsonReporter: { fileName: `reports/mutation/mutation${suffix}.json` },
   tempDirName: ".stryker-tmp",
+  // Not copied into the sandbox: other groups' sandboxes (two groups may run at once, each with
+  // its own --tempDirName), the reports and the test artifacts.
+  ignorePatterns: ["/.stryker-tmp*", "/reports", "/test-artifacts"],
   cleanTempDir: "always",
 };
 
