@@ -63,7 +63,10 @@ for (const group of Object.keys(groups)) {
     const lines = source.split("\n");
     const offset = (p) => lines.slice(0, p.line - 1).reduce((n, l) => n + l.length + 1, 0) + p.column - 1;
     const count = (set) => mutants.filter((m) => set.has(m.status)).length;
-    rows.push({ file: path, detected: count(DETECTED), undetected: count(UNDETECTED), total: mutants.length });
+    // A report of code that has changed since (a later commit, or an edit not yet run) counts the
+    // old code: marked, so a score is never read as the current file's.
+    const stale = !existsSync(path) || readFileSync(path, "utf8") !== source;
+    rows.push({ file: path, detected: count(DETECTED), undetected: count(UNDETECTED), total: mutants.length, stale });
     for (const m of mutants.filter((m) => UNDETECTED.has(m.status))) {
       const { start, end } = m.location;
       // Stryker's lines and columns are 1-based, the end exclusive.
@@ -119,7 +122,9 @@ for (const r of rows) {
   detected += r.detected;
   undetected += r.undetected;
   judgedAll += j;
-  const low = r.detected + r.undetected > 0 && r.detected / (r.detected + r.undetected) < 0.9 ? "  < 90 %" : "";
+  const low =
+    (r.detected + r.undetected > 0 && r.detected / (r.detected + r.undetected) < 0.9 ? "  < 90 %" : "") +
+    (r.stale ? "  (the file changed since this run)" : "");
   console.log(
     `${r.file.padEnd(38)} ${score(r.detected, r.undetected).padStart(6)} ${score(r.detected, r.undetected - j).padStart(12)} ${String(r.detected).padStart(9)} ${String(r.undetected).padStart(11)} ${String(j).padStart(7)}${low}`,
   );
