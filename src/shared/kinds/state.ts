@@ -80,10 +80,11 @@ export function evaluate(state: State | null, p: Params, now: number): State {
         if (scan.live === 0) return { value: p.capacity, ts };
         return { value: minus(p.capacity, scan.total), ts, log: trimmedLog(state.log!, scan) };
       }
-      const entries = entriesOf(state, p);
-      const kept = live(entries, ts, p.period);
+      // No log, or bytes that aren't one (scanLog refuses exactly what decodeLog refuses): the
+      // entries are carried (see `entriesOf`), so their bytes are new.
+      const kept = live(entriesOf(state, p), ts, p.period);
       const out: State = { value: roomFor(kept, p), ts };
-      if (kept.length > 0) out.log = kept === entries && isLogOf(state, entries) ? state.log! : encodeLog(kept);
+      if (kept.length > 0) out.log = encodeLog(kept);
       return out;
     }
     default: {
@@ -205,11 +206,9 @@ function slide(state: State | null, p: Params, now: number): State {
  */
 function leftAfter(left: number, windows: number, rate: number): number {
   if (windows <= 0) return left;
-  if (left >= 0) return rate;
-  // Windows until nothing is owed: the least n with left + n × rate ≥ 0.
-  let owing = math.ceil(-left / rate);
-  while (owing > 1 && minus(left, -(owing - 1) * rate) >= 0) owing--;
-  while (minus(left, -owing * rate) < 0) owing++;
-  if (windows > owing) return rate;
+  // Owing nothing after all but the last window, the last kept its whole rate. One test at that
+  // window (whether `left + n × rate ≥ 0`, which once true stays true as n grows), not a count of
+  // the windows owed: a debt can be more windows deep than a float counts (past 2^53, n - 1 is n).
+  if (minus(left, -(windows - 1) * rate) >= 0) return rate;
   return minus(left, -windows * rate);
 }
