@@ -17,21 +17,21 @@ const T0 = 1_000_000;
 const TB = "token bucket" as const;
 const plain: RateLimitConfig = { kind: TB, rate: 2, period: 2000 };
 
-/** Runs a flow over a key held in memory (`rows`, `pending` takes, the name's `known` terms), recording the reads it makes. */
-function drive<R>(flow: Generator<RowQuery, R, KeyRead<string>>, rows: KeyRow<string>[], pending: Take[] = [], known?: Map<number, string>) {
+/** Runs a flow over a key held in memory (`rows`, `pending` takes), recording the reads it makes. */
+function drive<R>(flow: Generator<RowQuery, R, KeyRead<string>>, rows: KeyRow<string>[], pending: Take[] = []) {
   const reads: RowQuery[] = [];
   const run = () =>
     runPlan(flow, (q) => {
       reads.push(q);
-      return answerRead({ rows, pending, ...(known ? { known } : {}) }, q);
+      return answerRead({ rows, pending }, q);
     });
   return { reads, run };
 }
-const decide = (args: RateLimitArgs, rows: KeyRow<string>[], now = T0, draw = 0, pending: Take[] = [], known?: Map<number, string>): RequestOutcome<string> =>
-  drive(requestFlow<string>(args, now, () => draw), rows, pending, known).run();
+const decide = (args: RateLimitArgs, rows: KeyRow<string>[], now = T0, draw = 0, pending: Take[] = []): RequestOutcome<string> =>
+  drive(requestFlow<string>(args, now, () => draw), rows, pending).run();
 const waitFor = (args: WaitArgs, rows: KeyRow<string>[], queuedUntil?: number): WaitOutcome<string> =>
   drive(waitFlow<string>(args, T0, () => 0, queuedUntil), rows).run();
-/** A token bucket's row of one shard (of `shards`) holding `value` at `ts`. */
+/** A token bucket's row, shard 0 of 1, holding `value` at T0 (`extra` sets other fields). */
 const tbRow = (value: number, extra: Partial<KeyRow<string>> = {}): KeyRow<string> => ({ id: "r", shard: 0, value, ts: T0, shards: 1, kind: TB, ...extra });
 
 describe("a count the config in force can't serve", () => {
@@ -143,7 +143,7 @@ describe("resetsAt of a calendar quota", () => {
       { id: "a", shard: 0, value: 0, ts: midnight + 1000, h },
       { id: "b", shard: 1, value: 3, ts: at - 1000, h },
     ];
-    const outcome = decide({ name: "n", config: daily }, rows, at, 0, [], new Map([[h, configTerms(daily)]]));
+    const outcome = decide({ name: "n", config: daily }, rows, at);
     expect(outcome.plan.shards).toStrictEqual([1]);
     expect(outcome.result).toStrictEqual({ ok: true, resetsAt: midnight + DAY });
   });
