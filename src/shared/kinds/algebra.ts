@@ -218,9 +218,13 @@ function reserveWindowed(cur: State, p: Params, now: number, count: number, notB
   return { ok: false, retryAfter: leastDelay(fits, now, guessDelay(cur, p, now, count - p.maxReserved), count) };
 }
 
-/** Whether a reservation's row owes no more than `maxReserved` (as `decideRow`'s floor counts it). */
+/**
+ * Whether a reservation's row owes no more than `maxReserved` (as `decideRow`'s floor counts it).
+ * An unlimited `maxReserved` (Infinity) makes the difference Infinity, and a row that owes nothing
+ * leaves at least `maxReserved` ≥ 0: both pass with no case of their own.
+ */
 function withinReserved(next: State, p: Params): boolean {
-  return !(p.maxReserved < Infinity) || next.value >= 0 || minus(next.value, 0 - p.maxReserved) >= 0;
+  return minus(next.value, 0 - p.maxReserved) >= 0;
 }
 
 /** {@link reserveWindowed}'s decision at `now`, before `maxReserved` is checked. */

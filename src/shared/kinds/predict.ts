@@ -5,14 +5,15 @@
 import { decideRow, delayUntil, evaluate, exactWait, paramsOf, phaseOf, stateOf, withValue, type State } from "./algebra.js";
 import { minus } from "../core/split.js";
 import { validateConfig, validateCount } from "../validation/validate.js";
-import { kindOf, type RateLimitConfig } from "../shapes/validators.js";
+import type { RateLimitConfig } from "../shapes/validators.js";
 
 /**
  * The phase (ms) of a config's windows for the public conveniences: `config.start`'s; without it,
- * a fixed window's from the existing row's `ts` (a window start), else 0. Token buckets have none.
+ * a fixed window's from the existing row's `ts` (a window start), else 0: a token bucket's is 0
+ * (its `start` can only be null), and an exact sliding window's is never read (it counts no
+ * aligned windows).
  */
 function phaseFor(config: RateLimitConfig, existing: State | null): number {
-  if (config.kind === "token bucket" || kindOf(config) === "exact sliding window") return 0;
   // A calendar quota's windows are its calendar's periods.
   if (config.kind === "fixed window" && config.calendar !== undefined) return 0;
   const anchor = config.start ?? (config.kind === "fixed window" ? existing?.ts : undefined) ?? 0;
