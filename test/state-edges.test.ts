@@ -98,6 +98,19 @@ describe("an exact window's row without a log holds capacity - value tokens, tak
   });
 });
 
+describe("an exact window's row whose bytes aren't a log holds capacity - value tokens, taken at its ts", () => {
+  const p = exact(10, 1000);
+  // Header 3 is neither a compact entry (even) nor a full one (1).
+  const row: State = { value: 7, ts: 1000, log: new Uint8Array([3]).buffer };
+  test("read, and written back unchanged, as the carried log's bytes", () => {
+    expect(evaluate(row, p, 1500)).toStrictEqual({ value: 7, ts: 1500, log: encodeLog([{ at: 1000, count: 3 }]) });
+    const same = withValue(row, p, 7);
+    expect(same.value).toBe(7);
+    expect(same.log).not.toBe(row.log);
+    expect(entries(same)).toEqual([{ at: 1000, count: 3 }]);
+  });
+});
+
 describe("an exact window's log", () => {
   const p = exact(10, 1000);
   const log = encodeLog([
@@ -110,6 +123,15 @@ describe("an exact window's log", () => {
     expect(entries(out)).toEqual([{ at: 900, count: 3 }]);
     expect(valueAt({ value: 5, ts: 900, log }, p, 1500)).toBe(7);
     expect(valueAt({ value: 5, ts: 900, log }, p, 1499)).toBe(5);
+  });
+
+  test("before the row's ts (clock skew), a window is read as at its ts: what left by then stays gone", () => {
+    // Written at 1500 without trimming (as an earlier version may have): the take at 300 left at 1300.
+    const row: State = { value: 7, ts: 1500, log: encodeLog([{ at: 300, count: 1 }, { at: 900, count: 2 }]) };
+    expect(evaluate(row, p, 1200).value).toBe(8);
+    expect(valueAt(row, p, 1200)).toBe(8);
+    expect(valueAt(row, p, 1500)).toBe(8);
+    expect(valueAt(row, p, 1900)).toBe(10);
   });
 
   test("a log with nothing to trim and a value unchanged come back as the same bytes, not re-encoded", () => {
