@@ -199,9 +199,9 @@ describe("decideRow: work that waits until allowed (notBefore), by kind", () => 
 });
 
 describe("paramsOf: a calendar quota", () => {
-  test("keeps its calendar and reserves nothing ahead, whatever maxReserved says", () => {
+  test("keeps its calendar, at phase 0 whatever phase is passed, and reserves nothing ahead, whatever maxReserved says", () => {
     const calendar = { period: "month" as const, timeZone: "UTC", anchor: 1 };
-    expect(paramsOf({ kind: "fixed window", rate: 100, period: 30 * 86_400_000, maxReserved: 5, calendar }, 0)).toEqual({
+    expect(paramsOf({ kind: "fixed window", rate: 100, period: 30 * 86_400_000, maxReserved: 5, calendar }, 12_345)).toEqual({
       kind: "fixed window",
       rate: 100,
       period: 30 * 86_400_000,

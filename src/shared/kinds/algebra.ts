@@ -263,8 +263,9 @@ function reserveLogged(state: State | null, p: Params, now: number, count: numbe
 
 /**
  * paramsOf returns the params of a whole config (or of one row, for a config that is one shard's
- * share), with fixed windows starting at `phase` (ms), or at its calendar's periods: `capacity`
- * defaults to `rate`, and `maxReserved` to `Infinity` (unlimited).
+ * share), with fixed windows starting at `phase` (ms), or at its calendar's periods (its phase
+ * then 0, whatever is passed): `capacity` defaults to `rate`, and `maxReserved` to `Infinity`
+ * (unlimited).
  */
 export function paramsOf(config: RateLimitConfig, phase: number): Params {
   const p: Params = {
@@ -277,6 +278,8 @@ export function paramsOf(config: RateLimitConfig, phase: number): Params {
   };
   if (config.kind === "fixed window" && config.calendar !== undefined) {
     p.cal = config.calendar;
+    // Its windows are the calendar's periods, whatever phase the caller derived.
+    p.phase = 0;
     // A calendar quota never reserves ahead (see `calendarValidator`).
     p.maxReserved = 0;
   }

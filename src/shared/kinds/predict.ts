@@ -9,13 +9,11 @@ import type { RateLimitConfig } from "../shapes/validators.js";
 
 /**
  * The phase (ms) of a config's windows for the public conveniences: `config.start`'s; without it,
- * a fixed window's from the existing row's `ts` (a window start), else 0: a token bucket's is 0
- * (its `start` can only be null), and an exact sliding window's is never read (it counts no
- * aligned windows).
+ * a fixed window's from the existing row's `ts` (a window start), else 0. Only fixed and
+ * approximate sliding windows read it: a token bucket's `start` can only be null, an exact
+ * sliding window counts no aligned windows, and `paramsOf` gives a calendar quota phase 0.
  */
 function phaseFor(config: RateLimitConfig, existing: State | null): number {
-  // A calendar quota's windows are its calendar's periods.
-  if (config.kind === "fixed window" && config.calendar !== undefined) return 0;
   const anchor = config.start ?? (config.kind === "fixed window" ? existing?.ts : undefined) ?? 0;
   return phaseOf(anchor, config.period);
 }
