@@ -4,7 +4,8 @@
 // argument.
 import { decideRow, delayUntil, evaluate, exactWait, paramsOf, phaseOf, stateOf, withValue, type State } from "./algebra.js";
 import { minus } from "../core/split.js";
-import { validateConfig, validateCount } from "../validation/validate.js";
+import { validateCount } from "../validation/validate.js";
+import { checkConfig } from "../validation/validate-config.js";
 import type { RateLimitConfig } from "../shapes/validators.js";
 
 /**
@@ -40,7 +41,8 @@ export type CalculatedRateLimit = {
  * window's phase is `config.start`, else the row's `ts`; a sliding window's is `config.start`,
  * else 0. With `reserve`, `value` may go into debt up to `maxReserved` and `retryAfter` is when it
  * is repaid; `decideRateLimit` gives the server's verdict directly. Throws `InvalidRateLimit` for a
- * malformed config or a count that could never fit.
+ * malformed config (its shape checked as the component checks it: a field its kind doesn't have,
+ * such as a token bucket's `calendar`, is named) or a count that could never fit.
  */
 export function calculateRateLimit(
   existing: State | null,
@@ -50,7 +52,7 @@ export function calculateRateLimit(
   options: { reserve?: boolean } = {},
 ): CalculatedRateLimit {
   const reserve = options.reserve ?? false;
-  validateConfig(config);
+  checkConfig(config);
   validateCount(count, config, reserve);
   const p = paramsOf(config, phaseFor(config, existing));
   const cur = evaluate(existing, p, now);
@@ -89,8 +91,8 @@ export type RateLimitDecision =
  * unchanged when refused or peeking). Use it to predict or replay decisions in the browser or in
  * tests; `calculateRateLimit` answers the simpler "what does the row hold after taking `count`".
  * The phase of a fixed or sliding window comes as in `calculateRateLimit`.
- * Throws an `InvalidRateLimit` `ConvexError` for a malformed config or a count that could never
- * succeed (or whose wait runs past Number.MAX_SAFE_INTEGER ms), as the server does.
+ * Throws an `InvalidRateLimit` `ConvexError` for a malformed config (shape and numbers, as the
+ * component checks them) or a count that could never succeed (or whose wait runs past Number.MAX_SAFE_INTEGER ms), as the server does.
  */
 export function decideRateLimit(
   existing: State | null,
@@ -98,7 +100,7 @@ export function decideRateLimit(
   request: { now?: number; count?: number; reserve?: boolean } = {},
 ): RateLimitDecision {
   const { now = Date.now(), count = 1, reserve = false } = request;
-  validateConfig(config);
+  checkConfig(config);
   const whole = { ...config, shards: 1 };
   validateCount(count, whole, reserve);
   const p = paramsOf(whole, phaseFor(config, existing));

@@ -12,9 +12,19 @@ export const MAX_NAME_LENGTH = 1024;
 /** The most shards a limit may be split over. */
 export const MAX_SHARDS = 1024;
 
+/** A value as an error shows it: a string quoted, an object or array as JSON (not "[object Object]"), at most 80 characters. */
 function show(value: unknown): string {
-  const s = typeof value === "string" ? JSON.stringify(value) : String(value);
+  const s = typeof value === "string" || (typeof value === "object" && value !== null) ? jsonOr(value) : String(value);
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+/** JSON of `value`, or String(value) where JSON has none (a cycle, a bigint inside). */
+function jsonOr(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 /** Builds the `InvalidRateLimit` error for `field`. */
