@@ -162,6 +162,20 @@ describe("a target of the wrong shape or type", () => {
     expect(data).toEqual(invalid("target", "undefined", shapes));
   });
 
+  // Before, null threw a TypeError from the length check, and a number reached Convex's validator,
+  // whose error names no field.
+  test.each([
+    ["a null key", { key: null }, "target.key", "null"],
+    ["a numeric key", { key: 5 }, "target.key", "5"],
+    ["a null tier", { tier: null }, "target.tier", "null"],
+    ["a numeric tier", { tier: 5 }, "target.tier", "5"],
+  ])("%s, from the client directly, names the field", async (_why, target, field, shown) => {
+    const t = makeTest();
+    const data = await convexErrorData((tick(), t.run(async (ctx) => rateLimiter.setOverride(ctx, "llm", target as unknown as OverrideTarget, { blockedUntil: T0 + HOUR }))));
+    expect(data).toEqual(invalid(field, shown, "must be a string"));
+    expect(await listAll(t)).toEqual([]);
+  });
+
   test("a field left undefined is no field, as Convex drops it: the tier's override is set", async () => {
     const t = makeTest();
     const target = { tier: "pro", key: undefined } as unknown as OverrideTarget;

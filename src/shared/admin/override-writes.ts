@@ -90,6 +90,11 @@ export function validateTarget(name: string, target: OverrideTarget): void {
   if (!(fields.length === 0 || (fields.length === 1 && (fields[0] === "key" || fields[0] === "tier" || fields[0] === "network")))) {
     throw invalid("target", JSON.stringify(target), "must be { key } (one key; {} for the limit without a key), { network } (a CIDR network) or { tier }");
   }
+  // Checked here, not by Convex's validator, so the error names the field (its own names none).
+  for (const field of ["key", "tier"] as const) {
+    const value: unknown = (target as Record<string, unknown>)[field];
+    if (value !== undefined && typeof value !== "string") throw invalid(`target.${field}`, value, "must be a string");
+  }
   if ("network" in target) {
     validateNameAndKey(name, undefined);
     canonicalNetwork(target.network, "target.network");
