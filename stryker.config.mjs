@@ -92,6 +92,8 @@ export const groups = {
       "test/networks-clear.test.ts",
       // setOverride's checks of bad overrides and targets, and calendar quotas' overrides (windowOverride).
       "test/override-writes-edges.test.ts",
+      // Rows read together that carry different overrides, or equal ones; a key target's stored form.
+      "test/overrides-carried.test.ts",
     ],
   },
   // Keys from the request: IP addresses and networks.
