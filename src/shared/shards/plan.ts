@@ -281,7 +281,8 @@ export function* planReserved(n: number, a: ShardRead, b: ShardRead, now: number
   if (!(sa > 0 && sb > 0) || !((sa + sb) * most >= 2 * count * (1 - 1e-9))) return pair;
   const order = [a.shard, b.shard];
   let group: ShardRead[] = [a, b];
-  for (let i = 1; i < n && order.length < most; i++) {
+  // Ends by i = n - 1: of b.shard + 1 .. b.shard + n - 1 (mod n) only one is a.shard, and most ≤ n.
+  for (let i = 1; order.length < most; i++) {
     const shard = (b.shard + i) % n;
     if (shard === a.shard) continue;
     order.push(shard);
