@@ -32,6 +32,8 @@ describe("settle", () => {
     ["no row, no take: full", [], [], small, [5]],
     ["takes under the current config fold onto a missing (full) row", [], [take(0, 3, small)], small, [2]],
     ["a take that records no config is under the current one", [], [take(0, 3)], small, [2]],
+    // Not under the take before it: 19 of 20 carried into 5, then 4 taken under small (not 20 - 5 carried into 5).
+    ["a take that records no config, after one under other terms, is under the current one", [], [take(0, 1, big, T0), take(0, 4, undefined, T0 + 1)], small, [1]],
     ["capacity raised 5 → 20 over 5 pending takes and no row: still nothing left", [], [take(0, 5, small)], big, [0]],
     ["the same over a row: carried over as it stands", [row(small, 0, 2)], [take(0, 2, small)], big, [0]],
     ["takes under both, in order of time: 4 of 5, then 1 of what was carried over", [], [take(0, 4, small, T0), take(0, 1, big, T0 + 1)], big, [0]],

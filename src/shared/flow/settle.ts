@@ -114,13 +114,14 @@ export function settle(
   now: number,
 ): State[] {
   let current: readonly StoredRow[] = rows;
-  const sorted = [...takes].sort((a, b) => a.ts - b.ts);
+  // A take that records no config is under `config` (not under the take before it).
+  const sorted = takes.map((t) => ({ ...t, config: t.config ?? config })).sort((a, b) => a.ts - b.ts);
   for (let i = 0; i < sorted.length; ) {
     // A run of takes under one config's terms, folded in together.
-    const under = sorted[i]!.config ?? config;
+    const under = sorted[i]!.config;
     let j = i + 1;
     while (j < sorted.length && takenUnder(sorted[j]!, under, phaseOf)) j++;
-    const run = sorted.slice(i, j).map((t) => (t.config === undefined ? { ...t, config } : t));
+    const run = sorted.slice(i, j);
     const layout = layoutOf(current, under, phaseOf, run[0]!.ts);
     const n = layout.params.length;
     const on = (t: Take) => (isShardOf(t.shard, n) ? t.shard : 0);
