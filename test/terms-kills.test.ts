@@ -1,5 +1,5 @@
 // A limit's terms to the character (src/shared/shards/terms.ts): the text each config and shard records, calendars in it, its fingerprint (cached per terms), reading terms back, and which text isn't terms.
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { DAY, SECOND } from "../src/shared/kinds/algebra.js";
 import { shardParams } from "../src/shared/shards/layout.js";
 import { calendarIn, calendarTerms, configHash, configTerms, sameCalendar, termsConfig, termsHash, termsOf } from "../src/shared/shards/terms.js";
@@ -71,6 +71,26 @@ describe("fingerprints", () => {
     expect(configHash({ kind: "fixed window", rate: 10, period: SECOND, start: 1250 })).toBe(a);
     expect(configHash({ kind: "fixed window", rate: 10, period: SECOND, start: 500 })).not.toBe(a);
     expect(configHash({ kind: "fixed window", rate: 10, period: SECOND })).not.toBe(a);
+  });
+  test("asked again for the terms it fingerprinted last, it doesn't build their text again", () => {
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      const built = (config: RateLimitConfig): number => {
+        const before = stringify.mock.calls.length;
+        configHash(config);
+        return stringify.mock.calls.length - before;
+      };
+      expect(built({ kind: "token bucket", rate: 7, period: SECOND })).toBe(1);
+      // Equal terms in another object, and fields the terms leave out: no text built.
+      expect(built({ kind: "token bucket", rate: 7, period: SECOND, capacity: 7, shards: 1, maxReserved: 3, dryRun: true })).toBe(0);
+      expect(built(quota(utcDay))).toBe(1);
+      expect(built(quota({ ...utcDay }))).toBe(0);
+      expect(built(quota({ ...utcDay, anchor: 6 }))).toBe(1);
+      expect(built({ kind: "fixed window", rate: 100, period: DAY })).toBe(1);
+      expect(built({ kind: "fixed window", rate: 100, period: DAY })).toBe(0);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 });
 
