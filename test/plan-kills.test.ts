@@ -75,7 +75,7 @@ describe("planRequest: the shards a decision asks for", () => {
 
 describe("planReadOn: a read-on shard smaller than the request is read, never decided on alone", () => {
   // 7 per 2 s over 5 shards: shards 0 and 1 hold 2 and refill 1 a second, shards 2 to 4 hold 1
-  // (a request of 2 every 2 s a shard: quiet, so a refused pair reads two more).
+  // (shard 0 refills a request of 2 once every 2 s: quiet, so a refused pair reads two more).
   const config: RateLimitConfig = { kind: "token bucket", rate: 7, period: 2 * SECOND, shards: 5 };
 
   test("the empty pair refuses 2; shards 2 and 3, full but holding 1 each, are read and can't serve: refused until the pair holds 2 (1 s), listing all four", () => {
