@@ -27,7 +27,7 @@ export const groups = {
   },
   plan: {
     modules: ["shards/plan"],
-    tests: ["test/shards.test.ts", "test/plan-edges.test.ts", "test/shards-read-on.test.ts", "test/overload.test.ts", "test/overload-edges.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/fractions.test.ts", "test/reservations.test.ts", "test/stranded-reservations.test.ts"],
+    tests: ["test/shards.test.ts", "test/plan-edges.test.ts", "test/shards-read-on.test.ts", "test/overload.test.ts", "test/overload-edges.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/fractions.test.ts", "test/reservations.test.ts", "test/stranded-reservations.test.ts", "test/plan-kills.test.ts"],
   },
   request: {
     modules: ["flow/request", "flow/settle", "flow/limit-all"],
@@ -103,7 +103,7 @@ export const groups = {
   },
   layout: {
     modules: ["shards/layout", "shards/terms"],
-    tests: ["test/layout-table.test.ts", "test/row-of.test.ts", "test/shards.test.ts", "test/flow.test.ts", "test/config-change-property.test.ts", "test/calendar-algebra.test.ts"],
+    tests: ["test/layout-table.test.ts", "test/row-of.test.ts", "test/shards.test.ts", "test/flow.test.ts", "test/config-change-property.test.ts", "test/calendar-algebra.test.ts", "test/exact-window-bounded.test.ts", "test/settle.test.ts", "test/settle-exact.test.ts", "test/config-change.test.ts", "test/layout-kills.test.ts", "test/terms-kills.test.ts"],
   },
   // Calendar quotas: which period of a zone's calendar holds an instant, and when it ends.
   calendar: {
