@@ -55,9 +55,9 @@ describe("fingerprints", () => {
     const calendars = [utcDay, { ...utcDay, period: "week" as const }, { ...utcDay, timeZone: "Europe/Paris" }, { ...utcDay, anchor: 6 }];
     const hashes = calendars.map((c) => configHash(quota(c)));
     expect(new Set(hashes).size).toBe(4);
-    for (let i = 0; i < calendars.length; i++) {
-      expect(configHash(quota(calendars[i]))).toBe(hashes[i]);
-      expect(configHash(quota({ ...calendars[i] }))).toBe(hashes[i]);
+    for (const [i, calendar] of calendars.entries()) {
+      expect(configHash(quota(calendar))).toBe(hashes[i]);
+      expect(configHash(quota({ ...calendar }))).toBe(hashes[i]);
     }
     // Going from a quota to the same window without a calendar, and back.
     const plain: RateLimitConfig = { kind: "fixed window", rate: 100, period: DAY };
