@@ -77,6 +77,12 @@ describe("a fixed window's debt carried into other terms keeps its promise (owed
     ["repaid past 2^53 ms: the debt scaled by the rates per ms, never below -MAX_VALUE", fw(-1e300, T, 1, HOUR), { kind: FW, rate: 2, period: HOUR }, 0, { value: -2e300, ts: T }],
     ["scaled past -MAX_VALUE: held at -MAX_VALUE", fw(-1e308, T, 1, HOUR), { kind: FW, rate: 10, period: HOUR / 2 }, 0, { value: -Number.MAX_VALUE, ts: T }],
     ["its last window just past 2^53 ms: scaled (half the debt a 2-hour window)", fw(-2_501_999_782, T, 1, HOUR), { kind: FW, rate: 1, period: 2 * HOUR }, 0, { value: -1_250_999_891, ts: T }],
+    // 2,501,999,792 hours end past 2^53 ms, one fewer doesn't: carried as scaled, 1 less than its last window would owe (the new windows start at :10).
+    ["repaid in the hour from 2,501,999,792 h, which ends past 2^53 ms: scaled, with the phase moved", fw(-2_501_999_782, T, 1, HOUR), { kind: FW, rate: 1, period: HOUR, start: 10 * MINUTE }, 10 * MINUTE, { value: -2_501_999_782, ts: T - 50 * MINUTE }],
+    // 2 ms windows at odd instants (written at T + 1): the window repaying it ends at 2^53 - 1 exactly, still exact, so scheduled.
+    ["repaid in the 2 ms window ending at 2^53 - 1 exactly: scheduled, not scaled", fw(-(4_503_599_627_370_495 - 18_000_000 - 1), T + 1, 1, 2), { kind: FW, rate: 1, period: 2, start: 0 }, 0, { value: -4_503_599_609_370_495, ts: T }],
+    // 3 × 0.3 falls 1.1e-16 short of 0.9 in floats, as the window algebra adds them: repaid at 14:00, not 13:00.
+    ["0.9 owed at 0.3 an hour, which 3 windows leave 1.1e-16 short of: repaid at 14:00", fw(-0.9, T, 0.3, HOUR), { kind: FW, rate: 0.6, period: HOUR, start: 0 }, 0, { value: -2.1, ts: T }],
   ])("%s", (_why, row, config, phase, state) => {
     expect(plain(relayout([row], config, phase, T + 7))).toEqual([state]);
   });
@@ -89,6 +95,19 @@ describe("a fixed window's debt carried into other terms keeps its promise (owed
     ["an approximate sliding window owes: carried as it is (no promise to scale)", { shard: 0, value: -5, ts: T, prev: 3, shards: 1, kind: "sliding window", rate: 10, period: HOUR, capacity: 10 }, sw(20, HOUR, { exact: false, start: 0 }), { value: -5, ts: T }],
     ["a calendar day's debt: held to the day's end, not scheduled as a fixed window's", fw(-3, 0, 10, DAY, { terms: JSON.stringify([FW, 10, DAY, 10, 1, null, ["day", "UTC", 1]]) }), { ...calendarWindow({ kind: "calendar", rate: 20, period: "day" }) }, { value: -3, ts: 0 }],
     ["an hourly window's debt carried into a calendar day: held to the hour's end, in the day's window", fw(-3, T, 10, HOUR), calendarWindow({ kind: "calendar", rate: 10, period: "day" }), { value: -3, ts: 0 }],
+    ["a calendar day's debt carried into hourly windows: held to the day's end, so nothing before 24:00", fw(-3, 0, 10, DAY, { terms: JSON.stringify([FW, 10, DAY, 10, 1, null, ["day", "UTC", 0]]) }), { kind: FW, rate: 20, period: HOUR, start: 0 }, { value: -3, ts: DAY - HOUR }],
+  ])("%s", (_why, row, config, state) => {
+    expect(plain(relayout([row], config, 0, T + 7))).toEqual([state]);
+  });
+});
+
+describe("rows carried into another kind, and the window a row's own terms end", () => {
+  test.each<[string, StoredRow, RateLimitConfig, Plain]>([
+    ["an exact window's row (with a log) carried into a token bucket: its value, no log", ex(0, 1, 5, [{ at: T - 20 * MINUTE, count: 3 }, { at: T - 5 * MINUTE, count: 2 }], 10), { kind: TB, rate: 20, period: HOUR }, { value: 5, ts: T }],
+    ["a token bucket's row carrying a log's bytes (no write of ours makes it) into an exact window: its 6 used taken at its ts, the bytes ignored", { shard: 0, value: 4, ts: T, shards: 1, kind: TB, rate: 10, period: HOUR, capacity: 10, log: encodeLog([{ at: T - 20 * MINUTE, count: 3 }]) }, sw(10, HOUR), { value: 4, ts: T, log: [{ at: T, count: 6 }] }],
+    // Only whole terms of 7 members record a calendar: an 8th member makes them some other terms.
+    ["a row whose terms have 8 members, the 7th a day's calendar: an hourly row (held to 01:00), not a calendar day's", fw(3, 0, 10, HOUR, { terms: JSON.stringify([FW, 10, HOUR, 10, 1, 0, ["day", "UTC", 0], 0]) }), { kind: FW, rate: 20, period: HOUR, start: 0 }, { value: 3, ts: 0 }],
+    ["a 2-day window's row carried into a calendar day: held to its own end (day 2), not the calendar day's", fw(3, 0, 10, 2 * DAY), calendarWindow({ kind: "calendar", rate: 10, period: "day" }), { value: 3, ts: DAY }],
   ])("%s", (_why, row, config, state) => {
     expect(plain(relayout([row], config, 0, T + 7))).toEqual([state]);
   });
