@@ -104,6 +104,7 @@ describe("a fixed window's debt carried into other terms keeps its promise (owed
 describe("rows carried into another kind, and the window a row's own terms end", () => {
   test.each<[string, StoredRow, RateLimitConfig, Plain]>([
     ["an exact window's row (with a log) carried into a token bucket: its value, no log", ex(0, 1, 5, [{ at: T - 20 * MINUTE, count: 3 }, { at: T - 5 * MINUTE, count: 2 }], 10), { kind: TB, rate: 20, period: HOUR }, { value: 5, ts: T }],
+    ["an exact window's row (5 of 10 left) carried into a token bucket of capacity 4: 4, not what its takes leave of 4 (-1)", ex(0, 1, 5, [{ at: T - 20 * MINUTE, count: 3 }, { at: T - 5 * MINUTE, count: 2 }], 10), { kind: TB, rate: 20, period: HOUR, capacity: 4 }, { value: 4, ts: T }],
     ["a token bucket's row carrying a log's bytes (no write of ours makes it) into an exact window: its 6 used taken at its ts, the bytes ignored", { shard: 0, value: 4, ts: T, shards: 1, kind: TB, rate: 10, period: HOUR, capacity: 10, log: encodeLog([{ at: T - 20 * MINUTE, count: 3 }]) }, sw(10, HOUR), { value: 4, ts: T, log: [{ at: T, count: 6 }] }],
     // Only whole terms of 7 members record a calendar: an 8th member makes them some other terms.
     ["a row whose terms have 8 members, the 7th a day's calendar: an hourly row (held to 01:00), not a calendar day's", fw(3, 0, 10, HOUR, { terms: JSON.stringify([FW, 10, HOUR, 10, 1, 0, ["day", "UTC", 0], 0]) }), { kind: FW, rate: 20, period: HOUR, start: 0 }, { value: 3, ts: 0 }],
