@@ -112,7 +112,7 @@ export const groups = {
   },
   metrics: {
     modules: ["metrics/metrics", "metrics/metrics-fold", "admin/cleanup"],
-    tests: ["test/metrics-fold.test.ts", "test/cleanup-flow.test.ts", "test/metrics.test.ts", "test/waiting-metrics.test.ts"],
+    tests: ["test/metrics-fold.test.ts", "test/cleanup-flow.test.ts", "test/metrics.test.ts", "test/waiting-metrics.test.ts", "test/metrics-kills.test.ts", "test/admin.test.ts", "test/cleanup-cursor.test.ts", "test/fold-retention.test.ts"],
   },
   flows: {
     modules: ["flow/apply", "flow/value", "flow/credit", "admin/idle", "flow/jitter"],
