@@ -114,7 +114,7 @@ describe("rows carried into another kind, and the window a row's own terms end",
   });
 });
 
-describe("rows without a recorded layout (upstream's), carried into a fixed window", () => {
+describe("rows without a recorded layout (upstream's), and recorded windows of other lengths, carried into a fixed window", () => {
   test.each<[string, StoredRow, RateLimitConfig, Plain]>([
     ["a debt off the window start: held to ts + period (11:00 and 5 ms), in the window from 11:00: no promise to keep", { shard: 0, value: -3, ts: T + 5 }, { kind: FW, rate: 10, period: HOUR, start: 0 }, { value: -3, ts: T + HOUR }],
     ["tokens off the window start: held to the end of a window from ts, in the window before 11:00 + 5 ms", { shard: 0, value: 3, ts: T + 5 }, { kind: FW, rate: 10, period: HOUR, start: 0 }, { value: 3, ts: T + HOUR }],
