@@ -21,6 +21,14 @@ describe("bad input: the whole error a caller sees", () => {
       '"1:2:3"',
       "is not an IPv6 address (eight groups of up to 4 hex digits, at most one ::, an optional IPv4 tail)",
     ],
+    // Without the count of halves, eight groups before a first :: would be read alone, the rest ignored.
+    [
+      "two ::, eight groups before the first",
+      () => parseAddress("1:2:3:4:5:6:7:8::9::a", "request.ip"),
+      "request.ip",
+      '"1:2:3:4:5:6:7:8::9::a"',
+      "is not an IPv6 address (eight groups of up to 4 hex digits, at most one ::, an optional IPv4 tail)",
+    ],
     [
       "a network that isn't a string (from JavaScript)",
       () => parseNetwork(7 as unknown as string, "target.network"),
