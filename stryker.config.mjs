@@ -116,7 +116,13 @@ export const groups = {
   },
   flows: {
     modules: ["flow/apply", "flow/value", "flow/credit", "admin/idle", "flow/jitter"],
-    tests: ["test/flows-table.test.ts", "test/idle.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/credit.test.ts", "test/async.test.ts"],
+    tests: ["test/flows-table.test.ts", "test/idle.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/credit.test.ts", "test/async.test.ts",
+      "test/credit-value-kills.test.ts",
+      "test/overrides.test.ts",
+      "test/idle-jitter-apply-kills.test.ts",
+      "test/jitter.test.ts",
+      "test/cleanup-flow.test.ts",
+    ],
   },
   // The sizing rule and the "too hot" report.
   heat: {
@@ -126,7 +132,7 @@ export const groups = {
   // Concurrency limits (leases).
   concurrency: {
     modules: ["flow/concurrency"],
-    tests: ["test/concurrency.test.ts", "test/concurrency-property.test.ts", "test/react-concurrency.test.tsx", "test/concurrency-client.test.ts"],
+    tests: ["test/concurrency.test.ts", "test/concurrency-property.test.ts", "test/react-concurrency.test.tsx", "test/concurrency-client.test.ts", "test/concurrency-kills.test.ts", "test/exact-instants.test.ts", "test/metrics.test.ts", "test/react-hookapi.test.ts"],
   },
   // Waiting until allowed: runWhenAllowed, waitUntilAllowed and cancelRun's decisions, reached
   // only through the component.
@@ -151,7 +157,7 @@ export const groups = {
   },
   validators: {
     modules: ["shapes/validators", "shapes/value-validators", "shapes/concurrency-validators", "shapes/limit-all-validators", "shapes/error-validators", "shapes/heat-validators", "shapes/calendar-validators", "shapes/override-validators"],
-    tests: ["test/validation.test.ts", "test/validate-messages.test.ts", "test/returns.test.ts"],
+    tests: ["test/validation.test.ts", "test/validate-messages.test.ts", "test/returns.test.ts", "test/shapes-kills.test.ts"],
   },
 };
 
