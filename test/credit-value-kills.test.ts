@@ -128,12 +128,14 @@ describe("a cancelled run's credit: bounded so the key's later runs stay within 
   });
 });
 
-test("an approximate sliding window: the run's tokens added to the value, the last window's count kept", () => {
-  const approx: RateLimitConfig = { kind: SW, rate: 10, period: 1000, start: 0, exact: false };
-  const at = T0 + 100;
-  const out = credit({ name: "n", key: "k", config: approx, count: 2 }, at, [row(0, 4, approx, { prev: 3 }, at)], { runAt: T0 - 500, pending: [] });
-  expect(out.credited).toBe(2);
-  expect(patched(out.ops)).toEqual({ value: 6, ts: at, h: configHash(approx), prev: 3 });
+describe("a cancelled run's credit to an approximate sliding window", () => {
+  test("an approximate sliding window: the run's tokens added to the value, the last window's count kept", () => {
+    const approx: RateLimitConfig = { kind: SW, rate: 10, period: 1000, start: 0, exact: false };
+    const at = T0 + 100;
+    const out = credit({ name: "n", key: "k", config: approx, count: 2 }, at, [row(0, 4, approx, { prev: 3 }, at)], { runAt: T0 - 500, pending: [] });
+    expect(out.credited).toBe(2);
+    expect(patched(out.ops)).toEqual({ value: 6, ts: at, h: configHash(approx), prev: 3 });
+  });
 });
 
 describe("a cancelled run's credit to an exact sliding window withdraws the run's own logged take", () => {
