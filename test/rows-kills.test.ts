@@ -145,7 +145,6 @@ describe("runPlan, runPlanAsync", () => {
   });
 
   test("a flow that reads nothing returns at once, its reader never called", async () => {
-    // eslint-disable-next-line require-yield
     function* noReads(): Generator<RowQuery, number, KeyRead<string>> {
       return 7;
     }
