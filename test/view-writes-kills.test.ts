@@ -8,6 +8,7 @@ import { configHash, configTerms, termsHash } from "../src/shared/shards/layout.
 import { answerRead, runPlan, type KeyRow, type RowQuery } from "../src/shared/shapes/rows.js";
 import type { Plan } from "../src/shared/shards/shard.js";
 import type { Take } from "../src/shared/shapes/stored.js";
+import type { Override } from "../src/shared/shapes/override-validators.js";
 import type { RateLimitConfig } from "../src/shared/shapes/validators.js";
 
 const T0 = 1_000_000;
@@ -70,7 +71,7 @@ describe("fieldsOf: exactly the fields a row under its terms keeps", () => {
 
 describe("carry: the override and the lockout every row of the key carries", () => {
   const stored = (u?: number) => ({ shard: 0, value: 1, ts: T0, ...(u === undefined ? {} : { u }) });
-  const own = { rate: 3 } as never;
+  const own: Override = { config: { ...tb1, rate: 3 } };
   test("no override and no lockout adds nothing, not even an undefined field", () => {
     expect(carry({ value: 1, ts: T0, h: 1 }, null, undefined, -Infinity, T0)).toStrictEqual({ value: 1, ts: T0, h: 1 });
     expect(carry({ value: 1, ts: T0, h: 1 }, stored(), undefined, T0 - 1, T0)).toStrictEqual({ value: 1, ts: T0, h: 1 });
@@ -183,7 +184,7 @@ describe("newView", () => {
     expect(view.lockedUntil).toBe(-Infinity);
   });
   test("an own override and an overriding config are recorded", () => {
-    const own = { rate: 3 } as never;
+    const own: Override = { config: { ...tb1, rate: 3 } };
     const view = newView<string>({ name: NAME, config: tb1 }, T0, own, true);
     expect(view.own).toBe(own);
     expect(view.overridden).toBe(true);
