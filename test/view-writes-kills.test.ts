@@ -221,7 +221,7 @@ describe("shardOf: a key's rows as the flows see them", () => {
     const view = viewOf(async1, T0 + 10);
     const { found } = read(view, 0, [rowOf(async1, 0, 5)], [...own, { shard: 1, count: 2, ts: T0 + 8 }]);
     expect(view.migration).toBeUndefined();
-    expect(found.taken).toBe(T0 + 5);
+    expect(view.rows.get(0)!.taken).toBe(T0 + 5);
     const alone = read(viewOf(async1, T0 + 10), 0, [rowOf(async1, 0, 5)], own).found;
     expect(found.read.state).toStrictEqual(alone.read.state);
     expect(found.read.state!.ts).toBe(T0 + 5);
@@ -232,12 +232,12 @@ describe("shardOf: a key's rows as the flows see them", () => {
     const idle = viewOf(async2);
     const r = read(idle, 0, rows);
     expect(idle.busy).toBe(false);
-    expect(r.found.taken).toBe(-Infinity);
+    expect(idle.rows.get(0)!.taken).toBe(-Infinity);
     expect(r.found.read.state).toStrictEqual({ value: 5, ts: T0 });
     const busy = viewOf(async2);
     const b = read(busy, 0, rows, [{ shard: 0, count: 1, ts: T0 + 1 }]);
     expect(busy.busy).toBe(true);
-    expect(b.found.taken).toBe(T0 + 1);
+    expect(busy.rows.get(0)!.taken).toBe(T0 + 1);
   });
   test("asynchronous sharded, a missing row: the key's takes make it busy; its sibling is read, not fresh", () => {
     const rows = [rowOf(async2, 0, 5)];
