@@ -348,8 +348,9 @@ function suggestion(value: unknown, options: readonly string[], quoted: boolean)
   const v = words(value);
   const near = (o: string) => {
     const w = words(o);
-    if (v === w || v.replace(/ /g, "") === w.replace(/ /g, "")) return true;
-    if (w.split(" ").length > 1 && w.split(" ").includes(v)) return true;
+    // The same words up to spaces (so equal ones too), or one word of several (a one-word option's only word is itself).
+    if (v.replace(/ /g, "") === w.replace(/ /g, "")) return true;
+    if (w.split(" ").includes(v)) return true;
     return v.length >= 4 && distance(v, w) <= 2;
   };
   const found = options.filter(near);
