@@ -131,7 +131,7 @@ export function* waitFlow<Id>(args: WaitArgs, now: number, random: () => number,
   if (args.tier !== undefined) validateTier(args.tier);
   checkWait(args);
   const count = args.count ?? 1;
-  const request: RateLimitArgs = { name: args.name, config: args.config, count, exact: true };
+  const request: RateLimitArgs = { name: args.name, config: args.config, count };
   if (args.key !== undefined) request.key = args.key;
   if (args.tier !== undefined) request.tier = args.tier;
   if (args.ip !== undefined) request.ip = args.ip;
