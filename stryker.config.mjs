@@ -74,7 +74,9 @@ export const groups = {
   // The exact sliding window's log, in entries and in bytes.
   "window-log": {
     modules: ["kinds/window-log", "kinds/window-log-bytes"],
-    tests: ["test/exact-window.test.ts", "test/exact-window-bounded.test.ts", "test/wait-algebra.test.ts", "bench/sliding-model.test.ts"],
+    tests: ["test/exact-window.test.ts", "test/exact-window-bounded.test.ts", "test/wait-algebra.test.ts", "bench/sliding-model.test.ts",
+      // The pure files that reach the log through the algebra, the state, a take's cost and credit.
+      "test/state-edges.test.ts", "test/algebra-kills.test.ts", "test/algebra-cost.test.ts", "test/request-kills.test.ts", "test/credit-value-kills.test.ts", "test/layout-kills.test.ts"],
   },
   // Overrides, blocks and lockouts: what is in force for a request, and an override's writes.
   overrides: {
@@ -138,7 +140,9 @@ export const groups = {
   // only through the component.
   waiting: {
     modules: ["flow/wait"],
-    tests: ["test/waiting*.test.ts", "test/wait-algebra.test.ts"],
+    tests: ["test/waiting*.test.ts", "test/wait-algebra.test.ts",
+      // waitFlow's and runAtFlow's edges, pure: messages, the key's phase, a tier's block, refusals' writes; a take logged behind queued work.
+      "test/wait-kills.test.ts", "test/request-kills.test.ts"],
   },
   // A key's rows as the flows see them: the reads (view), the writes, asynchronous takes and the
   // details' arithmetic, one file each.
@@ -165,11 +169,16 @@ export const groups = {
       "test/predict-shape.test.ts",
       "test/request-kills.test.ts",
       "test/wait-algebra.test.ts",
+      // The pure checks' edges: unshowable values, calendar and waiting refusals, boundary values.
+      "test/validate-kills.test.ts",
     ],
   },
   shape: {
     modules: ["validation/validate-config"],
     tests: [
+      "test/validate-config-kills.test.ts",
+      // A fixed window's calendar from untyped code: each nested field checked and named.
+      "test/calendar-window-shape.test.ts",
       "test/config-shape.test.ts",
       "test/validate-messages.test.ts",
       "test/validation.test.ts",

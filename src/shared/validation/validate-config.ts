@@ -232,8 +232,33 @@ export function validateConfigShape(config: unknown): asserts config is RateLimi
     if (kind === "token bucket" && field === "start" && value !== null) {
       throw invalid("config.start", value, "a token bucket has no start (its tokens refill continuously); leave it out");
     }
+    checkField(`config.${field}`, validator, value);
+  }
+}
+
+/**
+ * checkField checks a config field's value against its validator, naming it by `path`; an
+ * object's fields (a fixed window's `calendar`, which a quota's `calendarWindow` sets and untyped
+ * code can send) each by its own path, so a later check never reads a field of a non-object.
+ */
+function checkField(path: string, validator: GenericValidator, value: unknown): void {
+  if (validator.kind !== "object") {
     const problem = mismatch(validator, value);
-    if (problem !== undefined) throw invalid(`config.${field}`, value, problem);
+    if (problem !== undefined) throw invalid(path, value, problem);
+    return;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid(path, value, `must be an object, not ${article(value)}`);
+  const fields: Record<string, GenericValidator> = validator.fields;
+  const names = Object.keys(fields);
+  const given = value as Record<string, unknown>;
+  for (const [field, inner] of Object.entries(given)) {
+    if (inner === undefined) continue;
+    const fieldValidator = fields[field];
+    if (fieldValidator === undefined) throw invalid(`${path}.${field}`, inner, `is not a field of ${path} (its fields are ${names.join(", ")})${suggestion(field, names, false)}`);
+    checkField(`${path}.${field}`, fieldValidator, inner);
+  }
+  for (const field of names) {
+    if (fields[field]!.isOptional === "required" && given[field] === undefined) throw invalid(`${path}.${field}`, undefined, `is missing from ${path}`);
   }
 }
 
@@ -298,6 +323,8 @@ function mismatch(validator: GenericValidator, value: unknown): string | undefin
       return typeof value === "number" ? undefined : `must be a number, not ${article(value)}`;
     case "boolean":
       return typeof value === "boolean" ? undefined : `must be true or false, not ${article(value)}`;
+    case "string":
+      return typeof value === "string" ? undefined : `must be a string, not ${article(value)}`;
     case "null":
       return value === null ? undefined : "must be left out";
     case "literal":
