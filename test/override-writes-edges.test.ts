@@ -176,6 +176,17 @@ describe("a target of the wrong shape or type", () => {
     expect(await listAll(t)).toEqual([]);
   });
 
+  // An unset variable as the tier or network: Convex would drop it and set the global key's override.
+  test.each([
+    ["a tier", { tier: undefined }, "target.tier"],
+    ["a network", { network: undefined }, "target.network"],
+  ])("%s given as undefined, from the client directly, is refused naming it, nothing written (not the limit without a key's)", async (_why, target, field) => {
+    const t = makeTest();
+    const data = await convexErrorData((tick(), t.run(async (ctx) => rateLimiter.setOverride(ctx, "llm", target as unknown as OverrideTarget, { blockedUntil: T0 + HOUR }))));
+    expect(data).toEqual(invalid(field, "undefined", "must be a string; for the limit without a key, the target is {}"));
+    expect(await listAll(t)).toEqual([]);
+  });
+
   test("a field left undefined is no field, as Convex drops it: the tier's override is set", async () => {
     const t = makeTest();
     const target = { tier: "pro", key: undefined } as unknown as OverrideTarget;

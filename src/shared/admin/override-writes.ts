@@ -95,6 +95,13 @@ export function validateTarget(name: string, target: OverrideTarget): void {
     const value: unknown = (target as Record<string, unknown>)[field];
     if (value !== undefined && typeof value !== "string") throw invalid(`target.${field}`, value, "must be a string");
   }
+  // A tier or network given as undefined (an unset variable) would reach Convex as {}, the limit
+  // without a key: refused, so an override meant for a tier never lands on the global key.
+  for (const field of ["tier", "network"] as const) {
+    if (field in target && (target as Record<string, unknown>)[field] === undefined) {
+      throw invalid(`target.${field}`, undefined, "must be a string; for the limit without a key, the target is {}");
+    }
+  }
   if ("network" in target) {
     validateNameAndKey(name, undefined);
     canonicalNetwork(target.network, "target.network");
