@@ -266,39 +266,95 @@ function countsOf(entries: readonly Entry[]): number[] {
 
 const pick = <T>(list: readonly T[], k: number): T => list[k % list.length]!;
 
-/** Bytes that may or may not be a log: entries (canonical or padded varints, floats of any value), junk, cut anywhere. */
-const varintArb = (value: fc.Arbitrary<number>) =>
-  fc.tuple(value, fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 9 }) })).map(([n, pad]) => {
-    const v = refVarint(n);
-    if (pad === 0) return v;
-    // The same value with `pad` more bytes of zeros: what decodeLog reads up to eight bytes of.
-    v[v.length - 1]! += 128;
-    for (let k = 1; k < pad; k++) v.push(128);
-    v.push(0);
-    return v;
+/** `n`'s varint padded to `length` bytes (continuation bytes of 0): what decodeLog reads up to eight bytes of. */
+function padded(n: number, length: number): number[] {
+  const v = refVarint(n);
+  if (length <= v.length) return v;
+  v[v.length - 1]! += 128;
+  while (v.length < length - 1) v.push(128);
+  v.push(0);
+  return v;
+}
+
+/**
+ * How one entry is written: as the encoding writes it, its varints padded (up to the eight bytes
+ * allowed), in full (two float64s) where two varints would do, or broken: a count of 0, an instant
+ * not finite or before the one before, a count not finite or ≤ 0, an odd header, a varint of nine
+ * bytes, cut short.
+ */
+const styleArb = fc.oneof(
+  { weight: 12, arbitrary: fc.constant("plain" as const) },
+  { weight: 2, arbitrary: fc.constant("padHeader" as const) },
+  { weight: 2, arbitrary: fc.constant("padCount" as const) },
+  { weight: 1, arbitrary: fc.constant("pad8" as const) },
+  { weight: 2, arbitrary: fc.constant("full" as const) },
+  { weight: 1, arbitrary: fc.constantFrom("count0", "count0pad", "nanAt", "infAt", "earlier", "badCount", "odd", "pad9", "cut", "junk") },
+);
+type Style = typeof styleArb extends fc.Arbitrary<infer S> ? S : never;
+
+/** The bytes of `entries` each written in its style (the first one's style for the last, if any). */
+function variantBytes(entries: readonly Entry[], styles: readonly Style[], pads: readonly number[], badCount: number): Uint8Array {
+  const out: number[] = [];
+  let last = 0;
+  entries.forEach(({ at, count }, k) => {
+    const style = pick(styles, k);
+    const pad = pick(pads, k);
+    const d = at - last;
+    last = at;
+    const compact = refCompact(d, count);
+    const full = (a: number, c: number) => [...(pad % 2 === 0 ? [1] : padded(1, 2 + (pad % 7))), ...f64(a), ...f64(c)];
+    switch (style) {
+      case "padHeader":
+        return out.push(...(compact ? [...padded(2 * d, refVarint(2 * d).length + 1 + (pad % 3)), ...refVarint(count)] : full(at, count)));
+      case "padCount":
+        return out.push(...(compact ? [...refVarint(2 * d), ...padded(count, refVarint(count).length + 1 + (pad % 3))] : full(at, count)));
+      case "pad8":
+        return out.push(...(compact ? [...padded(2 * d, 8), ...padded(count, 8)] : full(at, count)));
+      case "full":
+        return out.push(...full(at, count));
+      case "count0":
+        return out.push(...(compact ? padded(2 * d, pad % 2 === 0 ? 1 : 3) : [0]), 0);
+      case "count0pad":
+        return out.push(...(compact ? refVarint(2 * d) : [0]), ...padded(0, 2 + (pad % 4)));
+      case "nanAt":
+        return out.push(...full(NaN, count));
+      case "infAt":
+        return out.push(...full(pad % 2 === 0 ? Infinity : -Infinity, count));
+      case "earlier":
+        return out.push(...full(at - 1 - (pad % 3) / 2, count));
+      case "badCount":
+        return out.push(...full(at, badCount));
+      case "odd":
+        return out.push(3 + 2 * (pad % 60), 1);
+      case "pad9":
+        return out.push(...(pad % 2 === 0 ? [...padded(2 * (pad % 50), 9), 1] : [...refVarint(2 * (pad % 50)), ...padded(1, 9)]));
+      case "cut": {
+        const whole = compact ? [...refVarint(2 * d), ...refVarint(count)] : full(at, count);
+        return out.push(...whole.slice(0, pad % whole.length));
+      }
+      case "junk":
+        return out.push(pad % 256);
+      default:
+        return out.push(...(compact ? [...refVarint(2 * d), ...refVarint(count)] : full(at, count)));
+    }
   });
-const anyFloat = fc.oneof(
-  fc.constantFrom(NaN, Infinity, -Infinity, 0, -0, -1, 1, 0.5, 3, 2 ** 53, 1e300),
-  fc.double(),
-  fc.integer({ min: -100, max: 5000 }),
-);
-const tokenArb = fc.oneof(
-  { weight: 4, arbitrary: fc.tuple(varintArb(fc.nat(80).map((k) => 2 * k)), varintArb(fc.nat(200))).map(([h, c]) => [...h, ...c]) },
-  {
-    weight: 2,
-    arbitrary: fc
-      .tuple(varintArb(fc.constantFrom(0, 126, 128, 16_382, 16_384, 2 ** 49, 2 ** 50)), varintArb(fc.constantFrom(1, 127, 128, 16_383, 16_384, 2 ** 49)))
-      .map(([h, c]) => [...h, ...c]),
-  },
-  { weight: 2, arbitrary: fc.tuple(varintArb(fc.constant(1)), anyFloat, anyFloat).map(([h, at, c]) => [...h, ...f64(at), ...f64(c)]) },
-  { weight: 1, arbitrary: fc.array(fc.nat(255), { maxLength: 3 }) },
-);
+  return Uint8Array.from(out);
+}
+
+/** Bytes that may or may not be a log: logs written in any style, broken ones among them, and random bytes. */
 const rawArb = fc.oneof(
-  fc.tuple(fc.array(tokenArb, { maxLength: 12 }), fc.option(fc.nat(300))).map(([tokens, cut]) => {
-    const all = tokens.flat();
-    return Uint8Array.from(cut === null ? all : all.slice(0, cut % (all.length + 1)));
-  }),
-  fc.uint8Array({ maxLength: 24 }),
+  {
+    weight: 5,
+    arbitrary: fc
+      .tuple(
+        entriesArb,
+        fc.array(styleArb, { minLength: 1, maxLength: 6 }),
+        fc.array(fc.nat(1000), { minLength: 1, maxLength: 6 }),
+        fc.constantFrom(0, -0, -1, NaN, Infinity, -Infinity),
+      )
+      .map(([entries, styles, pads, bad]) => variantBytes(entries, styles, pads, bad)),
+  },
+  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 24 }) },
 );
 
 // ---- The properties.
