@@ -212,15 +212,17 @@ export function entryLength(d: number, count: number): number {
 
 /**
  * Writes at `i` of `bytes` an entry at `at` (ms), `d` ms after the one before, of `count` tokens:
- * two varints, or in full when not compact (see {@link encodeLog}). Returns the end.
+ * two varints, or in full when not compact (see {@link encodeLog}), in {@link entryLength} bytes.
  */
-function putEntry(bytes: Uint8Array, i: number, at: number, d: number, count: number): number {
-  if (isCompact(d, count)) return putVarint(bytes, putVarint(bytes, i, 2 * d), count);
+function putEntry(bytes: Uint8Array, i: number, at: number, d: number, count: number): void {
+  if (isCompact(d, count)) {
+    putVarint(bytes, putVarint(bytes, i, 2 * d), count);
+    return;
+  }
   bytes[i] = 1;
   const view = new DataView(bytes.buffer);
   view.setFloat64(i + 1, at, true);
   view.setFloat64(i + 9, count, true);
-  return i + 17;
 }
 
 /**
@@ -294,7 +296,8 @@ export function appendedLog(buffer: ArrayBuffer, scan: LogScan, at: number, coun
     return spliced(bytes, scan.lastStart, at, d, scan.lastCount + count, bytes.length).buffer;
   }
   if (scan.entries > 0 && !(at > scan.lastAt)) return undefined;
-  const d = at - (scan.entries > 0 ? scan.lastAt : 0);
+  // An empty log's lastAt is 0: the first entry is written from instant 0.
+  const d = at - scan.lastAt;
   if (!isCompact(d, count) || !within(bytes.length + entryLength(d, count), scan.entries + 1)) return undefined;
   return spliced(bytes, bytes.length, at, d, count, bytes.length).buffer;
 }
