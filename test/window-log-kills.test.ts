@@ -338,6 +338,10 @@ describe("withGivenBack: off the oldest entries first", () => {
     expect(pairs(withGivenBack(log([1, 0.1], [2, 0.2], [3, 1]), 0.3))).toStrictEqual([[3, 1]]);
     expect(pairs(withGivenBack(log([1, 0.1], [2, 0.3]), 0.3))).toStrictEqual([[2, 0.1]]);
   });
+  test("entries not given back keep their counts exactly", () => {
+    // 0.1 + 0.2 is 0.30000000000000004: not rounded to 0.3 by a subtraction of nothing.
+    expect(pairs(withGivenBack(log([1, 1], [5, 0.1 + 0.2]), 1))).toStrictEqual([[5, 0.30000000000000004]]);
+  });
   test("the empty log", () => {
     expect(withGivenBack(EMPTY_LOG, 3)).toStrictEqual([]);
   });
@@ -355,6 +359,13 @@ describe("withWithdrawn", () => {
     ["the last entry, more than it holds", 9, 3, [[5, 3]]],
   ] as [string, number, number, [number, number][]][])("%s", (_name, at, count, expected) => {
     expect(pairs(withWithdrawn(base, at, count))).toStrictEqual(expected);
+  });
+});
+
+describe("withWithdrawn at the first entry", () => {
+  test("its tokens come off that entry: float noise in what is left is none", () => {
+    // 0.30000000000000004 − 0.3 is float noise: the entry is used up, not left holding 0 tokens.
+    expect(pairs(withWithdrawn(log([1, 0.1 + 0.2], [5, 1]), 1, 0.3))).toStrictEqual([[5, 1]]);
   });
 });
 
@@ -421,6 +432,19 @@ describe("splitLog", () => {
     ["fractional: only the first behind", [[1, 1], [2, 0.5]], [1, 2], [[[2, 0.5]], [[1, 1]]]],
     ["over its capacity: the excess to a shard with room", [[1, 1]], [0.5, 0.5], [[[1, 0.5]], [[1, 0.5]]]],
     ["the latest entry's excess moves", [[1, 1], [2, 1], [3, 1]], [1.5, 1.5], [[[1, 1], [3, 0.5]], [[2, 1], [3, 0.5]]]],
+    ["only what the room takes moves", [[1, 1]], [0.25, 0.5], [[[1, 0.25]], [[1, 0.75]]]],
+    ["the excess to every shard with room, in order", [[1, 1]], [0.25, 0.25, 0.5], [[[1, 0.25]], [[1, 0.25]], [[1, 0.5]]]],
+    ["an entry moved whole leaves nothing behind", [[1, 2], [2, 0.25]], [0.75, 0.25, 0.5], [[[1, 1]], [[2, 0.25]], [[1, 1]]]],
+    // The first shard alone is behind: its part, count × behind ÷ behind, is an ulp off 0.75, and
+    // the remainder goes back to it.
+    ["fractional: the float remainder to the one shard given any", [[1, 2], [2, 0.75]], [1, 0.5], [[[1, 1], [2, 0.75]], [[1, 1]]]],
+    ["a whole token to the shard furthest behind, not to one ahead", [[1, 3], [2, 1], [3, 1]], [1, 4, 4], [[[1, 1]], [[1, 1], [2, 1]], [[1, 1], [3, 1]]]],
+    ["the over shard's own room is none", [[1, 1]], [0.75, 0.75], [[[1, 0.75]], [[1, 0.25]]]],
+    ["what one shard took is no longer excess for the next", [[1, 1]], [0.25, 0.5, 0.5], [[[1, 0.25]], [[1, 0.5]], [[1, 0.25]]]],
+    ["five shards, fractions moving to several", [[2, 2], [4, 1], [5, 2]], [0.9, 2, 0.3, 1.3, 0.8], [[[4, 0.9]], [[2, 1], [5, 1]], [[4, 0.1], [5, 0.2]], [[2, 1]], [[5, 0.8]]]],
+    // 1e-12 is below half an ulp of the running total: no shard is behind, and the last takes it.
+    ["a fraction no shard is behind for: to the last shard", [[1, 1e6], [2, 1e-12]], [1, 1], [[[1, 5e5]], [[1, 5e5], [2, 1e-12]]]],
+    ["a fraction no shard is behind for: to the last of three", [[1, 3e6], [2, 1e-12]], [1, 1, 1], [[[1, 1e6]], [[1, 1e6]], [[1, 1e6], [2, 1e-12]]]],
     ["all over capacity: nothing moves", [[1, 3], [2, 3]], [1, 1], [[[1, 2], [2, 1]], [[1, 1], [2, 2]]]],
   ] as [string, [number, number][], number[], [number, number][][]][])("%s", (_name, entries, shares, expected) => {
     expect(splitLog(Object.freeze(log(...entries)), shares).map(pairs)).toStrictEqual(expected);
@@ -442,6 +466,11 @@ describe("splitLog", () => {
         [4, 0.75],
       ],
     ]);
+  });
+
+  test("a count of 2^40 tokens is shared out in whole parts at once, not token by token", () => {
+    expect(splitLog(Object.freeze(log([1, 2 ** 40])), [1, 1]).map(pairs)).toStrictEqual([[[1, 2 ** 39]], [[1, 2 ** 39]]]);
+    expect(splitLog(Object.freeze(log([1, 2 ** 40 + 1])), [1, 3]).map(pairs)).toStrictEqual([[[1, 2 ** 38]], [[1, 3 * 2 ** 38 + 1]]]);
   });
 
   test("each shard's log bounded", () => {
