@@ -288,7 +288,7 @@ const styleArb = fc.oneof(
   { weight: 2, arbitrary: fc.constant("padCount" as const) },
   { weight: 1, arbitrary: fc.constant("pad8" as const) },
   { weight: 2, arbitrary: fc.constant("full" as const) },
-  { weight: 1, arbitrary: fc.constantFrom("count0", "count0pad", "nanAt", "infAt", "earlier", "badCount", "odd", "pad9", "cut", "junk") },
+  { weight: 1, arbitrary: fc.constantFrom("count0", "count0pad", "nanAt", "infAt", "earlier", "count0full", "badCount", "odd", "pad9", "cut", "junk") },
 );
 type Style = typeof styleArb extends fc.Arbitrary<infer S> ? S : never;
 
@@ -300,6 +300,7 @@ function variantBytes(entries: readonly Entry[], styles: readonly Style[], pads:
     const style = pick(styles, k);
     const pad = pick(pads, k);
     const d = at - last;
+    const before = last;
     last = at;
     const compact = refCompact(d, count);
     const full = (a: number, c: number) => [...(pad % 2 === 0 ? [1] : padded(1, 2 + (pad % 7))), ...f64(a), ...f64(c)];
@@ -321,7 +322,10 @@ function variantBytes(entries: readonly Entry[], styles: readonly Style[], pads:
       case "infAt":
         return out.push(...full(pad % 2 === 0 ? Infinity : -Infinity, count));
       case "earlier":
-        return out.push(...full(at - 1 - (pad % 3) / 2, count));
+        // Before the entry before it (the first has none: it may lie before 0).
+        return out.push(...full(before - 1 - (pad % 3) / 2, count));
+      case "count0full":
+        return out.push(...full(at, pad % 2 === 0 ? 0 : -0));
       case "badCount":
         return out.push(...full(at, badCount));
       case "odd":
@@ -341,8 +345,20 @@ function variantBytes(entries: readonly Entry[], styles: readonly Style[], pads:
   return Uint8Array.from(out);
 }
 
-/** Bytes that may or may not be a log: logs written in any style, broken ones among them, and random bytes. */
+const brokenStyles = ["count0", "count0pad", "nanAt", "infAt", "earlier", "count0full", "badCount", "odd", "pad9", "cut", "junk"] as const;
+
+/** Bytes that may or may not be a log: logs written in any style, logs with one entry broken, and random bytes. */
 const rawArb = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(entriesArb, fc.nat(), fc.constantFrom(...brokenStyles), fc.nat(1000), fc.constantFrom(0, -0, -1, NaN, Infinity, -Infinity))
+      .map(([entries, k, broken, pad, bad]) => {
+        // Every entry as the encoding writes it but one, at any place.
+        const styles: Style[] = entries.map((_, j) => (j === k % entries.length ? broken : "plain"));
+        return variantBytes(entries, styles, [pad], bad);
+      }),
+  },
   {
     weight: 5,
     arbitrary: fc
