@@ -77,11 +77,13 @@ export const groups = {
     modules: ["kinds/window-log"],
     tests: ["test/exact-window.test.ts", "test/exact-window-bounded.test.ts", "test/wait-algebra.test.ts", "bench/sliding-model.test.ts",
       // The pure files that reach the log through the algebra, the state, a take's cost and credit.
-      "test/state-edges.test.ts", "test/algebra-kills.test.ts", "test/algebra-cost.test.ts", "test/request-kills.test.ts", "test/credit-value-kills.test.ts", "test/layout-kills.test.ts"],
+      "test/state-edges.test.ts", "test/algebra-kills.test.ts", "test/algebra-cost.test.ts", "test/request-kills.test.ts", "test/credit-value-kills.test.ts", "test/layout-kills.test.ts",
+      // Each of the module's functions at its documented bounds, and against naive references.
+      "test/window-log-kills.test.ts"],
   },
   "window-log-bytes": {
     modules: ["kinds/window-log-bytes"],
-    tests: ["test/exact-window.test.ts", "test/exact-window-bounded.test.ts", "test/wait-algebra.test.ts", "bench/sliding-model.test.ts",
+    tests: ["test/window-log-bytes-kills.test.ts", "test/exact-window.test.ts", "test/exact-window-bounded.test.ts", "test/wait-algebra.test.ts", "bench/sliding-model.test.ts",
       "test/state-edges.test.ts", "test/algebra-kills.test.ts", "test/algebra-cost.test.ts", "test/request-kills.test.ts", "test/credit-value-kills.test.ts", "test/layout-kills.test.ts"],
   },
   // Overrides, blocks and lockouts: what is in force for a request, and an override's writes.

@@ -22,6 +22,8 @@ import {
   type Entry,
 } from "../src/shared/kinds/window-log.js";
 import { runs, TIMEOUT } from "../tools/fast-check.js";
+import { decideRow, paramsOf } from "../src/shared/kinds/algebra.js";
+import { withValue } from "../src/shared/kinds/state.js";
 
 type Bytes = typeof import("../src/shared/kinds/window-log-bytes.js");
 const calls = vi.hoisted(() => ({ entryLength: 0 }));
@@ -344,6 +346,21 @@ describe("withGivenBack: off the oldest entries first", () => {
   });
   test("the empty log", () => {
     expect(withGivenBack(EMPTY_LOG, 3)).toStrictEqual([]);
+  });
+  test("an entry that holds what is given back but for float noise goes whole: no entry of 0 tokens, which no log may hold", () => {
+    // 0.1 + 0.2 is 0.30000000000000004, more than 0.3 by noise that minus snaps to 0.
+    const out = withGivenBack(log([1, 0.1 + 0.2], [5, 1]), 0.3);
+    expect(pairs(out)).toStrictEqual([[5, 1]]);
+    expect(decodeLog(encodeLog(out))).toStrictEqual(out);
+  });
+  test("through a row: takes of 0.1 + 0.2 tokens and, later, of 1, then a credit of 0.3: the older take is given back whole", () => {
+    const p = paramsOf({ kind: "sliding window", rate: 10, period: 1000 }, 0);
+    const first = decideRow(null, p, 1000, 0.1 + 0.2, false);
+    if (!first.ok || first.next === undefined) throw new Error("refused");
+    const second = decideRow(first.next, p, 1500, 1, false);
+    if (!second.ok || second.next === undefined) throw new Error("refused");
+    const credited = withValue(second.next, p, second.next.value + 0.3);
+    expect(credited.log === undefined ? undefined : decodeLog(credited.log)).toStrictEqual([{ at: 1500, count: 1 }]);
   });
 });
 

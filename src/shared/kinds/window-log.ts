@@ -216,7 +216,9 @@ function lengthAt(entries: readonly Entry[], k: number): number {
 export function withGivenBack(entries: readonly Entry[], count: number): readonly Entry[] {
   let first = 0;
   let left = count;
-  while (left > 0 && first < entries.length && !(entries[first]!.count > left)) {
+  // An entry that holds no more than what is left (up to float noise, as `minus` snaps it) goes
+  // whole: a remainder of 0 would leave a 0-token entry, which no log may hold (decodeLog refuses it).
+  while (left > 0 && first < entries.length && !(minus(entries[first]!.count, left) > 0)) {
     left = minus(left, entries[first]!.count);
     first++;
   }
