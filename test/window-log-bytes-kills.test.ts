@@ -264,7 +264,8 @@ function countsOf(entries: readonly Entry[]): number[] {
   return [1, 1, 2, 127, 128, 16_384, 0.5, 0, -1, NaN, 2 ** 53, room, room + 1];
 }
 
-const pick = <T>(list: readonly T[], k: number): T => list[k % list.length]!;
+/** The `k`th of `list`, round and round (`k` from a fixed-length array of draws: never undefined). */
+const pick = <T>(list: readonly T[], k: number | undefined): T => list[(k ?? 0) % list.length]!;
 
 /** `n`'s varint padded to `length` bytes (continuation bytes of 0): what decodeLog reads up to eight bytes of. */
 function padded(n: number, length: number): number[] {
@@ -419,7 +420,7 @@ describe("trimmedLog, appendedLog, takenLog against the references", () => {
       // The trimmed log is what the reference encoder writes of the live entries.
       expect(bytesOf(trimmed)).toEqual([...refEncode(live)]);
       const liveLog = refLog(new Uint8Array(trimmed))!;
-      const at2 = pick(takesOf(live), ka + kk);
+      const at2 = pick(takesOf(live), (ka ?? 0) + (kk ?? 0));
       checkAppend(liveLog, at2, count, trimmed);
       checkTake(log, after, at2, count);
       checkTake(log, after, at, count);
