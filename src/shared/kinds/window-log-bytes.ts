@@ -295,8 +295,8 @@ export function appendedLog(buffer: ArrayBuffer, scan: LogScan, at: number, coun
     if (!within(length, scan.entries)) return undefined;
     return spliced(bytes, scan.lastStart, at, d, scan.lastCount + count, bytes.length).buffer;
   }
-  // An empty log's lastAt is 0: the first entry is written from instant 0. An instant before the
-  // last entry (or NaN) gives no compact `d` (negative or NaN): undefined below.
+  if (scan.entries > 0 && !(at > scan.lastAt)) return undefined;
+  // An empty log's lastAt is 0: the first entry is written from instant 0.
   const d = at - scan.lastAt;
   if (!isCompact(d, count) || !within(bytes.length + entryLength(d, count), scan.entries + 1)) return undefined;
   return spliced(bytes, bytes.length, at, d, count, bytes.length).buffer;
@@ -327,7 +327,7 @@ export function takenLog(buffer: ArrayBuffer, scan: LogScan, at: number, count: 
     total = trimmed.lastCount + count;
     if (!within(keep + entryLength(d, total), trimmed.entries)) return undefined;
   } else {
-    // An instant before the last entry (or NaN) gives no compact `d`: undefined below.
+    if (!(at > trimmed.lastAt)) return undefined;
     keep = size;
     d = at - trimmed.lastAt;
     total = count;
