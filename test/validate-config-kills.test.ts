@@ -1,6 +1,6 @@
 // The whole messages of validate-config.ts's shape checks, on the pure functions: calendar and concurrency configs' fields, each near-miss rule of the suggestions and its bounds, each article, and what is skipped (undefined fields, a missing config).
-import { ConvexError } from "convex/values";
 import { describe, expect, test } from "vitest";
+import { errorData } from "./error-data.js";
 import {
   validateCalendarShape,
   validateConcurrencyShape,
@@ -10,16 +10,8 @@ import {
 } from "../src/shared/validation/validate-config.js";
 import type { InvalidRateLimitError } from "../src/shared/shapes/validators.js";
 
-/** The InvalidRateLimit data `check` throws; any other error is rethrown, and no throw fails the test. */
-function errorOf(check: () => void): InvalidRateLimitError {
-  try {
-    check();
-  } catch (error) {
-    if (error instanceof ConvexError) return error.data as InvalidRateLimitError;
-    throw error;
-  }
-  throw new Error("did not throw");
-}
+/** The InvalidRateLimit data `check` throws (any other error is rethrown; no throw fails the test). */
+const errorOf = (check: () => void) => errorData(check) as InvalidRateLimitError;
 
 const invalid = (field: string, value: string, message: string): InvalidRateLimitError => ({ kind: "InvalidRateLimit", field, value, message });
 

@@ -1,6 +1,7 @@
 // validate.ts's edges, on its pure checks: values JSON can't show, namingLimit's other errors, a calendar quota's and waiting's refusals (field, value and whole message), and the boundary values each check accepts.
 import { ConvexError } from "convex/values";
 import { describe, expect, test } from "vitest";
+import { errorData } from "./error-data.js";
 import {
   invalid,
   namingLimit,
@@ -13,16 +14,8 @@ import {
 } from "../src/shared/validation/validate.js";
 import type { InvalidRateLimitError, RateLimitConfig } from "../src/shared/shapes/validators.js";
 
-/** The InvalidRateLimit data `check` throws (fails the test if it throws none). */
-function errorOf(check: () => void): InvalidRateLimitError {
-  try {
-    check();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ConvexError);
-    return (e as ConvexError<InvalidRateLimitError>).data;
-  }
-  throw new Error("no error");
-}
+/** The InvalidRateLimit data `check` throws (any other error is rethrown; no throw fails the test). */
+const errorOf = (check: () => void) => errorData(check) as InvalidRateLimitError;
 
 /** The error data for `field` = `value` (as shown) with `problem`. */
 const data = (field: string, value: string, problem: string): InvalidRateLimitError => ({
