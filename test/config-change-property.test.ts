@@ -24,7 +24,7 @@ import { expandRow, resolvePhase, shardParams } from "../src/shared/shards/layou
 import { splitTotal } from "../src/shared/core/split.js";
 import { validateConfig, validateCount } from "../src/shared/validation/validate.js";
 import type { RateLimitArgs, RateLimitConfig, RateLimitResult } from "../src/shared/shapes/validators.js";
-import { grant } from "../tools/bounds.js";
+import { grant, owing } from "../tools/bounds.js";
 import { MemoryStore } from "../tools/memory-store.js";
 import { seededRandom, streamSeed } from "../tools/random.js";
 import { recordTally, RUN_SHARE, runs, TIMEOUT } from "../tools/fast-check.js";
@@ -341,32 +341,6 @@ function heldAt(rows: readonly KeyRow<number>[], config: RateLimitConfig, writer
     return { value: exact ? Math.max(0, row.value) : row.value + (row.prev ?? 0), ends: ends(row), rate };
   });
   return { fresh: false, sharded: n > 1, parts };
-}
-
-/**
- * A row that owes (work reserved ahead), carried into a config of its own kind: its promise ends
- * where its own terms repay the debt, and holds what they leave there; the new config grants from
- * then (README, "Changing the config: the rule"). A token bucket's own rate repays it at
- * `ts + (-value) × period / rate`, holding nothing. A fixed window's, at the start of the first of
- * its own windows whose rates repay it: with the same period and that instant a window start of
- * the new phase, that window holds what is left there, at most the new capacity (so the part is
- * that less the new rate, which the window opening there adds back); otherwise nothing is held
- * until the end of that window. Undefined for any other row (either rate 0, another kind).
- */
-function owing(row: KeyRow<number>, config: RateLimitConfig, phase: number, rate: number, capacity: number): { value: number; ends: number } | undefined {
-  if (!(row.value < 0) || row.kind !== config.kind || !(row.rate! > 0 && rate > 0)) return undefined;
-  // Nothing held from `ts + (-value) × period / rate` on is, in the new rate's tokens, the debt
-  // (-value) × period / rate × rate' / period' held from `ts`: the same bound, computed from `ts`
-  // (a fractional instant near T0 has float spacing of 2.4e-4 ms, enough to miss by 3.5e-5 tokens).
-  if (row.kind === TB) return { value: (row.value * rate * row.period!) / (row.rate! * config.period), ends: row.ts };
-  if (row.kind !== FW) return undefined;
-  let n = 1;
-  while (!(row.value + n * row.rate! >= 0)) n++;
-  const repaid = row.ts + n * row.period!;
-  if (config.period === row.period && phase + Math.floor((repaid - phase) / config.period) * config.period === repaid) {
-    return { value: Math.min(row.value + n * row.rate!, row.capacity!, capacity) - rate, ends: repaid };
-  }
-  return { value: 0, ends: repaid + row.period! };
 }
 
 /**

@@ -19,7 +19,7 @@ import type { Override } from "../src/shared/shapes/override-validators.js";
 import { validateCount } from "../src/shared/validation/validate.js";
 import type { RateLimitArgs, RateLimitConfig } from "../src/shared/shapes/validators.js";
 import { MemoryStore } from "../tools/memory-store.js";
-import { grant } from "../tools/bounds.js";
+import { grant, owing } from "../tools/bounds.js";
 import { recordTally, RUN_SHARE, runs, TIMEOUT } from "../tools/fast-check.js";
 
 const TB = "token bucket" as const;
@@ -119,7 +119,9 @@ function msOf(delay: Delay, config: RateLimitConfig): number {
  * it from the first instant used), or its row's value until the instant the row's promise ends
  * (a token bucket's or an exact window's `ts`, a fixed window's `ts` plus its own period). An
  * exact window owing (its log holding more than a lowered rate) holds at least nothing: its takes
- * leave a period after they were taken, and G counts a whole window from the start.
+ * leave a period after they were taken, and G counts a whole window from the start. A token
+ * bucket's or a fixed window's debt carried into other terms of its kind ends where its own terms
+ * repay it ({@link owing}).
  */
 type Held = { fresh: true; capacity: number } | { fresh: false; value: number; ends: number };
 
@@ -131,6 +133,10 @@ function heldAt(read: KeyInMemory<number>, config: RateLimitConfig): Held {
   const writer = terms === undefined ? undefined : termsConfig(terms);
   if (writer === undefined) throw new Error(`row of unknown terms: ${JSON.stringify(row)}`);
   const full = expandRow(row, writer, resolvePhase(writer, NAME, KEY)) as KeyRow<number>;
+  // A row that owes, carried into other terms of its kind, keeps its debt's schedule (as
+  // test/config-change-property.test.ts bounds it); under the same terms it is itself.
+  const owed = row.h === configHash(config) ? undefined : owing(full, config, resolvePhase(config, NAME, KEY), config.rate, capacityOf(config));
+  if (owed !== undefined) return { fresh: false, ...owed };
   const ends = full.kind === FW ? full.ts + full.period! : full.ts;
   return { fresh: false, value: config.kind === SW ? Math.max(0, full.value) : full.value, ends };
 }
@@ -274,6 +280,40 @@ describe("(a) an override change never gains", () => {
     (h) => runNeverGains(h),
     TIMEOUT,
   );
+
+  test("a token bucket's debt carried into a slower rate keeps its schedule (a counterexample the property found)", () => {
+    // A sliding window lowered to 0.5 under a take of 1 owes 0.5; carried into a token bucket of
+    // 0.5 per 2.5 ms, then into 0.5 per 1000 ms: the work behind the debt runs where the old terms
+    // repay it (2.5 ms after the take), so in the new tokens the key owes 0.5 × 2.5 / 1000, and at
+    // 1 ms it holds -0.00125 + 0.0005. Bounding the debt as 0.5 new tokens (repaid at 1000 ms)
+    // failed this history.
+    const steps: Step[] = [
+      { type: "call", delay: { type: "zero" }, count: "quarter" },
+      { type: "change", delay: { type: "zero" }, change: { target: "key", set: "config", config: { kind: SW, rate: 0.5, period: 2.5 } } },
+      { type: "call", delay: { type: "zero" }, count: "half" },
+      { type: "change", delay: { type: "zero" }, change: { target: "key", set: "config", config: { kind: TB, rate: 0.5, period: 2.5 } } },
+      { type: "call", delay: { type: "zero" }, count: "all" },
+      { type: "change", delay: { type: "ms", n: 1 }, change: { target: "key", set: "config", config: { kind: TB, rate: 0.5, period: 1000 } } },
+      { type: "change", delay: { type: "ms", n: 1 }, change: { target: "key", set: "block", ms: 1 } },
+    ];
+    expect(() => runNeverGains({ named: { kind: SW, rate: 10 / 3, period: 2.5 }, tiered: false, steps })).not.toThrow();
+    const store = new MemoryStore();
+    const named: RateLimitConfig = { kind: SW, rate: 10 / 3, period: 2.5 };
+    const key = (config: RateLimitConfig, now: number) => store.setOverride(at, { key: KEY }, { config }, named, now);
+    expect(store.limit({ ...at, config: named, count: 1 }, T0, never).ok).toBe(true);
+    key({ kind: SW, rate: 0.5, period: 2.5 }, T0);
+    // Refused (the log holds 1 of 0.5), it stamps the row under the override's terms: owing 0.5.
+    expect(store.limit({ ...at, config: named, count: 0.5 }, T0, never)).toEqual({ ok: false, retryAfter: 3 });
+    key({ kind: TB, rate: 0.5, period: 2.5 }, T0);
+    // Refused again, it stamps the row under the bucket's terms: a debt of 0.5 repaid at 2.5 ms.
+    expect(store.limit({ ...at, config: named, count: 0.5 }, T0, never)).toEqual({ ok: false, retryAfter: 5 });
+    expect(store.getValue({ ...at, config: named }, T0, never).value).toBe(-0.5);
+    key({ kind: TB, rate: 0.5, period: 1000 }, T0 + 1);
+    expect(store.getValue({ ...at, config: named }, T0 + 1, never).value).toBeCloseTo(-0.00075, 15);
+    // Repaid at 2.5 ms, as the old terms promised; full again 1000 ms later.
+    expect(store.limit({ ...at, config: named, count: 0.5 }, T0 + 1002, never)).toEqual({ ok: false, retryAfter: 1 });
+    expect(store.limit({ ...at, config: named, count: 0.5 }, T0 + 1003, never).ok).toBe(true);
+  });
 
   test("and the histories above change overrides both ways and reach the bound (not vacuous)", () => {
     // Over 24 runs of the suite (200 runs each; npm run test:tallies), mean ± sd: 460 ± 23 changes

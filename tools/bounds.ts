@@ -121,3 +121,33 @@ export function grant(config: GrantConfig, phase: number, rate: number, from: nu
   // still gives back is in the row's value and `prev`, and each window starting after adds `rate`.
   return rate * windowStarts(phase, config.period, from, to, inclusive);
 }
+
+/** The fields of a stored row {@link owing} reads: its kind, value and stamp, and the terms it was written under. */
+export type OwingRow = { kind?: LimitConfig["kind"] | undefined; value: number; ts: number; rate?: number | undefined; period?: number | undefined; capacity?: number | undefined };
+
+/**
+ * A row that owes (work reserved ahead), carried into a config of its own kind: its promise ends
+ * where its own terms repay the debt, and holds what they leave there; the new config grants from
+ * then (README, "Changing the config: the rule"). A token bucket's own rate repays it at
+ * `ts + (-value) × period / rate`, holding nothing. A fixed window's, at the start of the first of
+ * its own windows whose rates repay it: with the same period and that instant a window start of
+ * the new phase, that window holds what is left there, at most the new capacity (so the part is
+ * that less the new rate, which the window opening there adds back); otherwise nothing is held
+ * until the end of that window. `rate` and `capacity` are the new config's for the row's shard
+ * (the whole config's on one shard). Undefined for any other row (either rate 0, another kind).
+ */
+export function owing(row: OwingRow, config: LimitConfig, phase: number, rate: number, capacity: number): { value: number; ends: number } | undefined {
+  if (!(row.value < 0) || row.kind !== config.kind || !(row.rate! > 0 && rate > 0)) return undefined;
+  // Nothing held from `ts + (-value) × period / rate` on is, in the new rate's tokens, the debt
+  // (-value) × period / rate × rate' / period' held from `ts`: the same bound, computed from `ts`
+  // (a fractional instant near T0 has float spacing of 2.4e-4 ms, enough to miss by 3.5e-5 tokens).
+  if (row.kind === "token bucket") return { value: (row.value * rate * row.period!) / (row.rate! * config.period), ends: row.ts };
+  if (row.kind !== "fixed window") return undefined;
+  let n = 1;
+  while (!(row.value + n * row.rate! >= 0)) n++;
+  const repaid = row.ts + n * row.period!;
+  if (config.period === row.period && phase + Math.floor((repaid - phase) / config.period) * config.period === repaid) {
+    return { value: Math.min(row.value + n * row.rate!, row.capacity!, capacity) - rate, ends: repaid };
+  }
+  return { value: 0, ends: repaid + row.period! };
+}
