@@ -123,7 +123,7 @@ export function grant(config: GrantConfig, phase: number, rate: number, from: nu
 }
 
 /** The fields of a stored row {@link owing} reads: its kind, value and stamp, and the terms it was written under. */
-export type OwingRow = { kind?: LimitConfig["kind"] | undefined; value: number; ts: number; rate?: number | undefined; period?: number | undefined; capacity?: number | undefined };
+export type OwingRow = { kind?: string | undefined; value: number; ts: number; rate?: number | undefined; period?: number | undefined; capacity?: number | undefined };
 
 /**
  * A row that owes (work reserved ahead), carried into a config of its own kind: its promise ends
