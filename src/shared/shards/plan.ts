@@ -273,8 +273,8 @@ export const GATHER_SHARDS = 10;
 export function* planReserved(n: number, a: ShardRead, b: ShardRead, now: number, count: number): Generator<number, Plan, ShardRead> {
   const pair = planTwo(a, b, now, count, true);
   if (pair.ok) return pair;
-  const sa = spare(a, a.state?.ts ?? now);
-  const sb = spare(b, b.state?.ts ?? now);
+  const sa = spareLeft(a, now);
+  const sb = spareLeft(b, now);
   // It gathers from at most GATHER_SHARDS shards, so the pair's share is of that many. The share
   // test allows a ppb of float noise: it only decides whether to read on.
   const most = math.min(n, GATHER_SHARDS);
@@ -303,6 +303,18 @@ export function* planReserved(n: number, a: ShardRead, b: ShardRead, now: number
 /** What `read` holds above its floor (`-maxReserved`) at `at`: what a reservation may take from it. */
 function spare(read: ShardRead, at: number): number {
   return minus(evaluate(read.state, read.p, at).value, 0 - read.p.maxReserved);
+}
+
+/**
+ * What `read` holds above its floor as the requests before left it: its row at its own `ts`,
+ * refill aside (see {@link planReserved}), but a row full by `now` holds its capacity, as a missing
+ * row does. The clean-up deletes a key whose rows are all full (admin/idle.ts), and the next
+ * request finds it new: a full row read at its stamp would gate differently from the missing one,
+ * and the clean-up would change a decision.
+ */
+function spareLeft(read: ShardRead, now: number): number {
+  const full = read.state === null || evaluate(read.state, read.p, now).value >= read.p.capacity;
+  return spare(read, full ? now : read.state!.ts);
 }
 
 /**
