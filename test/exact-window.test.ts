@@ -402,6 +402,7 @@ describe("the window bound, through the whole request flow", () => {
       const random = seededRandom(seed);
       const admitted: [number, number][] = [];
       let now = T0;
+      let latest = T0;
       for (const op of ops) {
         // A sharded limit's clock only moves forward: each shard logs a take at its own row's
         // clock, which never runs back, and with a clock running back the shards' clocks differ,
@@ -411,8 +412,11 @@ describe("the window bound, through the whole request flow", () => {
         // transactional and asynchronous, and per shard in properties.test.ts.
         // A reshard's gap is the next call's, which runs under the new layout: monotone too (the
         // new layout may be a sharded one whose rows were written later than a clock set back).
+        // Monotone from the latest instant any call saw: an unsharded clock set back, then
+        // resharded, would give the new shards a clock before the rows they were carried into.
         const monotone = (config.shards ?? 1) > 1 || op.action === "reshard";
-        now = monotone ? now + Math.max(0, op.gap * period * 0.01) : now + op.gap * period * 0.01;
+        now = monotone ? Math.max(latest, now + Math.max(0, op.gap * period * 0.01)) : now + op.gap * period * 0.01;
+        latest = Math.max(latest, now);
         if (op.action === "apply") {
           store.apply(now);
           continue;
