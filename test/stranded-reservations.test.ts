@@ -218,30 +218,47 @@ describe("planReserved: a reservation short on its pair reads on only when fract
     expect(plan).toEqual({ ok: false, retryAfter: MINUTE, writes: [], shards: [0, 1] });
   });
 
-  test("a row full by now gates as a missing one, whatever it held when written: the clean-up, deleting a full key, changes no decision", () => {
+  describe("a row full by the instant the pair alone serves gates as a missing one, whatever it held when written", () => {
     // Shards of 3, 3, 2, 2 and 2, each may owe 2. Shard 0 was left at its floor (-2) at 0 and
-    // refills 3 an hour to its capacity by 100 minutes; shard 1 was left 0.1 above its floor just
-    // now. 6 reserved: the pair (5.1 above its floors once shard 0 is full) refuses, and reads on
-    // to shard 2 only if shard 0 counts as full.
+    // refills 3 an hour, full by 100 minutes; shard 1 was left 0.1 above its floor at `one`.
+    // 6 reserved: the pair (at most 5.1 above its floors) refuses, and reads on to shard 2 when
+    // shard 0 counts as full.
     const tb: RateLimitConfig = { kind: "token bucket", rate: 12, period: HOUR, maxReserved: 10, shards: 5 };
-    const decide = (now: number, zero: State | null) => {
-      const rows: ShardRead[] = [0, 1, 2, 3, 4].map((shard) => ({ shard, state: shard === 0 ? zero : shard === 1 ? { value: -1.9, ts: now } : null, p: shardParams(tb, 0, shard) }));
+    const decide = (now: number, zero: State | null, one = now) => {
+      const rows: ShardRead[] = [0, 1, 2, 3, 4].map((shard) => ({ shard, state: shard === 0 ? zero : shard === 1 ? { value: -1.9, ts: one } : null, p: shardParams(tb, 0, shard) }));
       const asked: number[] = [];
       const plan = runPlan(planReserved(5, rows[0]!, rows[1]!, now, 6), (shard) => (asked.push(shard), rows[shard]!));
       return { plan, asked };
     };
-    const full = decide(2 * HOUR, { value: -2, ts: 0 });
-    expect(full.asked).toEqual([0, 1, 2]);
-    // The fullest first: shard 0 to its floor, shard 2 the last token.
-    expect(full.plan).toMatchObject({ ok: true, shards: [0, 2] });
-    expect(written(full.plan)).toEqual({ 0: -2, 2: 1 });
-    // The same as the key with shard 0's row deleted (a missing row is a full one).
-    expect(decide(2 * HOUR, null)).toEqual(full);
-    // Exactly full at 100 minutes; a ms before, it gates as written (at its floor): the pair alone.
-    expect(decide(100 * MINUTE, { value: -2, ts: 0 }).plan).toMatchObject({ ok: true, shards: [0, 2] });
-    const short = decide(100 * MINUTE - 1, { value: -2, ts: 0 });
-    expect(short.asked).toEqual([]);
-    expect(short.plan).toMatchObject({ ok: false, shards: [0, 1] });
+
+    test("full by now: read on as the key with that row deleted is (the clean-up changes no decision)", () => {
+      const full = decide(2 * HOUR, { value: -2, ts: 0 });
+      expect(full.asked).toEqual([0, 1, 2]);
+      // The fullest first: shard 0 to its floor, shard 2 the last token.
+      expect(full.plan).toMatchObject({ ok: true, shards: [0, 2] });
+      expect(written(full.plan)).toEqual({ 0: -2, 2: 1 });
+      expect(decide(2 * HOUR, null)).toEqual(full);
+    });
+
+    test("at 90 minutes shard 0 holds 2.5 of 3, but is full by 104, when the pair alone serves: read on", () => {
+      const plan = decide(90 * MINUTE, { value: -2, ts: 0 });
+      expect(plan.asked).toEqual([0, 1, 2]);
+      expect(plan.plan).toMatchObject({ ok: true, shards: [0, 2] });
+    });
+
+    test("at an hour the pair alone serves at 89 minutes, before shard 0 fills: refused as the pair, and served at exactly the retry", () => {
+      const zero = { value: -2, ts: 0 };
+      const first = decide(HOUR, zero);
+      expect(first.asked).toEqual([]);
+      expect(first.plan).toMatchObject({ ok: false, shards: [0, 1] });
+      // The pair holds 3.1 above its floors at an hour and refills 6 an hour: 2.9 more in 29 minutes.
+      const r = first.plan.ok ? 0 : first.plan.retryAfter;
+      expect(r).toBe(29 * MINUTE);
+      // A retry gates as the request did (the instant the pair serves is the same): refused a ms
+      // before, served at the retry, by the pair alone.
+      expect(decide(HOUR + r - 1, zero, HOUR).plan.ok).toBe(false);
+      expect(decide(HOUR + r, zero, HOUR)).toMatchObject({ asked: [], plan: { ok: true, shards: [0, 1] } });
+    });
   });
 
   test("a pair that serves reads nothing more, and takes as planTwo does", () => {

@@ -273,8 +273,11 @@ export const GATHER_SHARDS = 10;
 export function* planReserved(n: number, a: ShardRead, b: ShardRead, now: number, count: number): Generator<number, Plan, ShardRead> {
   const pair = planTwo(a, b, now, count, true);
   if (pair.ok) return pair;
-  const sa = spareLeft(a, now);
-  const sb = spareLeft(b, now);
+  // The gate looks at the rows at the instant the pair alone serves: the same instant for a retry
+  // with no traffic in between, so the retry reads on as this request did (see spareLeft).
+  const serves = now + pair.retryAfter;
+  const sa = spareLeft(a, serves);
+  const sb = spareLeft(b, serves);
   // It gathers from at most GATHER_SHARDS shards, so the pair's share is of that many. The share
   // test allows a ppb of float noise: it only decides whether to read on.
   const most = math.min(n, GATHER_SHARDS);
@@ -307,14 +310,16 @@ function spare(read: ShardRead, at: number): number {
 
 /**
  * What `read` holds above its floor as the requests before left it: its row at its own `ts`,
- * refill aside (see {@link planReserved}), but a row full by `now` holds its capacity, as a missing
+ * refill aside (see {@link planReserved}), but a row full by `by` holds its capacity, as a missing
  * row does. The clean-up deletes a key whose rows are all full (admin/idle.ts), and the next
  * request finds it new: a full row read at its stamp would gate differently from the missing one,
- * and the clean-up would change a decision.
+ * and the clean-up would change a decision. `by` is the instant the pair alone serves, not the
+ * reader's clock: a row filling in between would open the gate to a retry that this request's
+ * `retryAfter` (the pair's) did not promise.
  */
-function spareLeft(read: ShardRead, now: number): number {
-  const full = read.state === null || evaluate(read.state, read.p, now).value >= read.p.capacity;
-  return spare(read, full ? now : read.state!.ts);
+function spareLeft(read: ShardRead, by: number): number {
+  const full = read.state === null || evaluate(read.state, read.p, by).value >= read.p.capacity;
+  return spare(read, full ? by : read.state!.ts);
 }
 
 /**
