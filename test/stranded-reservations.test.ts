@@ -261,6 +261,21 @@ describe("planReserved: a reservation short on its pair reads on only when fract
     });
   });
 
+  test("refused after reading on past a shard owing more than its share: retryAfter is when the first shards read serve, as a retry finds them", () => {
+    // 4 a second over four shards of 1, maxReserved 2.5 split 1, 1, 0 and 0.5: shard 2 may owe
+    // nothing, but a relayout left every shard owing 0.249. 2 reserved on the pair (3, 0): it
+    // reads on to 1, then 2. The three first hold it once each refilled 0.0823 (at 83 ms);
+    // with shard 2 too, whose debt counts against the whole limit, only at 124 ms.
+    const tb: RateLimitConfig = { kind: "token bucket", rate: 4, period: SECOND, maxReserved: 2.5, shards: 4 };
+    const rows: ShardRead[] = [0, 1, 2, 3].map((shard) => ({ shard, state: { value: -0.249, ts: 0 }, p: shardParams(tb, 0, shard) }));
+    expect(rows.map((r) => r.p.maxReserved)).toEqual([1, 1, 0, 0.5]);
+    const decide = (now: number) => runPlan(planReserved(4, rows[3]!, rows[0]!, now, 2), (shard) => rows[shard]!);
+    const first = decide(0);
+    expect(first).toMatchObject({ ok: false, retryAfter: 83, shards: [3, 0, 1, 2] });
+    expect(decide(82).ok).toBe(false);
+    expect(decide(83)).toMatchObject({ ok: true, shards: [0, 1, 3] });
+  });
+
   test("a pair that serves reads nothing more, and takes as planTwo does", () => {
     const values = [-1.3, -1.4, -1.5, -2, -2];
     const { plan, asked } = reserveOn(values, 0, 1);

@@ -295,11 +295,14 @@ export function* planReserved(n: number, a: ShardRead, b: ShardRead, now: number
     const plan = planGathered(group, now, count);
     if (plan) return plan;
   }
-  // A retry reads on as this request did (the gate looks at the rows as written, not refilled),
-  // so it is served when the pair alone serves or, sooner, when the shards read hold the request
-  // together. The pair's retryAfter is when the pair serves, so the search only looks below it.
-  const read = group;
-  const retryAfter = leastDelay((t) => planGathered(read, t, count) !== undefined, now, pair.retryAfter, count);
+  // A retry reads on as this request did (the gate looks at the rows at the same instant), and
+  // stops at the first shards read that hold the request together: it is served when the pair
+  // alone serves or, sooner, when one of those groups does. Not only when all of them do: a shard
+  // owing more than its own share of maxReserved (a debt a relayout spread) lowers what a group
+  // holds, so the group without it may serve first. The pair's retryAfter is when the pair
+  // serves, so the search only looks below it.
+  const groups = group.slice(2).map((_, i) => group.slice(0, i + 3));
+  const retryAfter = leastDelay((t) => groups.some((g) => planGathered(g, t, count) !== undefined), now, pair.retryAfter, count);
   return { ...pair, retryAfter: math.min(pair.retryAfter, retryAfter), shards: order };
 }
 
