@@ -301,7 +301,9 @@ export function* planReserved(n: number, a: ShardRead, b: ShardRead, now: number
   // owing more than its own share of maxReserved (a debt a relayout spread) lowers what a group
   // holds, so the group without it may serve first. The pair's retryAfter is when the pair
   // serves, so the search only looks below it.
-  const groups = group.slice(2).map((_, i) => group.slice(0, i + 3));
+  // (On two shards, the whole limit, the pair is the group: the search over it stands, as in
+  // planTwo's tolerance band a refill of the pair serves first.)
+  const groups = group.length > 2 ? group.slice(2).map((_, i) => group.slice(0, i + 3)) : [group];
   const retryAfter = leastDelay((t) => groups.some((g) => planGathered(g, t, count) !== undefined), now, pair.retryAfter, count);
   return { ...pair, retryAfter: math.min(pair.retryAfter, retryAfter), shards: order };
 }
