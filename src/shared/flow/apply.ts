@@ -1,7 +1,7 @@
 // The applier's flow (asynchronous mode): folding recorded takes into a key's rows.
 import { configHash, isShardOf, resolvePhase, sameClock, shardParams } from "../shards/layout.js";
 import type { KeyFlow, KeyRow, RowOp } from "../shapes/rows.js";
-import { settle, takenUnder, type PhaseOf } from "./settle.js";
+import { isMarker, settle, takenUnder, type PhaseOf } from "./settle.js";
 import type { RateLimitConfig } from "../shapes/validators.js";
 import type { Take } from "../shapes/stored.js";
 import { checkStored, expanded } from "./view.js";
@@ -49,7 +49,8 @@ export function* applyFlow<Id>(
   }
   params.forEach((_, i) => {
     const row = rows.find((r) => r.shard === i) ?? null;
-    if (row && !laidOut && !takes.some((t) => t.shard === i)) return;
+    // A marker (a take of nothing, see `isMarker`) changes no row.
+    if (row && !laidOut && !takes.some((t) => t.shard === i && !isMarker(t))) return;
     const fields = carry(fieldsOf(after[i]!, config, hash), row, own, -Infinity, now);
     ops.push(row ? patchOf(row, i, fields, hash) : { op: "insert", shard: i, fields });
   });

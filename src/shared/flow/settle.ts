@@ -25,11 +25,26 @@ export type PhaseOf = (config: RateLimitConfig) => number;
  */
 export function fold(state: State | null, takes: readonly Take[], p: Params): State | null {
   let out = state;
-  for (const take of [...takes].sort((a, b) => a.ts - b.ts)) {
+  for (const take of takes.filter((t) => !isMarker(t)).sort((a, b) => a.ts - b.ts)) {
     const cur = evaluate(out, p, take.ts);
     out = withValue(cur, p, math.min(minus(cur.value, take.count), p.capacity));
   }
   return out;
+}
+
+/**
+ * isMarker reports whether a take is a marker: a take of nothing at no instant (`ts` -Infinity),
+ * recorded beside a take under terms other than the key's rows', on a shard of theirs, so that a
+ * reader under the rows' terms reading that shard alone meets a take under other terms and
+ * settles the key (see `markersOf`). It counts nothing: `fold` and `settle` skip it.
+ */
+export function isMarker(take: Take): boolean {
+  return take.ts === -Infinity;
+}
+
+/** The marker (see {@link isMarker}) on shard `shard`. */
+export function markerOn(shard: number): Take {
+  return { shard, count: 0, ts: -Infinity };
 }
 
 /** The whole limit's terms under `config` (see `shardParams`): two configs that decide alike have equal terms. */
@@ -115,7 +130,10 @@ export function settle(
 ): State[] {
   let current: readonly StoredRow[] = rows;
   // A take that records no config is under `config` (not under the take before it).
-  const sorted = takes.map((t) => ({ ...t, config: t.config ?? config })).sort((a, b) => a.ts - b.ts);
+  const sorted = takes
+    .filter((t) => !isMarker(t))
+    .map((t) => ({ ...t, config: t.config ?? config }))
+    .sort((a, b) => a.ts - b.ts);
   for (let i = 0; i < sorted.length; ) {
     // A run of takes under one config's terms, folded in together.
     const under = sorted[i]!.config;

@@ -48,8 +48,12 @@ export type View<Id> = {
   n: number;
   /** Each shard read: its row, its state, and the latest instant (ms) of a take pending on it (-Infinity: none). */
   rows: Map<number, { row: KeyRow<Id> | null; read: ShardRead; taken: number }>;
-  /** The key carried over to the current layout: its rows, every shard's state, and each shard's `taken`. */
-  migration?: { rows: KeyRow<Id>[]; states: State[]; taken: number[] };
+  /**
+   * The key carried over to the current layout: its rows, every shard's state, each shard's
+   * `taken`, and `unmarked`: the shards whose row isn't under the current terms and that have no
+   * take pending under them (see `markersOf`).
+   */
+  migration?: { rows: KeyRow<Id>[]; states: State[]; taken: number[]; unmarked: number[] };
   /** Whether the key has no rows at all (learned when a missing shard made us look). */
   fresh: boolean;
   /** The limit's name and key. */
@@ -209,7 +213,12 @@ export function* shardOf<Id>(view: View<Id>, shard: number): KeyFlow<Id, { row: 
       else if (isShardOf(t.shard, view.n)) taken[t.shard] = math.max(taken[t.shard]!, t.ts);
     }
     for (let k = 0; k < view.n; k++) taken[k] = math.max(taken[k]!, others);
-    view.migration = { rows, states, taken };
+    // A take of this request is under the current terms: a reader under a row's own terms reads
+    // only its shard's takes, so it sees one only through a take under other terms pending on the
+    // shard it reads (see `markersOf`).
+    const marked = new Set(all.pending.filter((t) => takenUnder(t, view.config, view.phaseOf)).map((t) => t.shard));
+    const unmarked = [...new Set(rows.filter((r) => r.h !== view.hash && !marked.has(r.shard)).map((r) => r.shard))];
+    view.migration = { rows, states, taken, unmarked };
     return migrated(view, shard);
   }
   // Takes pending (asynchronous mode) fold in; a transactional row is its own state.
