@@ -54,7 +54,9 @@ export default defineSchema({
   rateLimitNetworks: defineTable(networkIntervalFields).index("start", ["name", "start"]),
 
   /**
-   * Consumption recorded but not yet applied to `rateLimits`, one row per take, by limits with
+   * Consumption recorded but not yet applied to `rateLimits`, one row per take (and, for a take
+   * under terms other than the key's rows', a marker of nothing on each of their shards it doesn't
+   * take from: see `isMarker` in src/shared/flow/settle.ts), by limits with
    * `applyUpdates: "asynchronously"`. Only inserted on the hot path (inserts of new documents never
    * conflict with each other), by `lib.rateLimit`; read by every decision on the same key (so
    * nothing recorded is ever missed) and by the applier (`applier.getBatch`), which folds them into

@@ -77,7 +77,7 @@ export const keyStatusValidator = v.object({
   idle: v.boolean(),
   /** How many rows the key has stored (one per shard). */
   rows: v.number(),
-  /** Takes recorded for the key and not yet applied (asynchronous mode). */
+  /** Takes recorded for the key and not yet applied (asynchronous mode), markers of a change of terms included. */
   pending: v.number(),
 });
 export type KeyStatus = Infer<typeof keyStatusValidator>;

@@ -12,7 +12,11 @@ export const takeFields = {
   shard: v.number(),
   /** Tokens taken (negative: given back, by a credit or a take balanced over two shards). */
   count: v.number(),
-  /** When the tokens were taken (ms). */
+  /**
+   * When the tokens were taken (ms). -Infinity marks a marker: a take of nothing recorded on a
+   * shard of rows under other terms, so a reader of that shard alone sees the change (see
+   * `isMarker` in flow/settle.ts).
+   */
   ts: v.number(),
   /**
    * The config the take was decided under, as stored: it counts under those terms (see
