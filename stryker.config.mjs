@@ -31,7 +31,7 @@ export const groups = {
   },
   request: {
     modules: ["flow/request", "flow/settle", "flow/limit-all"],
-    tests: ["test/verdict.test.ts", "test/limit-all-merge.test.ts", "test/request-edges.test.ts", "test/settle.test.ts", "test/settle-exact.test.ts", "test/settle-calendar.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/flows-table.test.ts", "test/network-resolution.test.ts", "test/overrides.test.ts", "test/override-property.test.ts", "test/request-kills.test.ts"],
+    tests: ["test/verdict.test.ts", "test/limit-all-merge.test.ts", "test/request-edges.test.ts", "test/settle.test.ts", "test/settle-exact.test.ts", "test/settle-calendar.test.ts", "test/flow.test.ts", "test/whole-flow.test.ts", "test/flows-table.test.ts", "test/network-resolution.test.ts", "test/overrides.test.ts", "test/override-property.test.ts", "test/request-kills.test.ts", "test/async-relayout-view.test.ts"],
   },
   // The kinds' algebra, in three groups (the first run of all six modules together, 724 mutants,
   // was past 20 minutes at half way on the shared cores): a row's state as of an instant and the
@@ -132,6 +132,7 @@ export const groups = {
       "test/idle-jitter-apply-kills.test.ts",
       "test/jitter.test.ts",
       "test/cleanup-flow.test.ts",
+      "test/async-relayout-view.test.ts",
     ],
   },
   // The sizing rule and the "too hot" report.
@@ -159,7 +160,7 @@ export const groups = {
     tests: ["test/flow.test.ts", "test/whole-flow.test.ts", "test/settle.test.ts", "test/flows-table.test.ts", "test/row-of.test.ts", "test/properties.test.ts",
       "test/rows-kills.test.ts",
       "test/request-edges.test.ts", "test/overrides.test.ts", "test/credit-value-kills.test.ts", "test/overrides-carried.test.ts",
-      "test/view-writes-kills.test.ts"],
+      "test/view-writes-kills.test.ts", "test/async-relayout-view.test.ts"],
   },
   // Input checks: their tests run on convex-test (validation.test.ts), the dearest groups.
   validate: {
