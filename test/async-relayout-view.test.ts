@@ -127,6 +127,33 @@ describe("on the in-memory store", () => {
     expect(total(store, six, T0)).toBe(2);
   });
 
+  test("a shard whose pending take is under the rows' terms still gets a marker: a reader of it alone counts that take, not the new one", () => {
+    // 6 a day on 3 shards of 2: 1 taken from shard 0 and applied (rows 1, 2, 2), then 1 from
+    // shard 1 left pending under the same terms: 4 left. Under 1 shard, 3 taken: 1 left.
+    const six: RateLimitConfig = { ...three, rate: 6 };
+    const store = new MemoryStore();
+    expect(store.limit({ name: NAME, config: six }, T0, draws(0, 0))).toEqual({ ok: true });
+    store.apply(T0);
+    expect(store.limit({ name: NAME, config: six }, T0, draws(0.5, 0))).toEqual({ ok: true });
+    expect(store.limit({ name: NAME, config: { ...six, shards: 1 }, count: 3 }, T0, draws(0))).toEqual({ ok: true });
+    const pending = store.read({ name: NAME }).pending;
+    expect(pending.filter(isMarker).map((t) => t.shard)).toEqual([1, 2]);
+    // Back on 3 shards, the 1 left carried over as whole tokens, low shards first; shard 1 alone
+    // would otherwise read its row less its own take: 1 token that is gone.
+    expect(perShard(store, six, T0).map((s) => s.value)).toEqual([1, 0, 0]);
+    expect(total(store, six, T0)).toBe(1);
+  });
+
+  test("a refusal and a peek record no marker (nothing taken, nothing to see)", () => {
+    const store = new MemoryStore();
+    expect(store.limit({ name: NAME, config: three }, T0, draws(0, 0))).toEqual({ ok: true });
+    store.apply(T0);
+    const single = { ...three, shards: 1 };
+    expect(store.limit({ name: NAME, config: single, count: 3 }, T0, draws(0))).toMatchObject({ ok: false });
+    expect(store.limit({ name: NAME, config: single, count: 0 }, T0, draws(0))).toEqual({ ok: true });
+    expect(store.read({ name: NAME }).pending).toEqual([]);
+  });
+
   test("a tier's override of other terms: its takes and markers record the override's config, and readers under the named config see them", () => {
     const store = new MemoryStore();
     expect(store.limit({ name: NAME, config: three }, T0, draws(0, 0))).toEqual({ ok: true });
