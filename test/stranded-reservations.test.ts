@@ -276,6 +276,16 @@ describe("planReserved: a reservation short on its pair reads on only when fract
     expect(decide(83)).toMatchObject({ ok: true, shards: [0, 1, 3] });
   });
 
+  test("a fixed window's pair at its floor, full again at the next window where it serves, reads nothing more: a window's refusals read two rows, not ten", () => {
+    // 600 a minute over ten shards of 60, nothing reservable: every row used up at 600,000 ms.
+    const fw: RateLimitConfig = { kind: "fixed window", rate: 600, period: MINUTE, maxReserved: 0, shards: 10, start: 0 };
+    const rows: ShardRead[] = Array.from({ length: 10 }, (_, shard) => ({ shard, state: { value: 0, ts: 10 * MINUTE }, p: shardParams(fw, 0, shard) }));
+    const asked: number[] = [];
+    const plan = runPlan(planReserved(10, rows[0]!, rows[5]!, 10 * MINUTE + SECOND, 1), (shard) => (asked.push(shard), rows[shard]!));
+    expect(asked).toEqual([]);
+    expect(plan).toEqual({ ok: false, retryAfter: 59 * SECOND, writes: [], shards: [0, 5] });
+  });
+
   test("a pair that serves reads nothing more, and takes as planTwo does", () => {
     const values = [-1.3, -1.4, -1.5, -2, -2];
     const { plan, asked } = reserveOn(values, 0, 1);

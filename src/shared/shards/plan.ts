@@ -276,8 +276,14 @@ export function* planReserved(n: number, a: ShardRead, b: ShardRead, now: number
   // The gate looks at the rows at the instant the pair alone serves: the same instant for a retry
   // with no traffic in between, so the retry reads on as this request did (see spareLeft).
   const serves = now + pair.retryAfter;
-  const sa = spareLeft(a, serves);
-  const sb = spareLeft(b, serves);
+  const fa = fullBy(a, serves);
+  const fb = fullBy(b, serves);
+  // Both full by then: they strand no fraction (a fixed window's shards at their floor all fill at
+  // the next window's start, where the pair serves), and reading on would read every shard for a
+  // wait the pair already gives.
+  if (fa && fb) return pair;
+  const sa = spare(a, fa ? serves : a.state!.ts);
+  const sb = spare(b, fb ? serves : b.state!.ts);
   // It gathers from at most GATHER_SHARDS shards, so the pair's share is of that many. The share
   // test allows a ppb of float noise: it only decides whether to read on.
   const most = math.min(n, GATHER_SHARDS);
@@ -314,17 +320,17 @@ function spare(read: ShardRead, at: number): number {
 }
 
 /**
- * What `read` holds above its floor as the requests before left it: its row at its own `ts`,
- * refill aside (see {@link planReserved}), but a row full by `by` holds its capacity, as a missing
- * row does. The clean-up deletes a key whose rows are all full (admin/idle.ts), and the next
- * request finds it new: a full row read at its stamp would gate differently from the missing one,
- * and the clean-up would change a decision. `by` is the instant the pair alone serves, not the
- * reader's clock: a row filling in between would open the gate to a retry that this request's
- * `retryAfter` (the pair's) did not promise.
+ * Whether `read` is full by `by`: a missing row is (a full shard), a row is once its value reaches
+ * its capacity. {@link planReserved}'s gate takes a shard's spare as the requests before left it,
+ * at its row's own `ts`, refill aside, unless it is full by the instant the pair alone serves: then
+ * it holds its capacity, as a missing row does. The clean-up deletes a key whose rows are all full
+ * (admin/idle.ts), and the next request finds it new: a full row read at its stamp would gate
+ * differently from the missing one, and the clean-up would change a decision. `by` is that
+ * instant, not the reader's clock: a row filling in between would open the gate to a retry that
+ * this request's `retryAfter` (the pair's) did not promise.
  */
-function spareLeft(read: ShardRead, by: number): number {
-  const full = read.state === null || evaluate(read.state, read.p, by).value >= read.p.capacity;
-  return spare(read, full ? by : read.state!.ts);
+function fullBy(read: ShardRead, by: number): boolean {
+  return read.state === null || evaluate(read.state, read.p, by).value >= read.p.capacity;
 }
 
 /**
