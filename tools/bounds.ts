@@ -131,8 +131,8 @@ export type OwingRow = { kind?: string | undefined; value: number; ts: number; r
  * then (README, "Changing the config: the rule"). A token bucket's own rate repays it at
  * `ts + (-value) × period / rate`, holding nothing. A fixed window's, at the start of the first of
  * its own windows whose rates repay it: with the same period and that instant a window start of
- * the new phase, that window holds what is left there, at most the new capacity (so the part is
- * that less the new rate, which the window opening there adds back); otherwise nothing is held
+ * the new phase, that window holds what is left there, at most the new capacity and the new rate
+ * (so the part is that less the new rate, which the window opening there adds back); otherwise nothing is held
  * until the end of that window. `rate` and `capacity` are the new config's for the row's shard
  * (the whole config's on one shard). Undefined for any other row (either rate 0, another kind).
  */
@@ -143,11 +143,16 @@ export function owing(row: OwingRow, config: LimitConfig, phase: number, rate: n
   // (a fractional instant near T0 has float spacing of 2.4e-4 ms, enough to miss by 3.5e-5 tokens).
   if (row.kind === "token bucket") return { value: (row.value * rate * row.period!) / (row.rate! * config.period), ends: row.ts };
   if (row.kind !== "fixed window") return undefined;
-  let n = 1;
+  // The least whole number of own windows whose rates repay the debt: the quotient, then a step
+  // either way for its rounding (counting one at a time would never end for a debt ages deep).
+  let n = Math.max(1, Math.ceil(-row.value / row.rate!));
+  while (n > 1 && row.value + (n - 1) * row.rate! >= 0) n--;
   while (!(row.value + n * row.rate! >= 0)) n++;
   const repaid = row.ts + n * row.period!;
   if (config.period === row.period && phase + Math.floor((repaid - phase) / config.period) * config.period === repaid) {
-    return { value: Math.min(row.value + n * row.rate!, row.capacity!, capacity) - rate, ends: repaid };
+    // That window holds what the old terms leave there, at most the new capacity and the new rate
+    // (one state refilled a rate per window can't hold more there, and nothing before it).
+    return { value: Math.min(row.value + n * row.rate!, row.capacity!, capacity, rate) - rate, ends: repaid };
   }
   return { value: 0, ends: repaid + row.period! };
 }

@@ -1,7 +1,7 @@
-// The shared bound checks (tools/bounds.ts): worstExcess and maxInWindow against naive all-pairs models, in table rows and fast-check properties.
+// The shared bound checks (tools/bounds.ts): worstExcess and maxInWindow against naive all-pairs models, in table rows and fast-check properties; owing, the config-change rule for a row that owes, at explicit instants.
 import { fc, test as prop } from "@fast-check/vitest";
 import { describe, expect, test } from "vitest";
-import { limitOf, maxInWindow, windowIndex, worstExcess, type Limit, type Taken } from "../../tools/bounds.js";
+import { limitOf, maxInWindow, owing, windowIndex, worstExcess, type Limit, type Taken } from "../../tools/bounds.js";
 
 const MINUTE = 60_000;
 const SECOND = 1_000;
@@ -105,5 +105,34 @@ describe("maxInWindow", () => {
   })("agrees with counting from each instant", (times, width) => {
     const sorted = [...times].sort((a, b) => a - b);
     expect(maxInWindow(sorted, width)).toBe(naiveMaxInWindow(sorted, width));
+  });
+});
+
+describe("owing", () => {
+  const fw = { kind: "fixed window" as const, rate: 10, period: SECOND, capacity: 10 };
+  test("a token bucket's debt is held in the new rate's tokens from its own ts: repaid when its own terms repay it", () => {
+    // 5 owed at 1 a second is repaid at 5 s; at 2 a ms, the same instant is 10,000 new tokens away.
+    const row = { kind: "token bucket", value: -5, ts: 0, rate: 1, period: SECOND };
+    expect(owing(row, { kind: "token bucket", rate: 2, period: 1 }, 0, 2, 2)).toEqual({ value: -10_000, ends: 0 });
+  });
+
+  test("a fixed window's debt repaid at a window start of the same period: that window holds what is left, at most the new rate", () => {
+    // 5 owed at 10 a window is repaid at 1 s with 5 left; a new rate of 2 holds at most 2 there.
+    const row = { ...fw, value: -5, ts: 0 };
+    expect(owing(row, { ...fw, rate: 2 }, 0, 2, 10)).toEqual({ value: 0, ends: SECOND });
+    expect(owing(row, fw, 0, 10, 10)).toEqual({ value: -5, ends: SECOND });
+    // Another phase: nothing held until the end of the window that repays it.
+    expect(owing(row, fw, 500, 10, 10)).toEqual({ value: 0, ends: 2 * SECOND });
+  });
+
+  test("a debt ages deep is counted in one step, not one window at a time", () => {
+    const row = { ...fw, rate: 1, value: -1e15, ts: 0 };
+    expect(owing(row, fw, 0, 10, 10)).toEqual({ value: Math.min(0, 10, 10, 10) - 10, ends: 1e18 });
+  });
+
+  test("undefined for a row that doesn't owe, of another kind, or a rate of 0", () => {
+    expect(owing({ ...fw, value: 1, ts: 0 }, fw, 0, 10, 10)).toBeUndefined();
+    expect(owing({ ...fw, value: -1, ts: 0 }, { ...fw, kind: "token bucket" }, 0, 10, 10)).toBeUndefined();
+    expect(owing({ ...fw, value: -1, ts: 0 }, fw, 0, 0, 10)).toBeUndefined();
   });
 });
