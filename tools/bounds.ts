@@ -133,21 +133,26 @@ export type OwingRow = { kind?: string | undefined; value: number; ts: number; r
  * its own windows whose rates repay it: with the same period and that instant a window start of
  * the new phase, that window holds what is left there, at most the new capacity and the new rate
  * (so the part is that less the new rate, which the window opening there adds back); otherwise nothing is held
- * until the end of that window. `rate` and `capacity` are the new config's for the row's shard
- * (the whole config's on one shard). Undefined for any other row (either rate 0, another kind).
+ * until the end of that window. Into the other kind (a token bucket's into a fixed window, or
+ * back), nothing is held until its own terms repay it (a fixed window's: the end of the window
+ * that repays it). `rate` and `capacity` are the new config's for the row's shard (the whole
+ * config's on one shard). Undefined for any other row (either rate 0, a sliding window).
  */
 export function owing(row: OwingRow, config: LimitConfig, phase: number, rate: number, capacity: number): { value: number; ends: number } | undefined {
-  if (!(row.value < 0) || row.kind !== config.kind || !(row.rate! > 0 && rate > 0)) return undefined;
+  if (!(row.value < 0) || !(row.rate! > 0 && rate > 0)) return undefined;
+  if (row.kind !== config.kind) {
+    // Into the other kind (a token bucket's debt into a fixed window, or back): nothing held
+    // until its own terms repay it (a fixed window's: the end of the window that repays it).
+    if (![row.kind, config.kind].every((k) => k === "token bucket" || k === "fixed window")) return undefined;
+    const ends = row.kind === "token bucket" ? row.ts + (-row.value * row.period!) / row.rate! : row.ts + (windowsToRepay(row) + 1) * row.period!;
+    return { value: 0, ends };
+  }
   // Nothing held from `ts + (-value) × period / rate` on is, in the new rate's tokens, the debt
   // (-value) × period / rate × rate' / period' held from `ts`: the same bound, computed from `ts`
   // (a fractional instant near T0 has float spacing of 2.4e-4 ms, enough to miss by 3.5e-5 tokens).
   if (row.kind === "token bucket") return { value: (row.value * rate * row.period!) / (row.rate! * config.period), ends: row.ts };
   if (row.kind !== "fixed window") return undefined;
-  // The least whole number of own windows whose rates repay the debt: the quotient, then a step
-  // either way for its rounding (counting one at a time would never end for a debt ages deep).
-  let n = Math.max(1, Math.ceil(-row.value / row.rate!));
-  while (n > 1 && row.value + (n - 1) * row.rate! >= 0) n--;
-  while (!(row.value + n * row.rate! >= 0)) n++;
+  const n = windowsToRepay(row);
   const repaid = row.ts + n * row.period!;
   if (config.period === row.period && phase + Math.floor((repaid - phase) / config.period) * config.period === repaid) {
     // That window holds what the old terms leave there, at most the new capacity and the new rate
@@ -155,4 +160,16 @@ export function owing(row: OwingRow, config: LimitConfig, phase: number, rate: n
     return { value: Math.min(row.value + n * row.rate!, row.capacity!, capacity, rate) - rate, ends: repaid };
   }
   return { value: 0, ends: repaid + row.period! };
+}
+
+/**
+ * The least whole number of a fixed window row's own windows after its `ts` whose rates repay its
+ * debt: from the quotient, and a step either way for its rounding (counting one at a time would
+ * never end for a debt ages deep).
+ */
+function windowsToRepay(row: OwingRow): number {
+  let n = Math.max(1, Math.ceil(-row.value / row.rate!));
+  while (n > 1 && row.value + (n - 1) * row.rate! >= 0) n--;
+  while (!(row.value + n * row.rate! >= 0)) n++;
+  return n;
 }

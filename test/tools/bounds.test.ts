@@ -130,9 +130,14 @@ describe("owing", () => {
     expect(owing(row, fw, 0, 10, 10)).toEqual({ value: Math.min(0, 10, 10, 10) - 10, ends: 1e18 });
   });
 
-  test("undefined for a row that doesn't owe, of another kind, or a rate of 0", () => {
+  test("into the other kind: nothing held until its own terms repay it (a fixed window's: the end of the window that does)", () => {
+    expect(owing({ ...fw, value: -1, ts: 0 }, { ...fw, kind: "token bucket" }, 0, 10, 10)).toEqual({ value: 0, ends: 2 * SECOND });
+    expect(owing({ kind: "token bucket", value: -5, ts: 0, rate: 1, period: SECOND }, fw, 0, 10, 10)).toEqual({ value: 0, ends: 5 * SECOND });
+  });
+
+  test("undefined for a row that doesn't owe, a sliding window, or a rate of 0", () => {
     expect(owing({ ...fw, value: 1, ts: 0 }, fw, 0, 10, 10)).toBeUndefined();
-    expect(owing({ ...fw, value: -1, ts: 0 }, { ...fw, kind: "token bucket" }, 0, 10, 10)).toBeUndefined();
+    expect(owing({ ...fw, value: -1, ts: 0 }, { ...fw, kind: "sliding window" }, 0, 10, 10)).toBeUndefined();
     expect(owing({ ...fw, value: -1, ts: 0 }, fw, 0, 0, 10)).toBeUndefined();
   });
 });

@@ -216,27 +216,23 @@ function carriedOver(row: StoredRow, p: Params): State {
  *   and nothing in the window before). With other windows (period or phase changed), nothing is
  *   granted before the end of the window the old terms repay it in, and the first new window
  *   starting then or later holds the new rate (capped by the capacity).
- * Undefined (carried as before) for a row that doesn't owe, of another kind, a calendar quota's,
- * or when either rate is 0 (a debt the old terms never repay, or new terms that grant nothing).
+ * Into terms of the other kind, see {@link owedAcross}. Undefined (carried as before) for a row
+ * that doesn't owe, a calendar quota's, or when either rate is 0 (a debt the old terms never
+ * repay, or new terms that grant nothing).
  */
 function owedUntil(row: StoredRow, own: Params, p: Params): State | undefined {
-  if (!(row.value < 0) || own.kind !== p.kind || !(own.rate > 0 && p.rate > 0)) return undefined;
+  if (!(row.value < 0) || !(own.rate > 0 && p.rate > 0)) return undefined;
+  if (own.kind !== p.kind) return owedAcross(row, own, p);
   if (p.kind === "token bucket") return { value: (row.value * p.rate * own.period) / (own.rate * p.period), ts: row.ts };
   if (p.kind !== "fixed window" || own.cal !== undefined || p.cal !== undefined) return undefined;
   const w0 = windowIndex(row.ts, p);
-  // The least number of own windows whose rates repay the debt (as `evaluate` adds them): the
-  // quotient, then a step or two either way for its rounding.
-  const k = windowIndex(row.ts, own);
-  let n = math.max(1, math.ceil(-row.value / own.rate));
-  if (!(startOf(k + n + 1, own) <= Number.MAX_SAFE_INTEGER)) {
+  const repaid = fixedRepaid(row, own);
+  if (repaid === undefined) {
     // Repaid past 2^53 ms, where instants and window counts are no longer exact (`n - 1` may be
     // `n`): carried as a token bucket's debt is, scaled by the rates per ms (repaid about when
     // the old terms would repay it, ages away), and never below the most negative finite number.
     return { value: math.max(-Number.MAX_VALUE, (row.value * p.rate * own.period) / (own.rate * p.period)), ts: startOf(w0, p) };
   }
-  for (let step = 0; step < 4 && n > 1 && evaluate(stateOf(row), own, startOf(k + n - 1, own)).value >= 0; step++) n--;
-  while (!(evaluate(stateOf(row), own, startOf(k + n, own)).value >= 0)) n++;
-  const repaid = startOf(k + n, own);
   if (p.period === own.period && windowStart(repaid, p) === repaid) {
     const left = math.min(evaluate(stateOf(row), own, repaid).value, p.capacity, p.rate);
     return { value: minus(left, (windowIndex(repaid, p) - w0) * p.rate), ts: startOf(w0, p) };
@@ -244,6 +240,47 @@ function owedUntil(row: StoredRow, own: Params, p: Params): State | undefined {
   const end = repaid + own.period;
   const first = windowStart(end, p) === end ? windowIndex(end, p) : windowIndex(end, p) + 1;
   return { value: minus(math.min(p.rate, p.capacity), (first - w0) * p.rate), ts: startOf(w0, p) };
+}
+
+/**
+ * A row that owes, carried into terms of the other kind (a token bucket's debt into a fixed
+ * window, or a fixed window's into a token bucket): its debt is a promise as within a kind. Its
+ * promise ends where its own terms repay it (a token bucket's at `ts + (-value) × period / rate`,
+ * a fixed window's at the end of the window they repay it in), nothing is granted before, and
+ * the new terms refill from there: a token bucket from 0 at that instant (its debt counted in the
+ * new rate's tokens, stamped at the row's `ts`, so every reader before then sees it owe), a fixed
+ * window from the first of its windows starting then or later, which holds the new rate (capped
+ * by the capacity), every window before it nothing. Undefined (carried as before) for a sliding
+ * window, a calendar quota's terms, or a promise ending past 2^53 ms.
+ */
+function owedAcross(row: StoredRow, own: Params, p: Params): State | undefined {
+  const kinds = ["token bucket", "fixed window"];
+  if (!kinds.includes(own.kind) || !kinds.includes(p.kind) || own.cal !== undefined || p.cal !== undefined) return undefined;
+  let end: number;
+  if (own.kind === "token bucket") end = row.ts + (-row.value * own.period) / own.rate;
+  else {
+    const repaid = fixedRepaid(row, own);
+    if (repaid === undefined) return undefined;
+    end = repaid + own.period;
+  }
+  if (!(end <= Number.MAX_SAFE_INTEGER)) return undefined;
+  if (p.kind === "token bucket") return { value: -((end - row.ts) * p.rate) / p.period, ts: row.ts };
+  const w0 = windowIndex(row.ts, p);
+  const first = windowStart(end, p) === end ? windowIndex(end, p) : windowIndex(end, p) + 1;
+  return { value: minus(math.min(p.rate, p.capacity), (first - w0) * p.rate), ts: startOf(w0, p) };
+}
+
+/**
+ * The start (ms) of the first of a fixed window's own windows (`own`) whose rates repay `row`'s
+ * debt, as `evaluate` adds them: the quotient, then a step or two either way for its rounding;
+ * undefined past 2^53 ms, where instants and window counts are no longer exact. */
+function fixedRepaid(row: StoredRow, own: Params): number | undefined {
+  const k = windowIndex(row.ts, own);
+  let n = math.max(1, math.ceil(-row.value / own.rate));
+  if (!(startOf(k + n + 1, own) <= Number.MAX_SAFE_INTEGER)) return undefined;
+  for (let step = 0; step < 4 && n > 1 && evaluate(stateOf(row), own, startOf(k + n - 1, own)).value >= 0; step++) n--;
+  while (!(evaluate(stateOf(row), own, startOf(k + n, own)).value >= 0)) n++;
+  return startOf(k + n, own);
 }
 
 /**
