@@ -113,7 +113,7 @@ export const groups = {
   },
   layout: {
     modules: ["shards/layout", "shards/terms"],
-    tests: ["test/layout-table.test.ts", "test/row-of.test.ts", "test/shards.test.ts", "test/flow.test.ts", "test/config-change-property.test.ts", "test/calendar-algebra.test.ts", "test/exact-window-bounded.test.ts", "test/settle.test.ts", "test/settle-exact.test.ts", "test/config-change.test.ts", "test/layout-kills.test.ts", "test/terms-kills.test.ts"],
+    tests: ["test/layout-table.test.ts", "test/row-of.test.ts", "test/shards.test.ts", "test/flow.test.ts", "test/config-change-property.test.ts", "test/calendar-algebra.test.ts", "test/exact-window-bounded.test.ts", "test/settle.test.ts", "test/settle-exact.test.ts", "test/config-change.test.ts", "test/layout-kills.test.ts", "test/terms-kills.test.ts", "test/kind-change-debt.test.ts"],
   },
   // Calendar quotas: which period of a zone's calendar holds an instant, and when it ends.
   calendar: {
