@@ -7,15 +7,18 @@ const T0 = 1_700_000_000_000; // a whole second: fixed windows of start 0 and wh
 const at = { name: "switched" };
 const never = () => 0;
 
+/** A store whose key reserved `count` at T0 under `config`, its work to run `retryAfter` ms later. */
+function reserved(config: RateLimitConfig, count: number, retryAfter: number): MemoryStore {
+  const store = new MemoryStore();
+  expect(store.limit({ ...at, config, count, reserve: true }, T0, never)).toEqual({ ok: true, retryAfter });
+  return store;
+}
+
 describe("a token bucket's debt into a fixed window", () => {
   // 1 a second, up to 20 reservable: 11 reserved at T0 leaves it owing 10, repaid at T0 + 10 s.
   const bucket: RateLimitConfig = { kind: "token bucket", rate: 1, period: SECOND, maxReserved: 20 };
   const window: RateLimitConfig = { kind: "fixed window", rate: 100, period: SECOND, start: 0 };
-  const owing = () => {
-    const store = new MemoryStore();
-    expect(store.limit({ ...at, config: bucket, count: 11, reserve: true }, T0, never)).toEqual({ ok: true, retryAfter: 10 * SECOND });
-    return store;
-  };
+  const owing = () => reserved(bucket, 11, 10 * SECOND);
 
   test("no window opens before the queued work runs: the first starting then holds the new rate", () => {
     const store = owing();
@@ -41,8 +44,7 @@ describe("a fixed window's debt into a token bucket", () => {
   const bucket: RateLimitConfig = { kind: "token bucket", rate: 10, period: SECOND };
 
   test("the bucket refills from the end of the window that repays the debt, owing until then", () => {
-    const store = new MemoryStore();
-    expect(store.limit({ ...at, config: window, count: 25, reserve: true }, T0, never)).toEqual({ ok: true, retryAfter: 2 * SECOND });
+    const store = reserved(window, 25, 2 * SECOND);
     // Owing 30 tokens of 10 a second from T0: 0 at T0 + 3 s, 1 more each 100 ms.
     expect(store.getValue({ ...at, config: bucket }, T0 + SECOND, never).value).toBe(-20);
     expect(store.check({ ...at, config: bucket, count: 1 }, T0 + 3 * SECOND, never)).toEqual({ ok: false, retryAfter: 100 });
@@ -53,11 +55,7 @@ describe("a fixed window's debt into a token bucket", () => {
 describe("where the promise ends, and what the first window holds", () => {
   // 2 a second, 12 reserved at T0: owing 10, repaid at T0 + 5 s.
   const bucket: RateLimitConfig = { kind: "token bucket", rate: 2, period: SECOND, maxReserved: 20 };
-  const owing = () => {
-    const store = new MemoryStore();
-    expect(store.limit({ ...at, config: bucket, count: 12, reserve: true }, T0, never)).toEqual({ ok: true, retryAfter: 5 * SECOND });
-    return store;
-  };
+  const owing = () => reserved(bucket, 12, 5 * SECOND);
 
   test("windows starting half a second off: the one holding T0 + 5 s started before it and grants nothing; the next, at 5.5 s, holds the rate and no more than it", () => {
     // 100 a window, up to 150 kept, windows starting at 500 ms past each second.
