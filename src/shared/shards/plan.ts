@@ -274,7 +274,7 @@ export function* planReserved(n: number, a: ShardRead, b: ShardRead, now: number
   const pair = planTwo(a, b, now, count, true);
   if (pair.ok) return pair;
   // The gate looks at the rows at the instant the pair alone serves: the same instant for a retry
-  // with no traffic in between, so the retry reads on as this request did (see spareLeft).
+  // with no traffic in between, so the retry reads on as this request did (see fullBy).
   const serves = now + pair.retryAfter;
   const fa = fullBy(a, serves);
   const fb = fullBy(b, serves);
